@@ -1,0 +1,309 @@
+//! Run configuration: TOML sections mirroring the request path, with every
+//! unit in the key name. Parsing is two-stage: [`Config`] is what the user
+//! wrote (after defaults); [`Config::validate`] rejects impossible setups with
+//! a message that says what to change, and the model derives its geometry
+//! from the validated value.
+
+use crate::policy::PolicySpec;
+use rainsim_trace::{SyntheticSpec, TraceOptions};
+use serde::{Deserialize, Serialize};
+
+/// Everything a run needs besides the trace file itself.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Seed of every random choice (preconditioning, synthetic workload, policies).
+    pub seed: u64,
+    /// Flash array shape.
+    pub geometry: Geometry,
+    /// Flash and controller latencies.
+    pub timing: Timing,
+    /// Controller resources.
+    pub controller: Controller,
+    /// Flash translation layer.
+    pub ftl: Ftl,
+    /// RAID inside the SSD.
+    pub raid: Raid,
+    /// Aged starting state.
+    pub precondition: Precondition,
+    /// Policy axes (DESIGN.md §7).
+    pub policy: PolicySpec,
+    /// Host interface.
+    pub host: Host,
+    /// How a trace file is read and transformed.
+    pub trace: TraceOptions,
+    /// Built-in workload used when no trace is given.
+    pub workload: SyntheticSpec,
+    /// Report options.
+    pub report: ReportOptions,
+}
+
+/// Flash array shape. Physical pages = product of all counts.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Geometry {
+    /// Channels (independent buses).
+    pub channels: u32,
+    /// Chips per channel; chips of a channel work in parallel but share its bus.
+    pub chips_per_channel: u32,
+    /// Dies per chip; the die is the unit that executes one flash operation at a time.
+    pub dies_per_chip: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Page size in bytes; also the RAID chunk size.
+    pub page_bytes: u32,
+    /// Fraction of physical pages hidden from the host (0 ≤ op < 1).
+    pub over_provisioning: f64,
+}
+
+impl Default for Geometry {
+    fn default() -> Self {
+        Geometry {
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 1,
+            planes_per_die: 4,
+            blocks_per_plane: 256,
+            pages_per_block: 128,
+            page_bytes: 8192,
+            over_provisioning: 0.07,
+        }
+    }
+}
+
+/// Latencies in nanoseconds; bus rate in bytes per microsecond (= MB/s).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Timing {
+    /// Array read time tR (LDPC level 0).
+    pub read_ns: u64,
+    /// Program time tPROG.
+    pub program_ns: u64,
+    /// Block erase time tBERS.
+    pub erase_ns: u64,
+    /// Channel bus rate in MB/s (bytes per microsecond).
+    pub channel_mb_s: u64,
+    /// Command and address cycles charged to the bus per transfer.
+    pub command_ns: u64,
+    /// Controller time to XOR the chunks of one stripe update.
+    pub xor_ns: u64,
+    /// Controller software overhead per host request, before it is split.
+    pub request_overhead_ns: u64,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            read_ns: 45_000,
+            program_ns: 700_000,
+            erase_ns: 3_500_000,
+            channel_mb_s: 400,
+            command_ns: 200,
+            xor_ns: 19_000,
+            request_overhead_ns: 0,
+        }
+    }
+}
+
+/// Controller resources.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Controller {
+    /// Cores executing controller work (XOR, overheads); 0 = unlimited (pure delay).
+    pub cores: u32,
+}
+
+/// Flash translation layer settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ftl {
+    /// GC starts on a plane when its free blocks fall to this fraction of its blocks.
+    pub gc_threshold: f64,
+    /// Move valid pages by copyback inside the die (no bus transfer).
+    pub copyback: bool,
+    /// Static wear levelling: swap in the coldest block when a plane's erase-count
+    /// spread exceeds this many cycles; 0 = off.
+    pub wear_level_spread: u32,
+}
+
+impl Default for Ftl {
+    fn default() -> Self {
+        Ftl { gc_threshold: 0.10, copyback: true, wear_level_spread: 100 }
+    }
+}
+
+/// RAID level inside one SSD.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RaidLevel {
+    /// No parity: each logical page lives on channel `lpn % channels`.
+    None,
+    /// Channel-level RAID-5 (RAIN).
+    Raid5,
+}
+
+/// RAID layout.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Raid {
+    /// `none` or `raid5`.
+    pub level: RaidLevel,
+    /// Chunks per stripe k (k − 1 data + 1 parity), 3 ≤ k ≤ channels.
+    pub stripe_width: u32,
+}
+
+impl Default for Raid {
+    fn default() -> Self {
+        Raid { level: RaidLevel::Raid5, stripe_width: 4 }
+    }
+}
+
+/// Direct preconditioning: fractions of all physical pages.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Precondition {
+    /// Fraction of physical pages holding valid data (data and parity).
+    pub valid: f64,
+    /// Fraction of physical pages left invalid (stale).
+    pub invalid: f64,
+}
+
+/// Host interface.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Host {
+    /// Most host requests outstanding at once; later ones wait (their latency
+    /// still counts from their trace time). 0 = no cap.
+    pub queue_depth: u32,
+}
+
+/// Report options.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReportOptions {
+    /// Points per latency CDF in the JSON report.
+    pub cdf_points: u32,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions { cdf_points: 200 }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            geometry: Geometry::default(),
+            timing: Timing::default(),
+            controller: Controller::default(),
+            ftl: Ftl::default(),
+            raid: Raid::default(),
+            precondition: Precondition { valid: 0.5, invalid: 0.2 },
+            policy: PolicySpec::default(),
+            host: Host::default(),
+            trace: TraceOptions::default(),
+            workload: SyntheticSpec::default(),
+            report: ReportOptions::default(),
+        }
+    }
+}
+
+/// A configuration that cannot be simulated, with what to change.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration: {0}")]
+pub struct ConfigError(pub String);
+
+impl Config {
+    /// Parses TOML text (unknown keys are errors).
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError(e.to_string()))
+    }
+
+    /// Rejects impossible geometries and parameters.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let g = &self.geometry;
+        let err = |m: String| Err(ConfigError(m));
+        for (name, v) in [
+            ("geometry.channels", g.channels),
+            ("geometry.chips_per_channel", g.chips_per_channel),
+            ("geometry.dies_per_chip", g.dies_per_chip),
+            ("geometry.planes_per_die", g.planes_per_die),
+            ("geometry.blocks_per_plane", g.blocks_per_plane),
+            ("geometry.pages_per_block", g.pages_per_block),
+            ("geometry.page_bytes", g.page_bytes),
+        ] {
+            if v == 0 {
+                return err(format!("{name} must be at least 1"));
+            }
+        }
+        if g.pages_per_block > u16::MAX as u32 {
+            return err(format!("geometry.pages_per_block = {} exceeds {}", g.pages_per_block, u16::MAX));
+        }
+        if g.channels > u16::MAX as u32 || g.chips_per_channel * g.dies_per_chip > u16::MAX as u32 {
+            return err("too many channels or dies per channel (at most 65535 each)".into());
+        }
+        let pages = self.physical_pages();
+        if pages >= u32::MAX as u64 {
+            return err(format!(
+                "the device has {pages} physical pages; at most {} are supported — use larger pages or fewer blocks",
+                u32::MAX - 1
+            ));
+        }
+        if !(0.0..1.0).contains(&g.over_provisioning) {
+            return err(format!("geometry.over_provisioning = {} must be in [0, 1)", g.over_provisioning));
+        }
+        if self.timing.channel_mb_s == 0 {
+            return err("timing.channel_mb_s must be at least 1".into());
+        }
+        if !(0.0..1.0).contains(&self.ftl.gc_threshold) {
+            return err(format!("ftl.gc_threshold = {} must be in [0, 1)", self.ftl.gc_threshold));
+        }
+        if self.raid.level == RaidLevel::Raid5 {
+            let k = self.raid.stripe_width;
+            if k < 3 || k > g.channels {
+                return err(format!(
+                    "raid.stripe_width = {k} must be between 3 and geometry.channels = {}",
+                    g.channels
+                ));
+            }
+        }
+        let p = &self.precondition;
+        if p.valid < 0.0 || p.invalid < 0.0 || p.valid + p.invalid > 1.0 {
+            return err(format!(
+                "precondition valid = {} and invalid = {} must be ≥ 0 with valid + invalid ≤ 1",
+                p.valid, p.invalid
+            ));
+        }
+        let usable = 1.0 - g.over_provisioning;
+        if p.valid > usable {
+            return err(format!(
+                "precondition.valid = {} exceeds the host-visible fraction 1 − over_provisioning = {usable}",
+                p.valid
+            ));
+        }
+        let free = 1.0 - p.valid - p.invalid;
+        if (p.valid > 0.0 || p.invalid > 0.0) && free * (g.blocks_per_plane as f64) < 2.0 {
+            return err(format!(
+                "preconditioning leaves {:.1} free blocks per plane; at least 2 are needed — lower precondition.valid or .invalid",
+                free * g.blocks_per_plane as f64
+            ));
+        }
+        self.policy.validate()?;
+        Ok(())
+    }
+
+    /// Total physical pages.
+    pub fn physical_pages(&self) -> u64 {
+        let g = &self.geometry;
+        [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
+            .iter()
+            .map(|&v| v as u64)
+            .product()
+    }
+}

@@ -1,0 +1,36 @@
+//! Block manager: per-block valid counts, write pointers and erase counts,
+//! per-plane free lists and active (open) blocks.
+
+use std::collections::VecDeque;
+
+/// Bookkeeping of one erase block.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockMeta {
+    /// Valid pages.
+    pub valid: u16,
+    /// Pages programmed since the last erase (the write pointer).
+    pub written: u16,
+    /// Erase cycles so far.
+    pub erases: u32,
+    /// Reads since the last erase (read disturb).
+    pub reads: u32,
+}
+
+/// Free and open blocks of one plane.
+#[derive(Debug, Clone, Default)]
+pub struct PlaneMeta {
+    /// Erased blocks (plane-local indices), taken in order.
+    pub free: VecDeque<u32>,
+    /// Block currently taking programs (plane-local index).
+    pub active: Option<u32>,
+    /// Pages invalidated in this plane (for the accounting check).
+    pub invalid: u64,
+}
+
+impl PlaneMeta {
+    /// Free pages left: erased blocks plus the active block's remainder.
+    pub fn free_pages(&self, blocks: &[BlockMeta], first_block: u32, ppb: u32) -> u64 {
+        let active = self.active.map_or(0, |b| ppb - blocks[(first_block + b) as usize].written as u32);
+        self.free.len() as u64 * ppb as u64 + active as u64
+    }
+}

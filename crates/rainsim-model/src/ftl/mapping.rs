@@ -1,0 +1,50 @@
+//! Page-level mapping: chunk id ↔ physical page, both directions.
+//!
+//! `l2p[chunk]` is the chunk's current page (or [`NONE`] if never written);
+//! `p2l[ppn]` names the chunk a page holds while it is valid, else [`NONE`].
+//! The reverse map is what GC reads to move a victim's valid pages.
+
+use crate::flash::address::{Ppn, NONE};
+
+/// Both directions of the page map.
+#[derive(Debug, Clone)]
+pub struct Mapping {
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+}
+
+impl Mapping {
+    /// An empty map for `chunks` logical chunks over `pages` physical pages.
+    pub fn new(chunks: u64, pages: u32) -> Mapping {
+        Mapping { l2p: vec![NONE; chunks as usize], p2l: vec![NONE; pages as usize] }
+    }
+    /// Current page of a chunk, if written.
+    #[inline]
+    pub fn get(&self, chunk: u32) -> Option<Ppn> {
+        let p = self.l2p[chunk as usize];
+        (p != NONE).then_some(p)
+    }
+    /// Chunk held by a valid page.
+    #[inline]
+    pub fn owner(&self, ppn: Ppn) -> Option<u32> {
+        let c = self.p2l[ppn as usize];
+        (c != NONE).then_some(c)
+    }
+    /// Points `chunk` at `ppn`; returns the page it replaces (now invalid).
+    #[inline]
+    pub fn set(&mut self, chunk: u32, ppn: Ppn) -> Option<Ppn> {
+        debug_assert_eq!(self.p2l[ppn as usize], NONE, "page {ppn} written twice");
+        let old = std::mem::replace(&mut self.l2p[chunk as usize], ppn);
+        self.p2l[ppn as usize] = chunk;
+        if old != NONE {
+            self.p2l[old as usize] = NONE;
+            Some(old)
+        } else {
+            None
+        }
+    }
+    /// Number of chunk slots.
+    pub fn chunks(&self) -> usize {
+        self.l2p.len()
+    }
+}

@@ -1,0 +1,239 @@
+//! Flash translation layer: page-level mapping, block manager, greedy GC per
+//! plane, static wear levelling and direct preconditioning.
+//!
+//! The FTL is pure state: it never schedules events. The device asks it for a
+//! page to program (`allocate`), tells it when the program ends (`commit`),
+//! and runs `collect` when a plane's free blocks fall to the threshold; the
+//! returned work tells the device how long the die stays busy.
+
+pub mod block;
+pub mod mapping;
+pub mod precondition;
+pub mod victim_block;
+
+use crate::flash::address::{Layout, Ppn, NONE};
+use crate::policy::BlockAllocator;
+use block::{BlockMeta, PlaneMeta};
+use mapping::Mapping;
+
+/// What one garbage collection did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GcWork {
+    /// Valid pages moved out of victims (including wear-levelling moves).
+    pub moved: u32,
+    /// Blocks erased.
+    pub erased: u32,
+    /// Pages moved by wear levelling (part of `moved`).
+    pub wl_moved: u32,
+}
+
+/// The FTL state of one device.
+pub struct Ftl {
+    /// Address arithmetic.
+    pub layout: Layout,
+    /// Chunk ↔ page map.
+    pub map: Mapping,
+    /// Per-block metadata, indexed by global block.
+    pub blocks: Vec<BlockMeta>,
+    /// Per-plane free lists, indexed by global plane.
+    pub planes: Vec<PlaneMeta>,
+    /// GC starts when a plane has this many free blocks or fewer.
+    pub gc_trigger_blocks: u32,
+    /// Erase-count spread that triggers a wear-levelling swap (0 = off).
+    pub wl_spread: u32,
+    /// Next plane to try per die (dynamic allocation inside the die).
+    plane_cursor: Vec<u32>,
+    /// Page moves of the last collection, (old, new), for observers and checks.
+    pub moves: Vec<(Ppn, Ppn)>,
+}
+
+/// No page could be allocated: the plane is full and GC cannot help.
+#[derive(Debug, thiserror::Error)]
+#[error("die {die} has no free page in any plane (every block is full of valid data); lower precondition.valid or raise geometry.over_provisioning")]
+pub struct OutOfSpace {
+    /// Global die index.
+    pub die: u32,
+}
+
+impl Ftl {
+    /// A fresh (all erased) FTL for `chunks` logical chunks.
+    pub fn new(layout: Layout, chunks: u64, gc_threshold: f64, wl_spread: u32) -> Ftl {
+        let planes = (0..layout.planes())
+            .map(|_| PlaneMeta { free: (0..layout.blocks_per_plane).collect(), active: None, invalid: 0 })
+            .collect();
+        let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(1);
+        Ftl {
+            map: Mapping::new(chunks, layout.pages()),
+            blocks: vec![BlockMeta::default(); layout.blocks() as usize],
+            planes,
+            gc_trigger_blocks: trigger,
+            wl_spread,
+            plane_cursor: vec![0; layout.dies() as usize],
+            moves: Vec::new(),
+            layout,
+        }
+    }
+
+    /// Takes the next page of `plane`'s active block, opening a block when needed.
+    fn take_page(&mut self, plane: u32, alloc: &mut dyn BlockAllocator) -> Option<Ppn> {
+        let ppb = self.layout.pages_per_block;
+        let first = self.layout.first_block(plane);
+        let pm = &mut self.planes[plane as usize];
+        let open = match pm.active {
+            Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
+            _ => {
+                let b = alloc.open_block(&mut pm.free, &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize])?;
+                pm.active = Some(b);
+                b
+            }
+        };
+        let meta = &mut self.blocks[(first + open) as usize];
+        let ppn = self.layout.first_page(first + open) + meta.written as u32;
+        meta.written += 1;
+        Some(ppn)
+    }
+
+    /// Allocates a page on global die `die`, rotating over its planes.
+    pub fn allocate(&mut self, die: u32, alloc: &mut dyn BlockAllocator) -> Result<Ppn, OutOfSpace> {
+        let ppd = self.layout.planes_per_die;
+        let start = self.plane_cursor[die as usize];
+        for i in 0..ppd {
+            let p = (start + i) % ppd;
+            let plane = self.layout.first_plane(die) + p;
+            if let Some(ppn) = self.take_page(plane, alloc) {
+                self.plane_cursor[die as usize] = (p + 1) % ppd;
+                return Ok(ppn);
+            }
+        }
+        Err(OutOfSpace { die })
+    }
+
+    /// Makes `ppn` the current copy of `chunk`; the old copy becomes invalid.
+    pub fn commit(&mut self, chunk: u32, ppn: Ppn) {
+        if let Some(old) = self.map.set(chunk, ppn) {
+            self.invalidate(old);
+        }
+        self.blocks[self.layout.block_of(ppn) as usize].valid += 1;
+    }
+
+    fn invalidate(&mut self, old: Ppn) {
+        let b = self.layout.block_of(old);
+        self.blocks[b as usize].valid -= 1;
+        self.planes[self.layout.plane_of_block(b) as usize].invalid += 1;
+    }
+
+    /// Whether `plane` is at or below the GC threshold.
+    #[inline]
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        self.planes[plane as usize].free.len() as u32 <= self.gc_trigger_blocks
+    }
+
+    /// The lowest plane of a die at or below the GC threshold.
+    #[inline]
+    pub fn die_needs_gc(&self, die: u32) -> Option<u32> {
+        let first = self.layout.first_plane(die);
+        (first..first + self.layout.planes_per_die).find(|&p| self.needs_gc(p))
+    }
+
+    fn plane_blocks(&self, plane: u32) -> &[BlockMeta] {
+        let first = self.layout.first_block(plane) as usize;
+        &self.blocks[first..first + self.layout.blocks_per_plane as usize]
+    }
+
+    /// The greedy victim of `plane` (plane-local index).
+    pub fn victim(&self, plane: u32) -> Option<u32> {
+        let pm = &self.planes[plane as usize];
+        victim_block::greedy_victim(self.plane_blocks(plane), pm.active, self.layout.pages_per_block)
+    }
+
+    /// One GC on `plane`: move the victim's valid pages inside the plane, erase
+    /// it, then level wear if the erase-count spread exceeds the bound. Page
+    /// moves are left in `self.moves`.
+    pub fn collect(&mut self, plane: u32, alloc: &mut dyn BlockAllocator) -> Result<GcWork, OutOfSpace> {
+        self.moves.clear();
+        let mut work = GcWork::default();
+        let Some(victim) = self.victim(plane) else { return Ok(work) };
+        work.moved += self.relocate_and_erase(plane, victim, alloc)?;
+        work.erased += 1;
+        if self.wl_spread > 0 {
+            let first = self.layout.first_block(plane);
+            let hot = self.blocks[(first + victim) as usize].erases;
+            let ppb = self.layout.pages_per_block as u16;
+            let active = self.planes[plane as usize].active;
+            let cold = self
+                .plane_blocks(plane)
+                .iter()
+                .enumerate()
+                .filter(|&(i, b)| b.written == ppb && Some(i as u32) != active)
+                .min_by_key(|&(i, b)| (b.erases, i))
+                .map(|(i, b)| (i as u32, b.erases));
+            if let Some((cold, cold_erases)) = cold {
+                if hot.saturating_sub(cold_erases) > self.wl_spread {
+                    let moved = self.relocate_and_erase(plane, cold, alloc)?;
+                    work.moved += moved;
+                    work.wl_moved += moved;
+                    work.erased += 1;
+                }
+            }
+        }
+        Ok(work)
+    }
+
+    fn relocate_and_erase(&mut self, plane: u32, victim: u32, alloc: &mut dyn BlockAllocator) -> Result<u32, OutOfSpace> {
+        let gblock = self.layout.first_block(plane) + victim;
+        let first_page = self.layout.first_page(gblock);
+        let mut moved = 0;
+        for ppn in first_page..first_page + self.layout.pages_per_block {
+            let Some(chunk) = self.map.owner(ppn) else { continue };
+            let die = self.layout.die_of_plane(plane);
+            let new = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
+            self.commit(chunk, new);
+            self.moves.push((ppn, new));
+            moved += 1;
+        }
+        let meta = &mut self.blocks[gblock as usize];
+        debug_assert_eq!(meta.valid, 0);
+        let invalid = meta.written as u64;
+        meta.written = 0;
+        meta.reads = 0;
+        meta.erases += 1;
+        let pm = &mut self.planes[plane as usize];
+        pm.invalid -= invalid;
+        pm.free.push_back(victim);
+        Ok(moved)
+    }
+
+    /// Page accounting of one plane: (free, valid, invalid, total).
+    pub fn plane_accounting(&self, plane: u32) -> (u64, u64, u64, u64) {
+        let ppb = self.layout.pages_per_block;
+        let blocks = self.plane_blocks(plane);
+        let valid: u64 = blocks.iter().map(|b| b.valid as u64).sum();
+        let pm = &self.planes[plane as usize];
+        let free = pm.free_pages(&self.blocks, self.layout.first_block(plane), ppb);
+        (free, valid, pm.invalid, self.layout.blocks_per_plane as u64 * ppb as u64)
+    }
+
+    /// Current page of a chunk.
+    #[inline]
+    pub fn lookup(&self, chunk: u32) -> Option<Ppn> {
+        self.map.get(chunk)
+    }
+
+    /// Counts a read of `ppn` against its block (read disturb).
+    #[inline]
+    pub fn note_read(&mut self, ppn: Ppn) {
+        let b = &mut self.blocks[self.layout.block_of(ppn) as usize];
+        b.reads = b.reads.saturating_add(1);
+    }
+
+    /// Largest minus smallest erase count over all blocks.
+    pub fn erase_spread(&self) -> (u32, u32, f64) {
+        let min = self.blocks.iter().map(|b| b.erases).min().unwrap_or(0);
+        let max = self.blocks.iter().map(|b| b.erases).max().unwrap_or(0);
+        let mean = self.blocks.iter().map(|b| b.erases as f64).sum::<f64>() / self.blocks.len().max(1) as f64;
+        (min, max, mean)
+    }
+}
+
+/// Sentinel re-export for callers comparing raw map entries.
+pub const UNMAPPED: u32 = NONE;

@@ -1,0 +1,189 @@
+//! The standard collector: latency histograms per class, per-channel counters,
+//! flash operation counts by origin and RAID decisions.
+
+use super::observer::{Observer, StripeWrite};
+use crate::engine::SimTime;
+use crate::flash::op::Origin;
+use crate::ftl::GcWork;
+use hdrhistogram::Histogram;
+use rainsim_trace::Op;
+
+/// Latency statistics of one request class.
+#[derive(Debug, Clone)]
+pub struct LatencyStats {
+    /// Histogram in ns (3 significant digits).
+    pub hist: Histogram<u64>,
+    /// Exact sum of latencies in ns.
+    pub sum: u128,
+    /// Exact maximum in ns.
+    pub max: u64,
+}
+
+impl Default for LatencyStats {
+    fn default() -> Self {
+        LatencyStats { hist: Histogram::new(3).expect("3 significant digits is valid"), sum: 0, max: 0 }
+    }
+}
+
+impl LatencyStats {
+    /// Records one latency.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        self.hist.saturating_record(ns);
+        self.sum += ns as u128;
+        self.max = self.max.max(ns);
+    }
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.hist.len()
+    }
+    /// Exact mean in ns (0 when empty).
+    pub fn mean(&self) -> f64 {
+        if self.count() == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count() as f64
+        }
+    }
+}
+
+/// Counters of one channel.
+#[derive(Debug, Clone, Default)]
+pub struct ChannelCounters {
+    /// Completed flash operations by origin.
+    pub ops: [u64; Origin::COUNT],
+    /// Sum of the channel's queue length sampled at each of its completions.
+    pub blocked_sum: u64,
+    /// Sum of die busy time in ns (I/O and GC).
+    pub busy_ns: u64,
+    /// Garbage collections.
+    pub gc_count: u64,
+    /// GC page moves (copyback reads + programs each count once here).
+    pub pages_moved: u64,
+    /// Wear-levelling page moves (part of `pages_moved`).
+    pub wl_moved: u64,
+    /// Erases.
+    pub erases: u64,
+    /// Total GC die time in ns.
+    pub gc_ns: u64,
+    /// Host read sub-request latencies on this channel.
+    pub read_lat: LatencyStats,
+}
+
+impl ChannelCounters {
+    /// All completed operations.
+    pub fn total_ops(&self) -> u64 {
+        self.ops.iter().sum()
+    }
+}
+
+/// RAID decision counts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RaidCounters {
+    /// Full-stripe writes.
+    pub full: u64,
+    /// RMW partial-stripe writes.
+    pub rmw: u64,
+    /// RCW partial-stripe writes.
+    pub rcw: u64,
+    /// Partial-stripe writes whose routine differs from fewest pre-reads.
+    pub adjusted: u64,
+    /// Page writes without parity.
+    pub plain: u64,
+    /// Pre-reads issued.
+    pub prereads: u64,
+}
+
+/// Gathers everything the report needs.
+#[derive(Debug, Clone)]
+pub struct Collector {
+    /// Reads, writes, all.
+    pub latency: [LatencyStats; 3],
+    /// Per channel.
+    pub channels: Vec<ChannelCounters>,
+    /// RAID decisions.
+    pub raid: RaidCounters,
+    /// Host reads of never-written pages.
+    pub unmapped_reads: u64,
+    /// Requests held back by the queue-depth cap.
+    pub held: u64,
+    /// Bytes read and written by the host.
+    pub bytes: [u64; 2],
+    /// Earliest arrival and latest completion.
+    pub first_arrival: Option<SimTime>,
+    /// Latest completion.
+    pub last_completion: SimTime,
+}
+
+impl Collector {
+    /// A collector for `channels` channels.
+    pub fn new(channels: u32) -> Collector {
+        Collector {
+            latency: Default::default(),
+            channels: vec![ChannelCounters::default(); channels as usize],
+            raid: RaidCounters::default(),
+            unmapped_reads: 0,
+            held: 0,
+            bytes: [0; 2],
+            first_arrival: None,
+            last_completion: 0,
+        }
+    }
+
+    /// Operations of one origin over all channels.
+    pub fn ops(&self, o: Origin) -> u64 {
+        self.channels.iter().map(|c| c.ops[o as usize]).sum()
+    }
+
+    /// Simulated span: first arrival to last completion.
+    pub fn span_ns(&self) -> u64 {
+        self.last_completion.saturating_sub(self.first_arrival.unwrap_or(0))
+    }
+}
+
+impl Observer for Collector {
+    fn request_done(&mut self, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {
+        let lat = done - arrival;
+        let class = if op == Op::Read { 0 } else { 1 };
+        self.latency[class].record(lat);
+        self.latency[2].record(lat);
+        self.bytes[class] += bytes as u64;
+        self.first_arrival = Some(self.first_arrival.map_or(arrival, |a| a.min(arrival)));
+        self.last_completion = self.last_completion.max(done);
+    }
+    fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {
+        let c = &mut self.channels[channel as usize];
+        c.ops[origin as usize] += 1;
+        c.blocked_sum += queued as u64;
+        if origin == Origin::HostRead {
+            c.read_lat.record(latency);
+        }
+    }
+    fn die_busy(&mut self, channel: u32, busy: SimTime) {
+        self.channels[channel as usize].busy_ns += busy;
+    }
+    fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime) {
+        let c = &mut self.channels[channel as usize];
+        c.gc_count += 1;
+        c.pages_moved += work.moved as u64;
+        c.wl_moved += work.wl_moved as u64;
+        c.erases += work.erased as u64;
+        c.gc_ns += duration;
+    }
+    fn stripe_write(&mut self, kind: StripeWrite, adjusted: bool, prereads: u32) {
+        match kind {
+            StripeWrite::Full => self.raid.full += 1,
+            StripeWrite::Rmw => self.raid.rmw += 1,
+            StripeWrite::Rcw => self.raid.rcw += 1,
+            StripeWrite::Plain => self.raid.plain += 1,
+        }
+        self.raid.adjusted += adjusted as u64;
+        self.raid.prereads += prereads as u64;
+    }
+    fn unmapped_read(&mut self) {
+        self.unmapped_reads += 1;
+    }
+    fn host_held(&mut self) {
+        self.held += 1;
+    }
+}

@@ -1,0 +1,6 @@
+//! Statistics gathered beside the model: the observer interface, the standard
+//! collector and the JSON report.
+
+pub mod collector;
+pub mod observer;
+pub mod report;

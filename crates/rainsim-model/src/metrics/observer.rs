@@ -1,0 +1,46 @@
+//! Probes the model fires at meaningful points. Collectors implement
+//! [`Observer`]; the model never computes a report itself.
+
+use crate::engine::SimTime;
+use crate::flash::op::Origin;
+use crate::ftl::GcWork;
+use rainsim_trace::Op;
+
+/// How a stripe write was carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StripeWrite {
+    /// Every data chunk written: no pre-read.
+    Full,
+    /// Read-modify-write.
+    Rmw,
+    /// Reconstruct-write.
+    Rcw,
+    /// No parity (RAID off): a page write, with a merge read if partial.
+    Plain,
+}
+
+/// Receiver of model probes. Every method has an empty default.
+#[allow(unused_variables)]
+pub trait Observer {
+    /// A host request completed (latency = `done − arrival`).
+    fn request_done(&mut self, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {}
+    /// A flash operation finished on `channel`; `queued` is the number of
+    /// operations still waiting in that channel's queues; `latency` counts
+    /// from its enqueue.
+    fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {}
+    /// A die of `channel` was busy for `busy` ns (I/O or GC).
+    fn die_busy(&mut self, channel: u32, busy: SimTime) {}
+    /// A garbage collection finished on `channel`.
+    fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime) {}
+    /// A stripe write was planned; `adjusted` when the policy's routine differs
+    /// from the fewest-pre-reads choice; `prereads` pre-reads were issued.
+    fn stripe_write(&mut self, kind: StripeWrite, adjusted: bool, prereads: u32) {}
+    /// A host read hit a never-written page (served as zeros, no flash access).
+    fn unmapped_read(&mut self) {}
+    /// A request waited for the host queue-depth cap.
+    fn host_held(&mut self) {}
+}
+
+/// An observer that records nothing.
+pub struct NullObserver;
+impl Observer for NullObserver {}

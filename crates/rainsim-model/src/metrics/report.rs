@@ -1,0 +1,402 @@
+//! The machine-readable report of one run (DESIGN.md §8). Everything but
+//! `timing` is a pure function of config, trace and seed.
+
+use super::collector::{Collector, LatencyStats};
+use crate::flash::op::Origin;
+use crate::ftl::Ftl;
+use serde::Serialize;
+
+/// Latency summary of one class.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ClassLatency {
+    /// Completed requests.
+    pub count: u64,
+    /// Mean latency (exact).
+    pub mean_ns: f64,
+    /// Median.
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// 99.9th percentile.
+    pub p99_9_ns: u64,
+    /// 99.99th percentile.
+    pub p99_99_ns: u64,
+    /// 99.999th percentile.
+    pub p99_999_ns: u64,
+    /// Maximum (exact).
+    pub max_ns: u64,
+    /// Sum of latencies, the papers' "overall I/O time" (exact).
+    pub sum_ns: u128,
+    /// CDF points `[latency_ns, fraction ≤]` (omitted for `all`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cdf: Vec<(u64, f64)>,
+}
+
+impl ClassLatency {
+    fn new(s: &LatencyStats, cdf_points: u32, with_cdf: bool) -> ClassLatency {
+        let q = |p: f64| if s.count() == 0 { 0 } else { s.hist.value_at_quantile(p).min(s.max) };
+        let mut cdf = Vec::new();
+        if with_cdf && s.count() > 0 {
+            let n = cdf_points.max(2);
+            let mut qs: Vec<f64> = (1..n).map(|i| i as f64 / n as f64).collect();
+            qs.extend([0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999, 1.0]);
+            qs.sort_by(f64::total_cmp);
+            qs.dedup();
+            let mut last = None;
+            for p in qs {
+                let v = q(p);
+                if last != Some(v) {
+                    cdf.push((v, s.hist.quantile_below(v).min(1.0)));
+                    last = Some(v);
+                }
+            }
+        }
+        ClassLatency {
+            count: s.count(),
+            mean_ns: s.mean(),
+            p50_ns: q(0.5),
+            p90_ns: q(0.9),
+            p99_ns: q(0.99),
+            p99_9_ns: q(0.999),
+            p99_99_ns: q(0.9999),
+            p99_999_ns: q(0.99999),
+            max_ns: s.max,
+            sum_ns: s.sum,
+            cdf,
+        }
+    }
+}
+
+/// Latency by class.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Latency {
+    /// Host reads.
+    pub read: ClassLatency,
+    /// Host writes.
+    pub write: ClassLatency,
+    /// All requests.
+    pub all: ClassLatency,
+}
+
+/// One channel.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ChannelReport {
+    /// Completed flash operations (all origins).
+    pub ops: u64,
+    /// Completed operations by origin.
+    pub ops_by_origin: OpsByOrigin,
+    /// Queue length sampled at each completion, summed, over completions.
+    pub avg_blocked: f64,
+    /// Mean fraction of the span its dies were busy (I/O and GC).
+    pub busy_fraction: f64,
+    /// Garbage collections.
+    pub gc_count: u64,
+    /// GC page moves.
+    pub pages_moved: u64,
+    /// Erases.
+    pub erases: u64,
+    /// Host read sub-requests served here.
+    pub reads: u64,
+    /// 99.9th percentile of host read sub-request latency here.
+    pub read_p99_9_ns: u64,
+}
+
+/// Completed operations by origin.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OpsByOrigin {
+    /// Host reads.
+    pub host_read: u64,
+    /// Host data programs.
+    pub host_program: u64,
+    /// Pre-reads.
+    pub pre_read: u64,
+    /// Degraded-read chunk reads.
+    pub degraded_read: u64,
+    /// Parity programs.
+    pub parity_program: u64,
+}
+
+impl OpsByOrigin {
+    fn new(ops: &[u64; Origin::COUNT]) -> Self {
+        OpsByOrigin {
+            host_read: ops[Origin::HostRead as usize],
+            host_program: ops[Origin::HostProgram as usize],
+            pre_read: ops[Origin::PreRead as usize],
+            degraded_read: ops[Origin::DegradedRead as usize],
+            parity_program: ops[Origin::ParityProgram as usize],
+        }
+    }
+}
+
+/// Coefficients of variation across channels (σ / μ, population σ).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Balance {
+    /// Of `avg_blocked`.
+    pub cv_blocked: f64,
+    /// Of completed operations.
+    pub cv_completed: f64,
+    /// Of GC counts.
+    pub cv_gc: f64,
+    /// Of busy fractions.
+    pub cv_busy: f64,
+}
+
+/// Flash operations by origin over the device.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FlashOps {
+    /// Host reads.
+    pub host_read: u64,
+    /// Host data programs.
+    pub host_program: u64,
+    /// Pre-reads (parity update and page merge).
+    pub pre_read: u64,
+    /// Degraded-read chunk reads.
+    pub degraded_read: u64,
+    /// Parity programs.
+    pub parity_program: u64,
+    /// GC reads (one per moved page).
+    pub gc_read: u64,
+    /// GC programs (one per moved page).
+    pub gc_program: u64,
+    /// Erases.
+    pub erase: u64,
+}
+
+/// RAID decisions.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RaidReport {
+    /// Full-stripe writes.
+    pub full_stripe_writes: u64,
+    /// RMW updates.
+    pub rmw: u64,
+    /// RCW updates.
+    pub rcw: u64,
+    /// Routines that differ from fewest pre-reads.
+    pub adjusted: u64,
+    /// Degraded reads.
+    pub degraded_reads: u64,
+    /// Degraded updates.
+    pub degraded_updates: u64,
+    /// Page writes without parity (RAID off).
+    pub plain_writes: u64,
+    /// Pre-reads issued.
+    pub prereads: u64,
+}
+
+/// Wear state at the end of the run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Wear {
+    /// Fewest erases of any block.
+    pub erase_min: u32,
+    /// Most erases of any block.
+    pub erase_max: u32,
+    /// Mean erases per block.
+    pub erase_mean: f64,
+    /// Wear-levelling page moves.
+    pub wl_pages_moved: u64,
+}
+
+/// Host-side counts.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HostReport {
+    /// Reads of never-written pages (served as zeros, no flash access).
+    pub unmapped_reads: u64,
+    /// Requests held back by `host.queue_depth`.
+    pub held_by_queue_depth: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+}
+
+/// Simulated span.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SimSpan {
+    /// First arrival to last completion, ns.
+    pub span_ns: u64,
+    /// Host-visible capacity in bytes.
+    pub capacity_bytes: u64,
+}
+
+/// Host-side cost of the run: the only part that differs between identical runs.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct RunTiming {
+    /// Wall-clock seconds of the simulation (excluding trace loading).
+    pub wall_s: f64,
+    /// CPU seconds of the process during the simulation.
+    pub cpu_s: f64,
+    /// Host requests simulated per CPU second.
+    pub requests_per_cpu_s: f64,
+    /// Seconds spent building and preconditioning the device.
+    pub setup_s: f64,
+}
+
+/// The report of one run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Report {
+    /// rainsim version.
+    pub version: String,
+    /// Scheme name given on the command line, if any.
+    pub scheme: String,
+    /// Seed.
+    pub seed: u64,
+    /// Latency by class.
+    pub latency: Latency,
+    /// Completed requests per simulated second.
+    pub iops: f64,
+    /// Per channel.
+    pub channels: Vec<ChannelReport>,
+    /// Balance across channels.
+    pub balance: Balance,
+    /// Flash operations by origin.
+    pub flash_ops: FlashOps,
+    /// RAID decisions.
+    pub raid: RaidReport,
+    /// Write amplification: all programs / host page programs.
+    pub waf: f64,
+    /// Wear.
+    pub wear: Wear,
+    /// Host-side counts.
+    pub host: HostReport,
+    /// Simulated span.
+    pub sim: SimSpan,
+    /// Trace identity.
+    pub trace: serde_json::Value,
+    /// The effective configuration.
+    pub config: serde_json::Value,
+    /// Host cost of the run.
+    pub timing: RunTiming,
+}
+
+/// Coefficient of variation (population σ / μ; 0 when μ = 0).
+pub fn cv(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    if n == 0.0 {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / n;
+    if mean == 0.0 {
+        return 0.0;
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    var.sqrt() / mean
+}
+
+/// What the report needs besides the collector.
+pub struct ReportInputs<'a> {
+    /// Scheme name.
+    pub scheme: &'a str,
+    /// Seed.
+    pub seed: u64,
+    /// Effective configuration.
+    pub config: serde_json::Value,
+    /// Trace identity.
+    pub trace: serde_json::Value,
+    /// Dies per channel.
+    pub dies_per_channel: u32,
+    /// Host-visible capacity.
+    pub capacity_bytes: u64,
+    /// Points per CDF.
+    pub cdf_points: u32,
+}
+
+impl Report {
+    /// Builds the report from a finished run.
+    pub fn build(c: &Collector, ftl: &Ftl, inp: ReportInputs) -> Report {
+        let span = c.span_ns();
+        let channels: Vec<ChannelReport> = c
+            .channels
+            .iter()
+            .map(|ch| {
+                let ops = ch.total_ops();
+                ChannelReport {
+                    ops,
+                    ops_by_origin: OpsByOrigin::new(&ch.ops),
+                    avg_blocked: if ops == 0 { 0.0 } else { ch.blocked_sum as f64 / ops as f64 },
+                    busy_fraction: if span == 0 {
+                        0.0
+                    } else {
+                        ch.busy_ns as f64 / (span as f64 * inp.dies_per_channel as f64)
+                    },
+                    gc_count: ch.gc_count,
+                    pages_moved: ch.pages_moved,
+                    erases: ch.erases,
+                    reads: ch.read_lat.count(),
+                    read_p99_9_ns: if ch.read_lat.count() == 0 {
+                        0
+                    } else {
+                        ch.read_lat.hist.value_at_quantile(0.999).min(ch.read_lat.max)
+                    },
+                }
+            })
+            .collect();
+        let col = |f: &dyn Fn(&ChannelReport) -> f64| channels.iter().map(f).collect::<Vec<_>>();
+        let moved: u64 = c.channels.iter().map(|x| x.pages_moved).sum();
+        let erases: u64 = c.channels.iter().map(|x| x.erases).sum();
+        let host_program = c.ops(Origin::HostProgram);
+        let parity_program = c.ops(Origin::ParityProgram);
+        let (emin, emax, emean) = ftl.erase_spread();
+        let count = c.latency[2].count();
+        Report {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            scheme: inp.scheme.to_string(),
+            seed: inp.seed,
+            latency: Latency {
+                read: ClassLatency::new(&c.latency[0], inp.cdf_points, true),
+                write: ClassLatency::new(&c.latency[1], inp.cdf_points, true),
+                all: ClassLatency::new(&c.latency[2], inp.cdf_points, false),
+            },
+            iops: if span == 0 { 0.0 } else { count as f64 * 1e9 / span as f64 },
+            balance: Balance {
+                cv_blocked: cv(&col(&|r| r.avg_blocked)),
+                cv_completed: cv(&col(&|r| r.ops as f64)),
+                cv_gc: cv(&col(&|r| r.gc_count as f64)),
+                cv_busy: cv(&col(&|r| r.busy_fraction)),
+            },
+            channels,
+            flash_ops: FlashOps {
+                host_read: c.ops(Origin::HostRead),
+                host_program,
+                pre_read: c.ops(Origin::PreRead),
+                degraded_read: c.ops(Origin::DegradedRead),
+                parity_program,
+                gc_read: moved,
+                gc_program: moved,
+                erase: erases,
+            },
+            raid: RaidReport {
+                full_stripe_writes: c.raid.full,
+                rmw: c.raid.rmw,
+                rcw: c.raid.rcw,
+                adjusted: c.raid.adjusted,
+                degraded_reads: 0,
+                degraded_updates: 0,
+                plain_writes: c.raid.plain,
+                prereads: c.raid.prereads,
+            },
+            waf: if host_program == 0 {
+                0.0
+            } else {
+                (host_program + parity_program + moved) as f64 / host_program as f64
+            },
+            wear: Wear {
+                erase_min: emin,
+                erase_max: emax,
+                erase_mean: emean,
+                wl_pages_moved: c.channels.iter().map(|x| x.wl_moved).sum(),
+            },
+            host: HostReport {
+                unmapped_reads: c.unmapped_reads,
+                held_by_queue_depth: c.held,
+                bytes_read: c.bytes[0],
+                bytes_written: c.bytes[1],
+            },
+            sim: SimSpan { span_ns: span, capacity_bytes: inp.capacity_bytes },
+            trace: inp.trace,
+            config: inp.config,
+            timing: RunTiming::default(),
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Stripe layout: which channel holds each chunk, where the parity sits.
+//!
+//! A stripe has k chunks (k − 1 data + 1 parity), one page each, on k distinct
+//! channels out of m. Stripe s uses channels `(s·k + j) mod m` for positions
+//! j = 0..k, so consecutive stripes rotate over channel groups when k < m.
+//! The parity position rotates once per "row" of stripes (a row is one pass
+//! over all m channels) so that every channel holds the same share of parity.
+//! Without RAID the layout degenerates to k = 1, no parity, channel = lpn mod m.
+//!
+//! Chunks are numbered `s·k + j`; this chunk id is the FTL's logical page.
+
+/// Chunk id: stripe × width + position.
+pub type ChunkId = u32;
+
+/// The stripe geometry.
+#[derive(Debug, Clone)]
+pub struct StripeLayout {
+    /// Channels m.
+    pub channels: u32,
+    /// Chunks per stripe k (1 without RAID).
+    pub width: u32,
+    /// Whether the last rotating position holds parity.
+    pub parity: bool,
+    /// Stripes in the logical space.
+    pub stripes: u32,
+}
+
+impl StripeLayout {
+    /// Layout with `stripes` stripes of `width` chunks over `channels`.
+    pub fn new(channels: u32, width: u32, parity: bool, stripes: u32) -> Self {
+        StripeLayout { channels, width, parity, stripes }
+    }
+    /// Data chunks per stripe.
+    #[inline]
+    pub fn data_per_stripe(&self) -> u32 {
+        self.width - self.parity as u32
+    }
+    /// Host-visible logical pages.
+    pub fn logical_pages(&self) -> u64 {
+        self.stripes as u64 * self.data_per_stripe() as u64
+    }
+    /// Chunk ids in the logical space (the FTL's mapping table size).
+    pub fn chunks(&self) -> u64 {
+        self.stripes as u64 * self.width as u64
+    }
+    /// Position of the parity chunk of stripe `s`.
+    #[inline]
+    pub fn parity_pos(&self, s: u32) -> u32 {
+        let row = (s as u64 * self.width as u64 / self.channels as u64) as u32;
+        self.width - 1 - row % self.width
+    }
+    /// Position of data index `d` (0..k−1) in stripe `s`.
+    #[inline]
+    pub fn data_pos(&self, s: u32, d: u32) -> u32 {
+        if !self.parity {
+            return d;
+        }
+        let p = self.parity_pos(s);
+        if d < p {
+            d
+        } else {
+            d + 1
+        }
+    }
+    /// Home channel of position `j` in stripe `s`.
+    #[inline]
+    pub fn channel(&self, s: u32, j: u32) -> u32 {
+        ((s as u64 * self.width as u64 + j as u64) % self.channels as u64) as u32
+    }
+    /// Chunk id holding logical page `lpn`, and its stripe.
+    #[inline]
+    pub fn chunk_of_lpn(&self, lpn: u64) -> (u32, ChunkId) {
+        let dps = self.data_per_stripe() as u64;
+        let s = (lpn / dps) as u32;
+        let d = (lpn % dps) as u32;
+        (s, s * self.width + self.data_pos(s, d))
+    }
+    /// Parity chunk of stripe `s`.
+    #[inline]
+    pub fn parity_chunk(&self, s: u32) -> ChunkId {
+        s * self.width + self.parity_pos(s)
+    }
+    /// Stripe of a chunk.
+    #[inline]
+    pub fn stripe_of(&self, c: ChunkId) -> u32 {
+        c / self.width
+    }
+    /// Home channel of a chunk.
+    #[inline]
+    pub fn home_channel(&self, c: ChunkId) -> u32 {
+        self.channel(c / self.width, c % self.width)
+    }
+    /// Whether chunk `c` is its stripe's parity.
+    #[inline]
+    pub fn is_parity(&self, c: ChunkId) -> bool {
+        self.parity && c % self.width == self.parity_pos(c / self.width)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_computed_8ch_4wide() {
+        // m = 8, k = 4: stripes alternate groups {0..3} and {4..7}; the parity
+        // position steps down once per row of two stripes.
+        let l = StripeLayout::new(8, 4, true, 100);
+        let chans: Vec<u32> = (0..4).map(|j| l.channel(1, j)).collect();
+        assert_eq!(chans, vec![4, 5, 6, 7]);
+        let parity_ch: Vec<u32> = (0..8).map(|s| l.channel(s, l.parity_pos(s))).collect();
+        assert_eq!(parity_ch, vec![3, 7, 2, 6, 1, 5, 0, 4]);
+        // lpn 0..2 are stripe 0 data on channels 0,1,2; lpn 3 starts stripe 1.
+        assert_eq!(l.chunk_of_lpn(0), (0, 0));
+        assert_eq!(l.chunk_of_lpn(2), (0, 2));
+        assert_eq!(l.chunk_of_lpn(3), (1, 4));
+        // Stripe 2 has parity at position 2, so data index 2 sits at position 3.
+        assert_eq!(l.chunk_of_lpn(8), (2, 2 * 4 + 3));
+        assert!(l.is_parity(l.parity_chunk(2)));
+    }
+
+    #[test]
+    fn parity_and_chunks_balanced_over_channels() {
+        for (m, k) in [(8, 4), (8, 8), (6, 6), (16, 4), (8, 6), (16, 8), (8, 3)] {
+            let l = StripeLayout::new(m, k, true, 0);
+            let n = (m * k * 8) as u32;
+            let mut parity = vec![0u32; m as usize];
+            let mut all = vec![0u32; m as usize];
+            for s in 0..n {
+                let mut seen = vec![false; m as usize];
+                for j in 0..k {
+                    let c = l.channel(s, j) as usize;
+                    assert!(!seen[c], "stripe {s} uses channel {c} twice (m={m}, k={k})");
+                    seen[c] = true;
+                    all[c] += 1;
+                }
+                parity[l.channel(s, l.parity_pos(s)) as usize] += 1;
+            }
+            let (lo, hi) = (parity.iter().min().unwrap(), parity.iter().max().unwrap());
+            assert!(hi - lo <= hi / 4 + 1, "parity unbalanced for m={m} k={k}: {parity:?}");
+            assert!(all.iter().all(|&a| a == all[0]), "chunks unbalanced: {all:?}");
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! One run from configuration and requests to report.
+
+use crate::config::Config;
+use crate::metrics::collector::Collector;
+use crate::metrics::report::{Report, ReportInputs, RunTiming};
+use crate::ssd::{SimError, Ssd};
+use rainsim_trace::Request;
+use std::time::Instant;
+
+/// Options of one run besides the configuration.
+pub struct RunOptions<'a> {
+    /// Scheme name for the report.
+    pub scheme: &'a str,
+    /// Turn on verification mode.
+    pub verify: bool,
+    /// Trace identity for the report.
+    pub trace: serde_json::Value,
+    /// Called with completed request counts.
+    pub progress: &'a mut dyn FnMut(u64),
+}
+
+/// CPU time of this process in seconds.
+pub fn cpu_seconds() -> f64 {
+    // getrusage is not in std; /proc/self/stat is Linux-only, so fall back to 0.
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    let Some(rest) = stat.rsplit(')').next() else { return 0.0 };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 (utime, stime) are at 11 and 12 after the ')'.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Builds the device from `cfg`, replays `requests` and returns the report.
+pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<Report, SimError> {
+    let t0 = Instant::now();
+    let mut ssd = Ssd::new(cfg, Collector::new(cfg.geometry.channels), opts.verify)?;
+    let setup_s = t0.elapsed().as_secs_f64();
+    let (w0, c0) = (Instant::now(), cpu_seconds());
+    ssd.run(requests, opts.progress)?;
+    let (wall_s, cpu_s) = (w0.elapsed().as_secs_f64(), cpu_seconds() - c0);
+    let mut report = Report::build(
+        &ssd.obs,
+        &ssd.ftl,
+        ReportInputs {
+            scheme: opts.scheme,
+            seed: cfg.seed,
+            config: serde_json::to_value(cfg).expect("config serialises"),
+            trace: opts.trace,
+            dies_per_channel: ssd.layout().dies_per_channel,
+            capacity_bytes: ssd.capacity_bytes(),
+            cdf_points: cfg.report.cdf_points,
+        },
+    );
+    report.timing = RunTiming {
+        wall_s,
+        cpu_s,
+        requests_per_cpu_s: if cpu_s > 0.0 { requests.len() as f64 / cpu_s } else { 0.0 },
+        setup_s,
+    };
+    Ok(report)
+}
+
+/// Host-visible capacity of the device `cfg` describes, in bytes (needed to
+/// map trace addresses before the device is built).
+pub fn capacity_bytes(cfg: &Config) -> u64 {
+    let pages = cfg.physical_pages();
+    let usable = (pages as f64 * (1.0 - cfg.geometry.over_provisioning)) as u64;
+    let (width, data) = match cfg.raid.level {
+        crate::config::RaidLevel::None => (1, 1),
+        crate::config::RaidLevel::Raid5 => (cfg.raid.stripe_width as u64, cfg.raid.stripe_width as u64 - 1),
+    };
+    (usable / width.max(1)) * data * cfg.geometry.page_bytes as u64
+}

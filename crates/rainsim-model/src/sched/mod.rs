@@ -1,0 +1,50 @@
+//! Per-channel request schedulers: the order in which a channel's queued
+//! flash operations reach its dies.
+//!
+//! Reads are bound to the die holding their page; programs are not bound to a
+//! die until dispatch (dynamic allocation inside the channel), so they wait in
+//! one channel-wide queue.
+
+pub mod fifo;
+
+use crate::flash::op::FlashOp;
+use serde::{Deserialize, Serialize};
+
+/// A channel's queues and their service order.
+pub trait ChannelScheduler {
+    /// Queues a read for channel-local die `die`.
+    fn push_read(&mut self, die: u32, op: FlashOp);
+    /// Queues a read at the head of `die`'s queue (re-routed, keeps its age).
+    fn push_read_front(&mut self, die: u32, op: FlashOp);
+    /// Queues a program for any die of the channel.
+    fn push_write(&mut self, op: FlashOp);
+    /// Next operation for idle channel-local die `die`, if any.
+    fn pop_for(&mut self, die: u32) -> Option<FlashOp>;
+    /// Reads waiting on the channel.
+    fn reads_queued(&self) -> u32;
+    /// Reads waiting for channel-local die `die`.
+    fn reads_queued_for(&self, die: u32) -> u32;
+    /// Programs waiting on the channel.
+    fn writes_queued(&self) -> u32;
+    /// Iterates the queued reads (for policies' cost models).
+    fn queued_reads(&self) -> Box<dyn Iterator<Item = &FlashOp> + '_>;
+}
+
+/// Scheduler implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerKind {
+    /// First come first served per channel (NOOP), reads first when
+    /// `policy.read_priority` is on.
+    #[default]
+    Fifo,
+}
+
+impl SchedulerKind {
+    /// Builds one channel's scheduler.
+    pub fn build(self, dies_per_channel: u32, read_priority: bool) -> Box<dyn ChannelScheduler> {
+        match self {
+            SchedulerKind::Fifo => Box::new(fifo::Fifo::new(dies_per_channel, read_priority)),
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Channel dispatch and die execution: reads (tR, then the bus), programs (the
+//! bus, then tPROG), and garbage collection, which holds the die until done.
+
+use super::{Ev, Ssd};
+use crate::flash::op::{FlashOp, OpKind, Origin};
+use crate::metrics::observer::Observer;
+use crate::verify::Verifier;
+
+impl<O: Observer> Ssd<O> {
+    /// Starts work on every idle die of channel `ch`.
+    pub(crate) fn dispatch(&mut self, ch: u32) {
+        let first = self.layout.first_die(ch);
+        for die in first..first + self.layout.dies_per_channel {
+            // Re-check idleness each time: a re-routed read may have dispatched
+            // this channel recursively.
+            while self.dies[die as usize].idle() && !self.start_gc_if_needed(die) {
+                let Some(op) = self.channels[ch as usize].sched.pop_for(die - first) else { break };
+                self.start_op(die, op);
+            }
+        }
+    }
+
+    /// Starts `op` on idle `die`; false if the op moved elsewhere instead.
+    fn start_op(&mut self, die: u32, mut op: FlashOp) -> bool {
+        let now = self.q.now();
+        let ch = self.layout.channel_of_die(die);
+        match op.origin.kind() {
+            OpKind::Read => {
+                // The page may have moved since the read was queued (overwrite
+                // committed elsewhere in the channel): follow it.
+                let Some(ppn) = self.ftl.lookup(op.chunk) else {
+                    self.fail(crate::verify::VerifyError {
+                        time_ns: now,
+                        what: format!("queued read of chunk {} finds it unmapped", op.chunk),
+                    });
+                    return true;
+                };
+                let home = self.layout.die_of(ppn);
+                if home != die {
+                    op.ppn = ppn;
+                    let hch = self.layout.channel_of_die(home);
+                    let local = home - self.layout.first_die(hch);
+                    self.channels[hch as usize].sched.push_read_front(local, op);
+                    self.dispatch(hch);
+                    return false;
+                }
+                op.ppn = ppn;
+                if let Some(v) = &self.verifier {
+                    if let Err(e) = v.read(&self.ftl, op.chunk, ppn, now) {
+                        self.fail(e);
+                        return true;
+                    }
+                }
+                self.ftl.note_read(ppn);
+                let d = &mut self.dies[die as usize];
+                d.op = Some(op);
+                d.busy_since = now;
+                d.busy_until = now + self.t.read;
+                self.q.at(now + self.t.read, Ev::ReadSensed(die));
+            }
+            OpKind::Program => {
+                let ppn = match self.ftl.allocate(die, self.policies.alloc.as_mut()) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.fail(e);
+                        return true;
+                    }
+                };
+                op.ppn = ppn;
+                let c = &mut self.channels[ch as usize];
+                let start = c.bus_free_at.max(now);
+                c.bus_free_at = start + self.t.xfer;
+                let end = start + self.t.xfer + self.t.program;
+                let d = &mut self.dies[die as usize];
+                d.op = Some(op);
+                d.busy_since = now;
+                d.busy_until = end;
+                self.q.at(end, Ev::OpDone(die));
+            }
+        }
+        true
+    }
+
+    /// Sensing done: the page waits for the bus, then crosses it.
+    pub(crate) fn read_sensed(&mut self, die: u32) {
+        let now = self.q.now();
+        let ch = self.layout.channel_of_die(die);
+        let c = &mut self.channels[ch as usize];
+        let start = c.bus_free_at.max(now);
+        c.bus_free_at = start + self.t.xfer;
+        self.dies[die as usize].busy_until = start + self.t.xfer;
+        self.q.at(start + self.t.xfer, Ev::OpDone(die));
+    }
+
+    /// The die's operation ended: account it, hand the result on, refill.
+    pub(crate) fn op_done(&mut self, die: u32) {
+        let now = self.q.now();
+        let ch = self.layout.channel_of_die(die);
+        let d = &mut self.dies[die as usize];
+        let Some(op) = d.op.take() else { return };
+        let busy = now - d.busy_since;
+        self.obs.die_busy(ch, busy);
+        let queued = self.channels[ch as usize].queued();
+        self.obs.op_done(ch, op.origin, queued, now - op.enqueued);
+        match op.origin {
+            Origin::HostRead => self.finish_unit(op.owner),
+            Origin::PreRead | Origin::DegradedRead => self.preread_done(op),
+            Origin::HostProgram | Origin::ParityProgram => self.program_done(op),
+        }
+        self.dispatch(ch);
+    }
+
+    /// Starts GC on `die` if one of its planes is at the threshold.
+    fn start_gc_if_needed(&mut self, die: u32) -> bool {
+        let Some(plane) = self.ftl.die_needs_gc(die) else { return false };
+        let work = match self.ftl.collect(plane, self.policies.alloc.as_mut()) {
+            Ok(w) => w,
+            Err(e) => {
+                self.fail(e);
+                return true;
+            }
+        };
+        if work.erased == 0 {
+            return false; // nothing reclaimable: keep serving I/O
+        }
+        let now = self.q.now();
+        if let Some(v) = &mut self.verifier {
+            for &(old, new) in &self.ftl.moves {
+                v.moved(old, new);
+            }
+            if let Err(e) = Verifier::check_accounting(&self.ftl, die, now) {
+                self.fail(e);
+                return true;
+            }
+        }
+        let dur = work.moved as u64 * self.t.gc_move(self.cfg.ftl.copyback) + work.erased as u64 * self.t.erase;
+        let d = &mut self.dies[die as usize];
+        d.gc_until = Some(now + dur);
+        d.busy_since = now;
+        d.busy_until = now + dur;
+        let ch = self.layout.channel_of_die(die);
+        self.obs.gc_done(ch, &work, dur);
+        self.q.at(now + dur, Ev::GcDone(die));
+        true
+    }
+
+    /// GC finished: the die is free again.
+    pub(crate) fn gc_done(&mut self, die: u32) {
+        let d = &mut self.dies[die as usize];
+        d.gc_until = None;
+        let busy = self.q.now() - d.busy_since;
+        let ch = self.layout.channel_of_die(die);
+        self.obs.die_busy(ch, busy);
+        self.dispatch(ch);
+    }
+}

@@ -1,0 +1,135 @@
+//! Host side: arrivals, the optional queue-depth cap, the controller's
+//! per-request overhead, and splitting a request into page-sized work.
+
+use super::{Ev, HostReq, Ssd};
+use crate::flash::op::{FlashOp, Origin};
+use crate::metrics::observer::Observer;
+use crate::policy::Route;
+use rainsim_trace::{Op, Request};
+
+impl<O: Observer> Ssd<O> {
+    /// A trace request arrives (latency counts from now).
+    pub(crate) fn arrive(&mut self, r: &Request) {
+        let req = HostReq { arrival: r.time_ns, offset: r.offset, size: r.size, write: r.op == Op::Write, pending: 0 };
+        let id = match self.free_reqs.pop() {
+            Some(id) => {
+                self.reqs[id as usize] = req;
+                id
+            }
+            None => {
+                self.reqs.push(req);
+                (self.reqs.len() - 1) as u32
+            }
+        };
+        self.totals.admitted += 1;
+        let qd = self.cfg.host.queue_depth;
+        if qd > 0 && self.outstanding >= qd {
+            self.obs.host_held();
+            self.held.push_back(id);
+        } else {
+            self.start_request(id);
+        }
+    }
+
+    /// The request enters the device (counts toward the queue depth).
+    pub(crate) fn start_request(&mut self, id: u32) {
+        self.outstanding += 1;
+        let overhead = self.cfg.timing.request_overhead_ns;
+        if overhead > 0 {
+            let at = self.controller_delay(overhead);
+            self.q.at(at, Ev::Admit(id));
+        } else {
+            self.admit(id);
+        }
+    }
+
+    /// Splits the request into page reads or stripe jobs.
+    pub(crate) fn admit(&mut self, id: u32) {
+        let r = self.reqs[id as usize];
+        let pb = self.layout.page_bytes as u64;
+        let first = r.offset / pb;
+        let end = r.offset + r.size as u64;
+        let last = (end - 1) / pb;
+        // Hold one pending unit while splitting so nothing completes early.
+        self.reqs[id as usize].pending = 1;
+        if r.write {
+            let mut lpn = first;
+            while lpn <= last {
+                let (stripe, _) = self.stripes.chunk_of_lpn(lpn);
+                let mut written = 0u64;
+                let mut partial = 0u64;
+                while lpn <= last && self.stripes.chunk_of_lpn(lpn).0 == stripe {
+                    let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
+                    let pos = chunk % self.stripes.width;
+                    written |= 1 << pos;
+                    let covers = lpn * pb >= r.offset && (lpn + 1) * pb <= end;
+                    if !covers {
+                        partial |= 1 << pos;
+                    }
+                    lpn += 1;
+                }
+                self.reqs[id as usize].pending += 1;
+                self.submit_job(id, stripe, written, partial);
+            }
+        } else {
+            for lpn in first..=last {
+                let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
+                self.host_read(id, chunk);
+            }
+        }
+        self.finish_unit(id);
+    }
+
+    fn host_read(&mut self, id: u32, chunk: u32) {
+        let Some(ppn) = self.ftl.lookup(chunk) else {
+            self.obs.unmapped_read();
+            return;
+        };
+        let ch = self.layout.channel_of(ppn);
+        let view = crate::ssd::device_view!(self);
+        match self.policies.read.route(&view, chunk, ch) {
+            Route::Normal => {
+                self.reqs[id as usize].pending += 1;
+                self.enqueue_read(chunk, ppn, id, Origin::HostRead);
+            }
+            Route::Degraded => {
+                // Degraded reads arrive with the degraded-mode schemes; until a
+                // policy can return this, it is a bug to see it.
+                unreachable!("no read routing policy returns Route::Degraded yet")
+            }
+        }
+    }
+
+    /// Queues a read of `chunk` (now at `ppn`) on its die.
+    pub(crate) fn enqueue_read(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin) {
+        let die = self.layout.die_of(ppn);
+        let ch = self.layout.channel_of_die(die);
+        self.seq = self.seq.wrapping_add(1);
+        let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn, seq: self.seq };
+        let local = die - self.layout.first_die(ch);
+        self.channels[ch as usize].sched.push_read(local, op);
+        self.dispatch(ch);
+    }
+
+    /// Queues a program of `chunk` on channel `ch`.
+    pub(crate) fn enqueue_program(&mut self, ch: u32, chunk: u32, owner: u32, origin: Origin) {
+        self.seq = self.seq.wrapping_add(1);
+        let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
+        self.channels[ch as usize].sched.push_write(op);
+        self.dispatch(ch);
+    }
+
+    /// One unit of a request's work finished.
+    pub(crate) fn finish_unit(&mut self, id: u32) {
+        let p = &mut self.reqs[id as usize].pending;
+        if *p == 0 {
+            let now = self.q.now();
+            self.fail(crate::verify::VerifyError { time_ns: now, what: format!("request slot {id} completed twice") });
+            return;
+        }
+        *p -= 1;
+        if *p == 0 {
+            self.complete_request(id);
+        }
+    }
+}

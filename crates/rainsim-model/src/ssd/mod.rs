@@ -1,0 +1,343 @@
+//! One SSD: the owner of every component and the event loop that drives them.
+//!
+//! ```text
+//!  trace ──Arrival──▶ host (split into pages) ──▶ RAID (stripe jobs: pre-read → XOR → program)
+//!                                                      │
+//!            channel queues (scheduler) ◀──────────────┘
+//!                 │  dispatch to idle dies
+//!            die: read (tR → bus) / program (bus → tPROG) / GC ──OpDone──▶ completions
+//! ```
+//!
+//! **Invariants:** a die runs one operation (or one GC) at a time; a channel
+//! bus carries one transfer at a time; at most one write job per stripe is in
+//! flight (later ones wait), so parity always matches the data it was built from.
+
+mod dispatch;
+mod host;
+pub mod state;
+
+use crate::config::{Config, ConfigError, RaidLevel};
+use crate::engine::{EventQueue, SimTime};
+use crate::flash::address::Layout;
+use crate::flash::timing::FlashTiming;
+use crate::ftl::{precondition::precondition, Ftl, OutOfSpace};
+use crate::metrics::observer::Observer;
+use crate::policy::Policies;
+use crate::raid::stripe::StripeLayout;
+use crate::raid::update::StripeJob;
+use crate::verify::{Verifier, VerifyError};
+use rainsim_trace::{Op, Request};
+use rustc_hash::FxHashMap;
+use state::{ChannelState, DieState};
+
+/// A read-only view for policies, borrowing only the fields it shows (so the
+/// policy objects can be borrowed mutably beside it).
+macro_rules! device_view {
+    ($s:expr) => {
+        $crate::policy::DeviceView {
+            now: $s.q.now(),
+            channels: &$s.channels,
+            dies: &$s.dies,
+            timing: &$s.cfg.timing,
+            layout: &$s.layout,
+            stripes: &$s.stripes,
+        }
+    };
+}
+pub(crate) use device_view;
+
+/// Events of the device model.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ev {
+    /// The next trace request arrives.
+    Arrival,
+    /// A host request has passed the controller's per-request overhead.
+    Admit(u32),
+    /// A die finished sensing a page; the transfer may start.
+    ReadSensed(u32),
+    /// A die finished its operation.
+    OpDone(u32),
+    /// A die finished garbage collection.
+    GcDone(u32),
+    /// The controller finished XOR for a stripe job.
+    XorDone(u32),
+}
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// A verification check failed.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// The device ran out of space.
+    #[error(transparent)]
+    OutOfSpace(#[from] OutOfSpace),
+    /// The configuration cannot be simulated.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A request addresses pages beyond the logical capacity.
+    #[error("request {index} (offset {offset} B, {size} B) ends beyond the logical capacity of {capacity} B; use trace.address_map = \"wrap\" or \"compact\"")]
+    OutOfRange {
+        /// Request index in the trace.
+        index: usize,
+        /// Byte offset.
+        offset: u64,
+        /// Size in bytes.
+        size: u32,
+        /// Logical capacity in bytes.
+        capacity: u64,
+    },
+}
+
+/// A host request in flight.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HostReq {
+    pub arrival: SimTime,
+    pub offset: u64,
+    pub size: u32,
+    pub write: bool,
+    /// Outstanding reads and stripe jobs.
+    pub pending: u32,
+}
+
+/// Test-only faults that verification must catch.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// RMW forgets the old data: parity = old parity ⊕ new data.
+    RmwIgnoresOldData,
+}
+
+/// Controller cores (contended when `controller.cores > 0`).
+struct Controller {
+    free_at: Vec<SimTime>,
+}
+
+impl Controller {
+    /// When work of `ns` submitted now ends.
+    fn run(&mut self, now: SimTime, ns: SimTime) -> SimTime {
+        let Some(core) = self.free_at.iter_mut().min() else { return now + ns };
+        let end = (*core).max(now) + ns;
+        *core = end;
+        end
+    }
+}
+
+/// Counters the run loop keeps for its own bookkeeping.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunTotals {
+    /// Requests that entered the device.
+    pub admitted: u64,
+    /// Requests that completed.
+    pub completed: u64,
+    /// Time of the last completion.
+    pub last_completion: SimTime,
+    /// Stripes checked recoverable at the end (verify mode).
+    pub stripes_verified: u64,
+}
+
+/// One simulated SSD, reporting to observer `O`.
+pub struct Ssd<O: Observer> {
+    /// The observer receiving probes.
+    pub obs: O,
+    pub(crate) cfg: Config,
+    pub(crate) layout: Layout,
+    pub(crate) stripes: StripeLayout,
+    pub(crate) t: FlashTiming,
+    /// FTL state (public for inspection in tests).
+    pub ftl: Ftl,
+    pub(crate) q: EventQueue<Ev>,
+    pub(crate) channels: Vec<ChannelState>,
+    pub(crate) dies: Vec<DieState>,
+    pub(crate) policies: Policies,
+    pub(crate) reqs: Vec<HostReq>,
+    pub(crate) free_reqs: Vec<u32>,
+    pub(crate) jobs: Vec<StripeJob>,
+    pub(crate) free_jobs: Vec<u32>,
+    /// Locked stripes → (first, last) waiting job, `NONE` when none wait.
+    pub(crate) locks: FxHashMap<u32, (u32, u32)>,
+    pub(crate) verifier: Option<Verifier>,
+    pub(crate) fault: Option<Fault>,
+    controller: Controller,
+    pub(crate) seq: u32,
+    pub(crate) serial: u64,
+    pub(crate) outstanding: u32,
+    pub(crate) held: std::collections::VecDeque<u32>,
+    pub(crate) totals: RunTotals,
+    pub(crate) error: Option<SimError>,
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Builds and preconditions a device. `verify` turns on data tokens.
+    pub fn new(cfg: &Config, obs: O, verify: bool) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        let layout = Layout::new(&cfg.geometry);
+        let usable = (layout.pages() as f64 * (1.0 - cfg.geometry.over_provisioning)) as u64;
+        let (width, parity) = match cfg.raid.level {
+            RaidLevel::None => (1, false),
+            RaidLevel::Raid5 => (cfg.raid.stripe_width, true),
+        };
+        if width > 64 {
+            return Err(ConfigError("raid.stripe_width must be at most 64".into()));
+        }
+        let nstripes = (usable / width as u64) as u32;
+        if nstripes == 0 {
+            return Err(ConfigError("the device has no host-visible capacity".into()));
+        }
+        let stripes = StripeLayout::new(layout.channels, width, parity, nstripes);
+        let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
+        precondition(&mut ftl, &stripes, cfg.precondition.valid, cfg.precondition.invalid, cfg.seed)?;
+        let verifier = verify.then(|| Verifier::new(&ftl, &stripes));
+        let channels = (0..layout.channels)
+            .map(|_| ChannelState { bus_free_at: 0, sched: cfg.policy.build_scheduler(layout.dies_per_channel) })
+            .collect();
+        Ok(Ssd {
+            obs,
+            t: FlashTiming::new(&cfg.timing, layout.page_bytes),
+            dies: vec![DieState::default(); layout.dies() as usize],
+            policies: cfg.policy.build(),
+            controller: Controller { free_at: vec![0; cfg.controller.cores as usize] },
+            cfg: cfg.clone(),
+            layout,
+            stripes,
+            ftl,
+            q: EventQueue::default(),
+            channels,
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            locks: FxHashMap::default(),
+            verifier,
+            fault: None,
+            seq: 0,
+            serial: 0,
+            outstanding: 0,
+            held: Default::default(),
+            totals: RunTotals::default(),
+            error: None,
+        })
+    }
+
+    /// Host-visible capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.stripes.logical_pages() * self.layout.page_bytes as u64
+    }
+
+    /// Stripe geometry.
+    pub fn stripe_layout(&self) -> &StripeLayout {
+        &self.stripes
+    }
+
+    /// Address arithmetic.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Flash timing in use.
+    pub fn timing(&self) -> &FlashTiming {
+        &self.t
+    }
+
+    /// Totals of the last run.
+    pub fn totals(&self) -> RunTotals {
+        self.totals
+    }
+
+    /// Injects a fault that verification must catch (tests only).
+    #[doc(hidden)]
+    pub fn inject_fault(&mut self, f: Fault) {
+        self.fault = Some(f);
+    }
+
+    pub(crate) fn controller_delay(&mut self, ns: SimTime) -> SimTime {
+        let now = self.q.now();
+        self.controller.run(now, ns)
+    }
+
+    /// Replays `requests` (sorted by time) to completion. `progress` is called
+    /// with the number of completed requests every few thousand completions.
+    pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<RunTotals, SimError> {
+        let cap = self.capacity_bytes();
+        if let Some((index, r)) =
+            requests.iter().enumerate().find(|(_, r)| r.offset.saturating_add(r.size as u64) > cap)
+        {
+            return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
+        }
+        let mut next = 0usize;
+        if let Some(r) = requests.first() {
+            self.q.at(r.time_ns, Ev::Arrival);
+        }
+        let mut reported = 0;
+        while let Some((_, ev)) = self.q.pop() {
+            match ev {
+                Ev::Arrival => {
+                    let r = requests[next];
+                    next += 1;
+                    if let Some(n) = requests.get(next) {
+                        self.q.at(n.time_ns, Ev::Arrival);
+                    }
+                    self.arrive(&r);
+                }
+                Ev::Admit(req) => self.admit(req),
+                Ev::ReadSensed(die) => self.read_sensed(die),
+                Ev::OpDone(die) => self.op_done(die),
+                Ev::GcDone(die) => self.gc_done(die),
+                Ev::XorDone(job) => self.xor_done(job),
+            }
+            if let Some(e) = self.error.take() {
+                return Err(e);
+            }
+            if self.totals.completed >= reported + 4096 {
+                reported = self.totals.completed;
+                progress(reported);
+            }
+        }
+        progress(self.totals.completed);
+        self.finish_checks()?;
+        Ok(self.totals)
+    }
+
+    fn finish_checks(&mut self) -> Result<(), SimError> {
+        let now = self.q.now();
+        if self.totals.completed != self.totals.admitted || self.outstanding != 0 || !self.held.is_empty() {
+            return Err(VerifyError {
+                time_ns: now,
+                what: format!(
+                    "{} requests admitted but {} completed ({} outstanding, {} held) when the event queue ran dry",
+                    self.totals.admitted,
+                    self.totals.completed,
+                    self.outstanding,
+                    self.held.len()
+                ),
+            }
+            .into());
+        }
+        if let Some(v) = &self.verifier {
+            self.totals.stripes_verified = v.check_stripes(&self.ftl, &self.layout, &self.stripes, now)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn fail(&mut self, e: impl Into<SimError>) {
+        if self.error.is_none() {
+            self.error = Some(e.into());
+        }
+    }
+
+    /// A host request finished.
+    pub(crate) fn complete_request(&mut self, id: u32) {
+        let r = self.reqs[id as usize];
+        debug_assert_eq!(r.pending, 0);
+        let now = self.q.now();
+        let op = if r.write { Op::Write } else { Op::Read };
+        self.obs.request_done(op, r.arrival, now, r.size);
+        self.totals.completed += 1;
+        self.totals.last_completion = now;
+        self.free_reqs.push(id);
+        self.outstanding -= 1;
+        if let Some(h) = self.held.pop_front() {
+            self.start_request(h);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Verification mode: every chunk version carries a data token; parity holds
+//! the XOR of its stripe's tokens. Reads must return the latest committed
+//! version; at the end every stripe must be recoverable with any one channel
+//! removed.
+
+use crate::flash::address::{Layout, Ppn};
+use crate::ftl::Ftl;
+use crate::raid::stripe::StripeLayout;
+
+/// A broken invariant, with what was found.
+#[derive(Debug, thiserror::Error)]
+#[error("verification failed at t = {time_ns} ns: {what}")]
+pub struct VerifyError {
+    /// Simulated time of the check.
+    pub time_ns: u64,
+    /// What was wrong.
+    pub what: String,
+}
+
+/// Token state: per physical page and per chunk (latest committed).
+pub struct Verifier {
+    page_token: Vec<u32>,
+    chunk_token: Vec<u32>,
+}
+
+/// The token of version `serial` of position `pos` (never 0).
+#[inline]
+pub fn token(serial: u64, pos: u32) -> u32 {
+    let mut z = serial.wrapping_mul(64).wrapping_add(pos as u64).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (z ^ (z >> 31)) as u32 | 1
+}
+
+impl Verifier {
+    /// Tokens for the preconditioned state: data chunks get fresh tokens and
+    /// each written stripe's parity the XOR of them.
+    pub fn new(ftl: &Ftl, stripes: &StripeLayout) -> Verifier {
+        let mut v = Verifier { page_token: vec![0; ftl.layout.pages() as usize], chunk_token: vec![0; ftl.map.chunks()] };
+        for s in 0..stripes.stripes {
+            let mut parity = 0u32;
+            for j in 0..stripes.width {
+                let c = s * stripes.width + j;
+                if stripes.is_parity(c) {
+                    continue;
+                }
+                if let Some(p) = ftl.lookup(c) {
+                    let t = token(u64::MAX - s as u64, j);
+                    v.page_token[p as usize] = t;
+                    v.chunk_token[c as usize] = t;
+                    parity ^= t;
+                }
+            }
+            if stripes.parity {
+                let pc = stripes.parity_chunk(s);
+                if let Some(p) = ftl.lookup(pc) {
+                    v.page_token[p as usize] = parity;
+                    v.chunk_token[pc as usize] = parity;
+                }
+            }
+        }
+        v
+    }
+
+    /// Checks a read of `chunk` at `ppn` and returns the token it reads.
+    pub fn read(&self, ftl: &Ftl, chunk: u32, ppn: Ppn, now: u64) -> Result<u32, VerifyError> {
+        let owner = ftl.map.owner(ppn);
+        if owner != Some(chunk) {
+            return Err(VerifyError { time_ns: now, what: format!("read of chunk {chunk} went to page {ppn}, which holds {owner:?}") });
+        }
+        let got = self.page_token[ppn as usize];
+        let want = self.chunk_token[chunk as usize];
+        if got != want {
+            return Err(VerifyError {
+                time_ns: now,
+                what: format!("read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"),
+            });
+        }
+        Ok(got)
+    }
+
+    /// Records that `ppn` now holds `token` for `chunk` (program committed).
+    pub fn write(&mut self, chunk: u32, ppn: Ppn, token: u32) {
+        self.page_token[ppn as usize] = token;
+        self.chunk_token[chunk as usize] = token;
+    }
+
+    /// Token a read of `ppn` returns (no check).
+    pub fn peek(&self, ppn: Ppn) -> u32 {
+        self.page_token[ppn as usize]
+    }
+
+    /// GC moved a page.
+    pub fn moved(&mut self, old: Ppn, new: Ppn) {
+        self.page_token[new as usize] = self.page_token[old as usize];
+    }
+
+    /// Page accounting of every plane of `die`.
+    pub fn check_accounting(ftl: &Ftl, die: u32, now: u64) -> Result<(), VerifyError> {
+        let first = ftl.layout.first_plane(die);
+        for plane in first..first + ftl.layout.planes_per_die {
+            let (free, valid, invalid, total) = ftl.plane_accounting(plane);
+            if free + valid + invalid != total {
+                return Err(VerifyError {
+                    time_ns: now,
+                    what: format!("plane {plane}: free {free} + valid {valid} + invalid {invalid} != total {total} pages"),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every written stripe: chunks on distinct channels, tokens XOR to zero
+    /// (so any one lost chunk equals the XOR of the others).
+    pub fn check_stripes(&self, ftl: &Ftl, layout: &Layout, stripes: &StripeLayout, now: u64) -> Result<u64, VerifyError> {
+        if !stripes.parity {
+            return Ok(0);
+        }
+        let mut checked = 0;
+        let mut used = vec![u32::MAX; layout.channels as usize];
+        for s in 0..stripes.stripes {
+            let mut x = 0u32;
+            let mut any = false;
+            for j in 0..stripes.width {
+                let c = s * stripes.width + j;
+                let Some(p) = ftl.lookup(c) else { continue };
+                any = true;
+                let ch = layout.channel_of(p) as usize;
+                if used[ch] == s {
+                    return Err(VerifyError { time_ns: now, what: format!("stripe {s} has two chunks on channel {ch}: losing it loses both") });
+                }
+                used[ch] = s;
+                x ^= self.page_token[p as usize];
+            }
+            if any {
+                checked += 1;
+                if x != 0 {
+                    return Err(VerifyError {
+                        time_ns: now,
+                        what: format!("stripe {s} is not recoverable: parity != XOR of its data chunks (residue {x:#x})"),
+                    });
+                }
+            }
+        }
+        Ok(checked)
+    }
+}
