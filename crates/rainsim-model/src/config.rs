@@ -93,6 +93,8 @@ pub struct Timing {
     pub xor_ns: u64,
     /// Controller software overhead per host request, before it is split.
     pub request_overhead_ns: u64,
+    /// Controller software overhead per stripe write, charged with its XOR.
+    pub stripe_overhead_ns: u64,
 }
 
 impl Default for Timing {
@@ -105,6 +107,7 @@ impl Default for Timing {
             command_ns: 200,
             xor_ns: 19_000,
             request_overhead_ns: 0,
+            stripe_overhead_ns: 0,
         }
     }
 }

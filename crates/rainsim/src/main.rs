@@ -1,1 +1,161 @@
-fn main() {}
+//! `rainsim`: the command-line front of the simulator. Only argument handling
+//! and printing live here; the model is `rainsim-model`, traces `rainsim-trace`.
+
+mod commands;
+mod settings;
+mod summary;
+mod workload;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Trace-driven simulator of RAID-enabled flash storage.
+#[derive(Parser)]
+#[command(name = "rainsim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Simulate one configuration on a trace (or the built-in workload) and report.
+    Run(RunArgs),
+    /// Run several schemes or `--set` variants on one trace and print them side by side.
+    Compare(CompareArgs),
+    /// Inspect trace files.
+    Trace {
+        #[command(subcommand)]
+        cmd: TraceCmd,
+    },
+    /// Inspect configurations.
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
+    /// Measure simulation speed (host requests per CPU-second).
+    Bench(BenchArgs),
+}
+
+/// Where the device and its workload come from.
+#[derive(Args, Clone)]
+struct Setup {
+    /// Preset name (see `rainsim config list`) or TOML file. Default: `default`.
+    #[arg(long, short)]
+    config: Option<String>,
+    /// Scheme: a named set of policy-axis values (see `rainsim config list`).
+    #[arg(long)]
+    scheme: Option<String>,
+    /// Override a config key, e.g. `--set raid.stripe_width=8` (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Block trace to replay; without it the built-in synthetic workload runs.
+    #[arg(long, short)]
+    trace: Option<PathBuf>,
+    /// Trace format (msr, spc, systor, alibaba, disksim, ssdsim, msr-window); default: detect.
+    #[arg(long)]
+    format: Option<String>,
+    /// Time unit of a disksim trace (ns or ms); default: ms if times have a decimal point.
+    #[arg(long)]
+    time_unit: Option<String>,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    setup: Setup,
+    /// Write the JSON report here.
+    #[arg(long, short)]
+    out: Option<PathBuf>,
+    /// Check data and parity consistency throughout the run (slower).
+    #[arg(long)]
+    verify: bool,
+    /// Print nothing but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    setup: Setup,
+    /// Schemes to compare (repeatable); each runs with the shared `--set`s.
+    #[arg(long = "schemes", value_name = "NAME[,NAME]", value_delimiter = ',')]
+    schemes: Vec<String>,
+    /// Extra variants: comma-separated KEY=VALUE lists, e.g. `--variant raid.stripe_width=8` (repeatable).
+    #[arg(long = "variant", value_name = "KEY=VALUE[,KEY=VALUE]")]
+    variants: Vec<String>,
+    /// Write each run's JSON report into this directory.
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
+    /// Check consistency in every run.
+    #[arg(long)]
+    verify: bool,
+}
+
+#[derive(Subcommand)]
+enum TraceCmd {
+    /// Print the papers' trace-table columns for a trace file.
+    Stats {
+        /// Trace file (gzip accepted).
+        file: PathBuf,
+        /// Format override (default: detect).
+        #[arg(long)]
+        format: Option<String>,
+        /// Time unit of a disksim trace.
+        #[arg(long)]
+        time_unit: Option<String>,
+        /// Page size for the update ratio, bytes.
+        #[arg(long, default_value_t = 8192)]
+        page_bytes: u32,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// Print the effective configuration as TOML.
+    Show {
+        #[command(flatten)]
+        setup: Setup,
+    },
+    /// List presets and schemes.
+    List,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Preset or file to benchmark. Default: rep-raid-8ch (aged 80/10, GC active).
+    #[arg(long, short, default_value = "rep-raid-8ch")]
+    config: String,
+    /// Synthetic requests to simulate.
+    #[arg(long, default_value_t = 1_000_000)]
+    requests: u64,
+    /// Extra config overrides.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.verify, a.quiet),
+        Cmd::Compare(a) => commands::compare(&a.setup, &a.schemes, &a.variants, a.out_dir.as_deref(), a.verify),
+        Cmd::Trace { cmd: TraceCmd::Stats { file, format, time_unit, page_bytes, json } } => {
+            commands::trace_stats(&file, format.as_deref(), time_unit.as_deref(), page_bytes, json)
+        }
+        Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
+        Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
+        Cmd::Bench(a) => commands::bench(&a.config, a.requests, &a.sets),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

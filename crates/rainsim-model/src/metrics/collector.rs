@@ -21,7 +21,10 @@ pub struct LatencyStats {
 
 impl Default for LatencyStats {
     fn default() -> Self {
-        LatencyStats { hist: Histogram::new(3).expect("3 significant digits is valid"), sum: 0, max: 0 }
+        // 1 ns .. 2^45 ns (about 9.8 hours) at 3 significant digits; longer
+        // latencies saturate in the histogram but `max` and `sum` stay exact.
+        let hist = Histogram::new_with_bounds(1, 1 << 45, 3).expect("valid histogram bounds");
+        LatencyStats { hist, sum: 0, max: 0 }
     }
 }
 

@@ -169,7 +169,7 @@ impl<O: Observer> Ssd<O> {
             return;
         }
         if self.stripes.parity {
-            let at = self.controller_delay(self.cfg.timing.xor_ns);
+            let at = self.controller_delay(self.cfg.timing.xor_ns + self.cfg.timing.stripe_overhead_ns);
             self.q.at(at, Ev::XorDone(id));
         } else {
             self.xor_done(id);

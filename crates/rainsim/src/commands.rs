@@ -1,0 +1,213 @@
+//! The subcommands.
+
+use crate::settings::{self, SettingsError, PRESETS, SCHEMES};
+use crate::summary;
+use crate::workload;
+use crate::Setup;
+use indicatif::{ProgressBar, ProgressStyle};
+use rainsim_model::{run::RunOptions, Config, Report};
+use rainsim_trace::Trace;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Config, SettingsError> {
+    let mut sets = setup.sets.clone();
+    sets.extend_from_slice(extra);
+    let mut cfg = settings::resolve(&settings::Request { config: setup.config.as_deref(), scheme, sets: &sets })?;
+    workload::apply_format(&mut cfg, setup.format.as_deref(), setup.time_unit.as_deref())?;
+    Ok(cfg)
+}
+
+/// A progress bar on stderr that appears only once a run has taken a second
+/// and only when stderr is a terminal.
+struct Progress {
+    total: u64,
+    start: Instant,
+    bar: Option<ProgressBar>,
+    enabled: bool,
+}
+
+impl Progress {
+    fn new(total: u64, label: &str, enabled: bool) -> Progress {
+        let _ = label;
+        Progress { total, start: Instant::now(), bar: None, enabled: enabled && std::io::stderr().is_terminal() }
+    }
+    fn update(&mut self, done: u64) {
+        if !self.enabled {
+            return;
+        }
+        if self.bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
+            let b = ProgressBar::new(self.total);
+            b.set_style(
+                ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} requests ({per_sec}, eta {eta})")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+            self.bar = Some(b);
+        }
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
+    }
+    fn finish(self) {
+        if let Some(b) = self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+fn simulate(cfg: &Config, trace: &Trace, scheme: &str, verify: bool, show_progress: bool) -> Result<Report, Box<dyn std::error::Error>> {
+    let mut progress = Progress::new(trace.requests.len() as u64, scheme, show_progress);
+    let mut cb = |n: u64| progress.update(n);
+    let report = rainsim_model::simulate(
+        cfg,
+        &trace.requests,
+        RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress: &mut cb },
+    );
+    progress.finish();
+    Ok(report?)
+}
+
+fn write_report(path: &Path, report: &Report) -> Res {
+    let text = serde_json::to_string_pretty(report)?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// `rainsim run`.
+pub fn run(setup: &Setup, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
+    let scheme = setup.scheme.as_deref().unwrap_or("baseline");
+    let cfg = resolve(setup, Some(scheme), &[])?;
+    let trace = workload::load(&cfg, setup.trace.as_deref())?;
+    let report = simulate(&cfg, &trace, scheme, verify, !quiet)?;
+    if !quiet {
+        print!("{}", summary::render(&report));
+        if verify {
+            println!("verify: passed (every read returned its latest version; every stripe recoverable; every request completed once)");
+        }
+    }
+    if let Some(p) = out {
+        write_report(p, &report)?;
+        if !quiet {
+            println!("report written to {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// `rainsim compare`.
+pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: Option<&Path>, verify: bool) -> Res {
+    let mut runs: Vec<(String, Option<&str>, Vec<String>)> = Vec::new();
+    let base_scheme = setup.scheme.as_deref();
+    for s in schemes {
+        runs.push((s.clone(), Some(s.as_str()), Vec::new()));
+    }
+    for v in variants {
+        let sets: Vec<String> = v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        runs.push((v.clone(), base_scheme.or(Some("baseline")), sets));
+    }
+    if runs.is_empty() {
+        return Err("compare needs --schemes A,B and/or --variant KEY=VALUE (at least one)".into());
+    }
+    if let Some(d) = out_dir {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    let mut reports = Vec::new();
+    let mut trace_cache: Option<(u64, u32, Trace)> = None;
+    for (i, (label, scheme, sets)) in runs.iter().enumerate() {
+        let cfg = resolve(setup, *scheme, sets)?;
+        let cap = rainsim_model::run::capacity_bytes(&cfg);
+        // Reload only when the capacity or page size changed (the mapping depends on them).
+        let reuse = matches!(&trace_cache, Some((c, p, _)) if *c == cap && *p == cfg.geometry.page_bytes);
+        if !reuse {
+            trace_cache = Some((cap, cfg.geometry.page_bytes, workload::load(&cfg, setup.trace.as_deref())?));
+        }
+        let trace = &trace_cache.as_ref().expect("loaded").2;
+        eprintln!("[{}/{}] {label}", i + 1, runs.len());
+        let report = simulate(&cfg, trace, scheme.unwrap_or("baseline"), verify, true)?;
+        if let Some(d) = out_dir {
+            let name: String = label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+            write_report(&d.join(format!("{i:02}-{name}.json")), &report)?;
+        }
+        reports.push((label.clone(), report));
+    }
+    print!("{}", summary::side_by_side(&reports));
+    Ok(())
+}
+
+/// `rainsim trace stats`.
+pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_bytes: u32, json: bool) -> Res {
+    let mut cfg = Config::default();
+    workload::apply_format(&mut cfg, format, unit)?;
+    // Statistics describe the trace as recorded: no wrapping into a device.
+    let trace = rainsim_trace::load(file, &cfg.trace, u64::MAX / 2, page_bytes)?;
+    let st = rainsim_trace::stats(&trace.requests, page_bytes);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
+    } else {
+        println!("{} ({}, {} bytes, sha256 {})", trace.info.path, trace.info.format, trace.info.file_bytes, trace.info.sha256);
+        if trace.info.skipped_no_direction > 0 {
+            println!("skipped {} records without a direction", trace.info.skipped_no_direction);
+        }
+        if trace.info.unsorted_inversions > 0 {
+            println!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
+        }
+        print!("{st}");
+    }
+    Ok(())
+}
+
+/// `rainsim config show`.
+pub fn config_show(setup: &Setup) -> Res {
+    let cfg = resolve(setup, setup.scheme.as_deref().or(Some("baseline")), &[])?;
+    print!("{}", toml::to_string_pretty(&cfg)?);
+    Ok(())
+}
+
+/// `rainsim config list`.
+pub fn config_list() -> Res {
+    println!("presets (--config NAME):");
+    for (name, text) in PRESETS {
+        let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
+        println!("  {name:<22} {first}");
+    }
+    println!("schemes (--scheme NAME):");
+    for (name, text) in SCHEMES {
+        let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
+        println!("  {name:<22} {first}");
+    }
+    Ok(())
+}
+
+/// `rainsim bench`: simulation speed on the synthetic workload.
+pub fn bench(config: &str, requests: u64, sets: &[String]) -> Res {
+    let mut all = sets.to_vec();
+    all.push(format!("workload.requests={requests}"));
+    let cfg = settings::resolve(&settings::Request { config: Some(config), scheme: Some("baseline"), sets: &all })?;
+    let trace = workload::load(&cfg, None)?;
+    let report = simulate(&cfg, &trace, "baseline", false, true)?;
+    let t = &report.timing;
+    println!("config: {config}, {} synthetic requests, seed {}", trace.requests.len(), cfg.seed);
+    println!("device: {} GiB physical, GC count {}, erases {}, WAF {:.3}", physical_gib(&cfg), report.channels.iter().map(|c| c.gc_count).sum::<u64>(), report.flash_ops.erase, report.waf);
+    println!("setup (build + precondition): {:.3} s", t.setup_s);
+    println!("simulation: {:.3} s wall, {:.3} s CPU", t.wall_s, t.cpu_s);
+    println!("speed: {:.0} host requests per CPU-second", t.requests_per_cpu_s);
+    if let Some(kb) = peak_rss_kib() {
+        let pages = cfg.physical_pages();
+        println!("peak RSS: {:.1} MiB ({:.2} bytes per physical page incl. trace buffers)", kb as f64 / 1024.0, kb as f64 * 1024.0 / pages as f64);
+    }
+    Ok(())
+}
+
+fn physical_gib(cfg: &Config) -> f64 {
+    cfg.physical_pages() as f64 * cfg.geometry.page_bytes as f64 / (1u64 << 30) as f64
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1,0 +1,145 @@
+//! Building the effective configuration: preset or file → scheme overlay →
+//! `--set key=value` overrides, merged as TOML tables and then parsed once
+//! (so unknown keys are reported with their path).
+
+use rainsim_model::Config;
+use std::path::Path;
+use toml::{Table, Value};
+
+/// Device presets shipped with rainsim (`configs/*.toml`), by name.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../../../configs/default.toml")),
+    ("rep-raid-8ch", include_str!("../../../configs/rep-raid-8ch.toml")),
+    ("degraded-mode-8ch", include_str!("../../../configs/degraded-mode-8ch.toml")),
+    ("degraded-mode-16ch", include_str!("../../../configs/degraded-mode-16ch.toml")),
+    ("adaptive-parity-6ch", include_str!("../../../configs/adaptive-parity-6ch.toml")),
+    ("adaptive-parity-8ch", include_str!("../../../configs/adaptive-parity-8ch.toml")),
+];
+
+/// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).
+pub const SCHEMES: &[(&str, &str)] = &[("baseline", include_str!("../../../configs/schemes/baseline.toml"))];
+
+/// A configuration problem, said for a person.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SettingsError(pub String);
+
+fn parse_table(text: &str, origin: &str) -> Result<Table, SettingsError> {
+    text.parse::<Table>().map_err(|e| SettingsError(format!("{origin}: {e}")))
+}
+
+/// Loads a preset by name or a TOML file by path.
+pub fn load_base(config: Option<&str>) -> Result<(Table, String), SettingsError> {
+    let name = config.unwrap_or("default");
+    if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) {
+        return Ok((parse_table(text, &format!("preset {name}"))?, name.to_string()));
+    }
+    let path = Path::new(name);
+    if path.exists() {
+        let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{name}: {e}")))?;
+        return Ok((parse_table(&text, name)?, name.to_string()));
+    }
+    let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+    Err(SettingsError(format!("'{name}' is neither a file nor a preset; presets: {}", names.join(", "))))
+}
+
+/// Deep-merges `over` into `base` (tables merge, everything else replaces).
+pub fn merge(base: &mut Table, over: Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(Value::Table(b)), Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Applies one `key.path=value` override; the value is read as TOML
+/// (`8`, `0.5`, `true`, `"x"`, `[1, 2]`) or else taken as a bare string.
+pub fn apply_set(table: &mut Table, set: &str) -> Result<(), SettingsError> {
+    let (key, raw) = set
+        .split_once('=')
+        .ok_or_else(|| SettingsError(format!("--set '{set}': expected key=value, e.g. raid.stripe_width=8")))?;
+    let key = key.trim();
+    let raw = raw.trim();
+    let value = match format!("v = {raw}").parse::<Table>() {
+        Ok(mut t) => t.remove("v").expect("parsed key"),
+        Err(_) => Value::String(raw.to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(SettingsError(format!("--set '{set}': empty key segment")));
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t.entry(p.to_string()).or_insert_with(|| Value::Table(Table::new()));
+        t = match entry {
+            Value::Table(inner) => inner,
+            _ => return Err(SettingsError(format!("--set '{set}': '{p}' is a value, not a section"))),
+        };
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+/// What the user asked for.
+#[derive(Debug, Clone, Default)]
+pub struct Request<'a> {
+    /// Preset name or file path.
+    pub config: Option<&'a str>,
+    /// Scheme name.
+    pub scheme: Option<&'a str>,
+    /// `--set` overrides in order.
+    pub sets: &'a [String],
+}
+
+/// Builds and validates the effective configuration.
+pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
+    let (mut table, origin) = load_base(req.config)?;
+    if let Some(s) = req.scheme {
+        let Some((_, text)) = SCHEMES.iter().find(|(n, _)| *n == s) else {
+            let names: Vec<&str> = SCHEMES.iter().map(|(n, _)| *n).collect();
+            return Err(SettingsError(format!("unknown scheme '{s}'; schemes: {}", names.join(", "))));
+        };
+        merge(&mut table, parse_table(text, &format!("scheme {s}"))?);
+    }
+    for s in req.sets {
+        apply_set(&mut table, s)?;
+    }
+    let cfg: Config = Table::try_into(table).map_err(|e| SettingsError(format!("{origin} (with overrides): {e}")))?;
+    cfg.validate().map_err(|e| SettingsError(format!("{origin}: {e}")))?;
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_and_scheme_resolves() {
+        for (p, _) in PRESETS {
+            for (s, _) in SCHEMES {
+                resolve(&Request { config: Some(p), scheme: Some(s), sets: &[] })
+                    .unwrap_or_else(|e| panic!("preset {p} scheme {s}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn set_overrides_and_rejects_unknown_keys() {
+        let sets = vec!["raid.stripe_width=8".to_string(), "seed=99".into(), "policy.read_priority=false".into()];
+        let cfg = resolve(&Request { config: Some("adaptive-parity-8ch"), scheme: None, sets: &sets }).unwrap();
+        assert_eq!(cfg.raid.stripe_width, 8);
+        assert_eq!(cfg.seed, 99);
+        assert!(!cfg.policy.read_priority);
+        let bad = vec!["raid.stripe_wdith=8".to_string()];
+        let e = resolve(&Request { config: None, scheme: None, sets: &bad }).unwrap_err().to_string();
+        assert!(e.contains("stripe_wdith"), "{e}");
+        let bad = vec!["raid.stripe_width=99".to_string()];
+        let e = resolve(&Request { config: None, scheme: None, sets: &bad }).unwrap_err().to_string();
+        assert!(e.contains("stripe_width"), "{e}");
+        let e = resolve(&Request { config: Some("no-such"), scheme: None, sets: &[] }).unwrap_err().to_string();
+        assert!(e.contains("rep-raid-8ch"), "lists presets: {e}");
+    }
+}

@@ -1,0 +1,124 @@
+//! Human-readable summaries of reports.
+
+use rainsim_model::metrics::report::ClassLatency;
+use rainsim_model::Report;
+use std::fmt::Write;
+
+/// Formats nanoseconds with a fitting unit.
+pub fn ns(v: f64) -> String {
+    if v >= 1e9 {
+        format!("{:.3} s", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.3} ms", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1} µs", v / 1e3)
+    } else {
+        format!("{v:.0} ns")
+    }
+}
+
+fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
+    let _ = writeln!(
+        out,
+        "  {name:<6}{:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        c.count,
+        ns(c.mean_ns),
+        ns(c.p50_ns as f64),
+        ns(c.p99_ns as f64),
+        ns(c.p99_9_ns as f64),
+        ns(c.p99_99_ns as f64),
+        ns(c.max_ns as f64),
+        ns(c.sum_ns as f64),
+    );
+}
+
+/// The summary of one run.
+pub fn render(r: &Report) -> String {
+    let mut o = String::new();
+    let trace = r.trace.get("path").and_then(|v| v.as_str()).unwrap_or("?");
+    let fmt = r.trace.get("format").and_then(|v| v.as_str()).unwrap_or("?");
+    let _ = writeln!(o, "rainsim {} — scheme {}, seed {}, trace {trace} ({fmt})", r.version, r.scheme, r.seed);
+    let _ = writeln!(o, "simulated span {}, {:.1} IOPS, capacity {:.1} GiB", ns(r.sim.span_ns as f64), r.iops, r.sim.capacity_bytes as f64 / (1u64 << 30) as f64);
+    let _ = writeln!(o, "\nlatency   {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}", "count", "mean", "p50", "p99", "p99.9", "p99.99", "max", "sum");
+    class_row(&mut o, "read", &r.latency.read);
+    class_row(&mut o, "write", &r.latency.write);
+    class_row(&mut o, "all", &r.latency.all);
+    let _ = writeln!(o, "\nchannel        ops  avg_blocked  busy    GC  moved  erases  read p99.9");
+    for (i, c) in r.channels.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "  {i:>3} {:>10} {:>12.2} {:>5.1}% {:>5} {:>6} {:>7} {:>11}",
+            c.ops,
+            c.avg_blocked,
+            c.busy_fraction * 100.0,
+            c.gc_count,
+            c.pages_moved,
+            c.erases,
+            ns(c.read_p99_9_ns as f64)
+        );
+    }
+    let b = &r.balance;
+    let _ = writeln!(o, "  cv: blocked {:.3}, completed {:.3}, GC {:.3}, busy {:.3}", b.cv_blocked, b.cv_completed, b.cv_gc, b.cv_busy);
+    let f = &r.flash_ops;
+    let _ = writeln!(
+        o,
+        "\nflash ops: host read {}, host program {}, pre-read {}, degraded read {}, parity program {}, GC read/program {}, erase {}",
+        f.host_read, f.host_program, f.pre_read, f.degraded_read, f.parity_program, f.gc_read, f.erase
+    );
+    let d = &r.raid;
+    let _ = writeln!(
+        o,
+        "raid: full-stripe {}, RMW {}, RCW {}, adjusted {}, plain {}, pre-reads {}, degraded reads {}, degraded updates {}",
+        d.full_stripe_writes, d.rmw, d.rcw, d.adjusted, d.plain_writes, d.prereads, d.degraded_reads, d.degraded_updates
+    );
+    let _ = writeln!(o, "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}", r.waf, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_max);
+    if r.host.unmapped_reads > 0 {
+        let _ = writeln!(o, "note: {} page reads hit never-written pages (served as zeros, no flash access)", r.host.unmapped_reads);
+    }
+    if r.host.held_by_queue_depth > 0 {
+        let _ = writeln!(o, "note: {} requests waited for the host queue-depth cap", r.host.held_by_queue_depth);
+    }
+    let t = &r.timing;
+    let _ = writeln!(o, "run: {:.2} s wall, {:.2} s CPU, {:.0} requests per CPU-second (setup {:.2} s)", t.wall_s, t.cpu_s, t.requests_per_cpu_s, t.setup_s);
+    o
+}
+
+/// Several runs side by side, one column each.
+pub fn side_by_side(runs: &[(String, Report)]) -> String {
+    let mut o = String::new();
+    let w = runs.iter().map(|(l, _)| l.len()).max().unwrap_or(8).clamp(12, 32);
+    let _ = write!(o, "{:<22}", "metric");
+    for (l, _) in runs {
+        let _ = write!(o, " {l:>w$}");
+    }
+    o.push('\n');
+    type Get = fn(&Report) -> String;
+    let rows: &[(&str, Get)] = &[
+        ("read mean", |r| ns(r.latency.read.mean_ns)),
+        ("read p99", |r| ns(r.latency.read.p99_ns as f64)),
+        ("read p99.9", |r| ns(r.latency.read.p99_9_ns as f64)),
+        ("read p99.99", |r| ns(r.latency.read.p99_99_ns as f64)),
+        ("write mean", |r| ns(r.latency.write.mean_ns)),
+        ("write p99.9", |r| ns(r.latency.write.p99_9_ns as f64)),
+        ("all mean", |r| ns(r.latency.all.mean_ns)),
+        ("overall I/O time", |r| ns(r.latency.all.sum_ns as f64)),
+        ("IOPS", |r| format!("{:.1}", r.iops)),
+        ("cv blocked", |r| format!("{:.3}", r.balance.cv_blocked)),
+        ("cv completed", |r| format!("{:.3}", r.balance.cv_completed)),
+        ("GC count", |r| r.channels.iter().map(|c| c.gc_count).sum::<u64>().to_string()),
+        ("full-stripe writes", |r| r.raid.full_stripe_writes.to_string()),
+        ("RMW", |r| r.raid.rmw.to_string()),
+        ("RCW", |r| r.raid.rcw.to_string()),
+        ("adjusted", |r| r.raid.adjusted.to_string()),
+        ("pre-reads", |r| r.raid.prereads.to_string()),
+        ("WAF", |r| format!("{:.3}", r.waf)),
+    ];
+    for (name, get) in rows {
+        let _ = write!(o, "{name:<22}");
+        for (_, r) in runs {
+            let _ = write!(o, " {:>w$}", get(r));
+        }
+        o.push('\n');
+    }
+    o
+}

@@ -1,0 +1,28 @@
+//! The requests of a run: a trace file (with the config's `[trace]` options
+//! and the command line's format overrides) or the built-in synthetic workload.
+
+use crate::settings::SettingsError;
+use rainsim_model::Config;
+use rainsim_trace::{Format, TimeUnit, Trace};
+use std::path::Path;
+
+/// Applies `--format` / `--time-unit` to the config's trace options.
+pub fn apply_format(cfg: &mut Config, format: Option<&str>, unit: Option<&str>) -> Result<(), SettingsError> {
+    if let Some(f) = format {
+        cfg.trace.format = Some(f.parse::<Format>().map_err(|e| SettingsError(format!("--format: {e}")))?);
+    }
+    if let Some(u) = unit {
+        cfg.trace.time_unit = Some(u.parse::<TimeUnit>().map_err(|e| SettingsError(format!("--time-unit: {e}")))?);
+    }
+    Ok(())
+}
+
+/// Loads the trace, or generates the synthetic workload when `trace` is None.
+pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> {
+    let cap = rainsim_model::run::capacity_bytes(cfg);
+    let page = cfg.geometry.page_bytes;
+    match trace {
+        Some(p) => rainsim_trace::load(p, &cfg.trace, cap, page).map_err(|e| SettingsError(e.to_string())),
+        None => rainsim_trace::generate(&cfg.workload, cap, cfg.seed).map_err(|e| SettingsError(e.to_string())),
+    }
+}
