@@ -93,13 +93,35 @@ impl Ftl {
         Some(ppn)
     }
 
-    /// Allocates a page on global die `die`, rotating over its planes.
+    /// Whether a host program may take a page of `plane`: one erased block
+    /// always stays in reserve so that GC can relocate a victim's pages.
+    #[inline]
+    fn plane_takes_writes(&self, plane: u32) -> bool {
+        let pm = &self.planes[plane as usize];
+        let active_room = pm.active.is_some_and(|b| {
+            (self.blocks[(self.layout.first_block(plane) + b) as usize].written as u32) < self.layout.pages_per_block
+        });
+        pm.free.len() >= 2 || (active_room && !pm.free.is_empty())
+    }
+
+    /// Whether any plane of `die` can take a host program.
+    #[inline]
+    pub fn die_takes_writes(&self, die: u32) -> bool {
+        let first = self.layout.first_plane(die);
+        (first..first + self.layout.planes_per_die).any(|p| self.plane_takes_writes(p))
+    }
+
+    /// Allocates a page for a host program on global die `die`, rotating over
+    /// its planes and leaving each plane's GC reserve alone.
     pub fn allocate(&mut self, die: u32, alloc: &mut dyn BlockAllocator) -> Result<Ppn, OutOfSpace> {
         let ppd = self.layout.planes_per_die;
         let start = self.plane_cursor[die as usize];
         for i in 0..ppd {
             let p = (start + i) % ppd;
             let plane = self.layout.first_plane(die) + p;
+            if !self.plane_takes_writes(plane) {
+                continue;
+            }
             if let Some(ppn) = self.take_page(plane, alloc) {
                 self.plane_cursor[die as usize] = (p + 1) % ppd;
                 return Ok(ppn);

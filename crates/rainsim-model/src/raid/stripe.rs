@@ -3,8 +3,9 @@
 //! A stripe has k chunks (k − 1 data + 1 parity), one page each, on k distinct
 //! channels out of m. Stripe s uses channels `(s·k + j) mod m` for positions
 //! j = 0..k, so consecutive stripes rotate over channel groups when k < m.
-//! The parity position rotates once per "row" of stripes (a row is one pass
-//! over all m channels) so that every channel holds the same share of parity.
+//! The stripe bases repeat every L = m / gcd(m, k) stripes (one period); the
+//! parity position steps down by one each period, so over k periods every
+//! channel holds parity exactly equally often, whatever m and k.
 //! Without RAID the layout degenerates to k = 1, no parity, channel = lpn mod m.
 //!
 //! Chunks are numbered `s·k + j`; this chunk id is the FTL's logical page.
@@ -23,12 +24,22 @@ pub struct StripeLayout {
     pub parity: bool,
     /// Stripes in the logical space.
     pub stripes: u32,
+    /// Stripes per period of the base rotation, m / gcd(m, k).
+    period: u32,
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 impl StripeLayout {
     /// Layout with `stripes` stripes of `width` chunks over `channels`.
     pub fn new(channels: u32, width: u32, parity: bool, stripes: u32) -> Self {
-        StripeLayout { channels, width, parity, stripes }
+        StripeLayout { channels, width, parity, stripes, period: channels / gcd(channels, width) }
     }
     /// Data chunks per stripe.
     #[inline]
@@ -46,8 +57,7 @@ impl StripeLayout {
     /// Position of the parity chunk of stripe `s`.
     #[inline]
     pub fn parity_pos(&self, s: u32) -> u32 {
-        let row = (s as u64 * self.width as u64 / self.channels as u64) as u32;
-        self.width - 1 - row % self.width
+        self.width - 1 - (s / self.period) % self.width
     }
     /// Position of data index `d` (0..k−1) in stripe `s`.
     #[inline]
@@ -121,7 +131,7 @@ mod tests {
 
     #[test]
     fn parity_and_chunks_balanced_over_channels() {
-        for (m, k) in [(8, 4), (8, 8), (6, 6), (16, 4), (8, 6), (16, 8), (8, 3)] {
+        for (m, k) in [(8, 4), (8, 8), (6, 6), (16, 4), (8, 6), (16, 8), (8, 3), (16, 6), (8, 5), (16, 7), (3, 3)] {
             let l = StripeLayout::new(m, k, true, 0);
             let n = (m * k * 8) as u32;
             let mut parity = vec![0u32; m as usize];
@@ -136,8 +146,7 @@ mod tests {
                 }
                 parity[l.channel(s, l.parity_pos(s)) as usize] += 1;
             }
-            let (lo, hi) = (parity.iter().min().unwrap(), parity.iter().max().unwrap());
-            assert!(hi - lo <= hi / 4 + 1, "parity unbalanced for m={m} k={k}: {parity:?}");
+            assert!(parity.iter().all(|&p| p == parity[0]), "parity unbalanced for m={m} k={k}: {parity:?}");
             assert!(all.iter().all(|&a| a == all[0]), "chunks unbalanced: {all:?}");
         }
     }

@@ -47,6 +47,23 @@ pub struct StripeJob {
     pub acc: u32,
 }
 
+/// Bit mask of the data positions of a stripe of `width` with parity at `parity_pos`.
+pub fn data_mask(width: u32, parity_pos: u32) -> u64 {
+    let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    all & !(1u64 << parity_pos)
+}
+
+/// The pre-read sets of both routines for a stripe write (module docs give the
+/// rule). A full-stripe write has both sets empty.
+pub fn plan_stripe_write(width: u32, parity_pos: u32, stripe: u32, written: u64, partial: u64, exists: u64) -> UpdatePlan {
+    let data = data_mask(width, parity_pos);
+    if written == data && partial == 0 {
+        return UpdatePlan { stripe, rmw: 0, rcw: 0, written };
+    }
+    let p = 1u64 << parity_pos;
+    UpdatePlan { stripe, rmw: (written | p) & exists, rcw: ((data & !written) | partial) & exists, written }
+}
+
 impl<O: Observer> Ssd<O> {
     /// Creates a job and starts it, or queues it behind the stripe's current job.
     pub(crate) fn submit_job(&mut self, req: u32, stripe: u32, written: u64, partial: u64) {
@@ -103,18 +120,11 @@ impl<O: Observer> Ssd<O> {
             }
         }
         let reads = if self.stripes.parity {
-            let p = 1u64 << self.stripes.parity_pos(j.stripe);
-            let all = (if w == 64 { u64::MAX } else { (1u64 << w) - 1 }) & !p;
-            if j.written == all && j.partial == 0 {
+            let plan = plan_stripe_write(w, self.stripes.parity_pos(j.stripe), j.stripe, j.written, j.partial, exists);
+            if plan.rmw == 0 && plan.rcw == 0 && j.written == data_mask(w, self.stripes.parity_pos(j.stripe)) {
                 self.obs.stripe_write(StripeWrite::Full, false, 0);
                 0
             } else {
-                let plan = UpdatePlan {
-                    stripe: j.stripe,
-                    rmw: (j.written | p) & exists,
-                    rcw: ((all & !j.written) | j.partial) & exists,
-                    written: j.written,
-                };
                 let view = crate::ssd::device_view!(self);
                 let routine = self.policies.parity.choose(&view, &plan);
                 let adjusted = routine != fewest(&plan);
@@ -244,5 +254,44 @@ impl<O: Observer> Ssd<O> {
             self.start_job(head);
         }
         self.finish_unit(j.req);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bits(v: &[u32]) -> u64 {
+        v.iter().map(|&b| 1u64 << b).sum()
+    }
+
+    /// A 5+1 stripe with parity at position 5, every chunk already written.
+    #[test]
+    fn rmw_and_rcw_sets_for_a_5_plus_1_stripe() {
+        let all = bits(&[0, 1, 2, 3, 4, 5]);
+        // One chunk (d0): RMW reads d0 + P (2), RCW reads d1..d4 (4).
+        let p = plan_stripe_write(6, 5, 0, bits(&[0]), 0, all);
+        assert_eq!((p.rmw, p.rcw), (bits(&[0, 5]), bits(&[1, 2, 3, 4])));
+        assert_eq!(fewest(&p), Routine::Rmw);
+        // Three chunks: RMW 4, RCW 2.
+        let p = plan_stripe_write(6, 5, 0, bits(&[0, 1, 2]), 0, all);
+        assert_eq!((p.rmw, p.rcw), (bits(&[0, 1, 2, 5]), bits(&[3, 4])));
+        assert_eq!(fewest(&p), Routine::Rcw);
+        // Two chunks: 3 vs 3, a tie goes to RCW (Linux md).
+        let p = plan_stripe_write(6, 5, 0, bits(&[1, 2]), 0, all);
+        assert_eq!((p.rmw.count_ones(), p.rcw.count_ones()), (3, 3));
+        assert_eq!(fewest(&p), Routine::Rcw);
+        // Half of d0: RCW must also read old d0 to merge the page.
+        let p = plan_stripe_write(6, 5, 0, bits(&[0]), bits(&[0]), all);
+        assert_eq!((p.rmw, p.rcw), (bits(&[0, 5]), bits(&[0, 1, 2, 3, 4])));
+        // Full stripe: nothing to read.
+        let p = plan_stripe_write(6, 5, 0, bits(&[0, 1, 2, 3, 4]), 0, all);
+        assert_eq!((p.rmw, p.rcw), (0, 0));
+        // Never-written chunks are zeros: no pre-read. Only d3 and P exist.
+        let p = plan_stripe_write(6, 5, 0, bits(&[0]), 0, bits(&[3, 5]));
+        assert_eq!((p.rmw, p.rcw), (bits(&[5]), bits(&[3])));
+        // Parity in the middle (position 2): data positions skip it.
+        let p = plan_stripe_write(6, 2, 0, bits(&[0, 1]), 0, all);
+        assert_eq!((p.rmw, p.rcw), (bits(&[0, 1, 2]), bits(&[3, 4, 5])));
     }
 }

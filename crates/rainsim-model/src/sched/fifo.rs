@@ -33,9 +33,10 @@ impl ChannelScheduler for Fifo {
     fn push_write(&mut self, op: FlashOp) {
         self.writes.push_back(op);
     }
-    fn pop_for(&mut self, die: u32) -> Option<FlashOp> {
+    fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
         let q = &mut self.reads[die as usize];
-        let take_read = match (q.front(), self.writes.front()) {
+        let write = if writes_ok { self.writes.front() } else { None };
+        let take_read = match (q.front(), write) {
             (None, None) => return None,
             (Some(_), None) => true,
             (None, Some(_)) => false,
@@ -79,13 +80,15 @@ mod tests {
             f.push_write(op(1, Origin::HostProgram));
             f.push_read(0, op(2, Origin::HostRead));
             f.push_read(0, op(3, Origin::PreRead));
-            let got: Vec<u32> = std::iter::from_fn(|| f.pop_for(0)).map(|o| o.seq).collect();
+            let got: Vec<u32> = std::iter::from_fn(|| f.pop_for(0, true)).map(|o| o.seq).collect();
             assert_eq!(got, expect, "read_priority = {prio}");
         }
         // A read for die 1 is never served to die 0.
         let mut f = Fifo::new(2, true);
         f.push_read(1, op(7, Origin::HostRead));
-        assert!(f.pop_for(0).is_none());
+        assert!(f.pop_for(0, true).is_none());
+        f.push_write(op(8, Origin::HostProgram));
+        assert!(f.pop_for(0, false).is_none(), "a full die takes no program");
         assert_eq!(f.reads_queued_for(1), 1);
     }
 }

@@ -18,8 +18,9 @@ pub trait ChannelScheduler {
     fn push_read_front(&mut self, die: u32, op: FlashOp);
     /// Queues a program for any die of the channel.
     fn push_write(&mut self, op: FlashOp);
-    /// Next operation for idle channel-local die `die`, if any.
-    fn pop_for(&mut self, die: u32) -> Option<FlashOp>;
+    /// Next operation for idle channel-local die `die`, if any; programs only
+    /// when `writes_ok` (the die has room for them).
+    fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp>;
     /// Reads waiting on the channel.
     fn reads_queued(&self) -> u32;
     /// Reads waiting for channel-local die `die`.

@@ -14,7 +14,8 @@ impl<O: Observer> Ssd<O> {
             // Re-check idleness each time: a re-routed read may have dispatched
             // this channel recursively.
             while self.dies[die as usize].idle() && !self.start_gc_if_needed(die) {
-                let Some(op) = self.channels[ch as usize].sched.pop_for(die - first) else { break };
+                let writes_ok = self.ftl.die_takes_writes(die);
+                let Some(op) = self.channels[ch as usize].sched.pop_for(die - first, writes_ok) else { break };
                 self.start_op(die, op);
             }
         }

@@ -1,0 +1,65 @@
+//! Integration tests of the device model (one test binary).
+
+mod determinism;
+mod gc;
+mod props;
+mod queueing;
+mod traces;
+mod writes;
+
+use rainsim_model::config::{Config, RaidLevel};
+use std::path::PathBuf;
+
+/// A small device: `channels` × 1 chip × `dies` dies × `planes` planes.
+pub fn tiny(channels: u32, dies: u32, planes: u32, blocks: u32, ppb: u32, raid: Option<u32>) -> Config {
+    let mut c = Config::default();
+    c.geometry.channels = channels;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.dies_per_chip = dies;
+    c.geometry.planes_per_die = planes;
+    c.geometry.blocks_per_plane = blocks;
+    c.geometry.pages_per_block = ppb;
+    c.geometry.page_bytes = 4096;
+    c.precondition.valid = 0.0;
+    c.precondition.invalid = 0.0;
+    match raid {
+        Some(k) => {
+            c.raid.level = RaidLevel::Raid5;
+            c.raid.stripe_width = k;
+        }
+        None => c.raid.level = RaidLevel::None,
+    }
+    c
+}
+
+/// The shared trace samples; a missing folder fails the test loudly.
+pub fn traces_dir() -> PathBuf {
+    let dir = std::env::var_os("RAINSIM_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"));
+    assert!(
+        dir.is_dir(),
+        "shared trace samples not found at {} — set RAINSIM_TRACES to the folder holding them",
+        dir.display()
+    );
+    dir
+}
+
+/// Every trace sample file in the shared folder.
+pub fn trace_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(traces_dir())
+        .expect("readable traces folder")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 10, "expected the 10 shared trace samples, found {}", v.len());
+    v
+}
+
+/// A preset from `configs/`.
+pub fn preset(name: &str) -> Config {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs").join(format!("{name}.toml"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    Config::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
