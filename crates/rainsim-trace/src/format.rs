@@ -1,0 +1,463 @@
+//! Trace file formats, their names, and auto-detection.
+//!
+//! # Detection rule
+//!
+//! [`detect`] looks at the first non-empty lines (the reader passes up to
+//! [`DETECT_LINES`]) and classifies each one by its shape alone:
+//!
+//! | shape of a line | format |
+//! |---|---|
+//! | header `Timestamp,Response,IOType,...` / `Timestamp,Hostname,...` / `ASU,LBA,...` / `device_id,opcode,...` (first line only) | systor / msr / spc / alibaba |
+//! | 7 comma-separated fields, 4th is `Read`/`Write` | msr |
+//! | 6 comma-separated fields, 3rd is `R`, `W` or blank | systor |
+//! | 5+ comma-separated fields, 4th is `r`/`R`/`w`/`W` | spc |
+//! | 5 comma-separated fields, 2nd is `R`/`W` | alibaba |
+//! | 5 whitespace-separated unsigned numbers | the numeric family, below |
+//!
+//! Lines matching no shape are ignored by detection (the parser reports them
+//! with their line number). If two lines match different formats, detection
+//! fails and asks for an explicit format; it never picks by majority.
+//!
+//! The numeric family (`disksim`, `ssdsim`, `msr-window`) all have the columns
+//! `time device address size op`; they differ in units only. Over all sampled
+//! numeric lines:
+//!
+//! 1. some time field contains `.` and every address **and** size is a multiple
+//!    of 512 → `msr-window` (ms, bytes, bytes);
+//! 2. some time field contains `.` otherwise → `disksim` with [`TimeUnit::Ms`]
+//!    (addresses and sizes in 512-byte sectors);
+//! 3. all time fields are integers → `disksim` with [`TimeUnit::Ns`]. This is
+//!    also what an SSDsim file is detected as: `ssdsim` and `disksim`+`ns`
+//!    read every line identically, so the label is the only difference.
+//!
+//! Rule 1 relies on block traces in bytes being sector-aligned, while sector
+//! numbers and sector counts of a DiskSim file are essentially never all
+//! multiples of 512. An explicit format always overrides detection.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How many non-empty lines the reader hands to [`detect`].
+pub const DETECT_LINES: usize = 200;
+
+/// A supported trace file format. See the crate README of the traces and
+/// [`Format::columns`] for the exact columns and units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// MSR Cambridge CSV: FILETIME (100 ns ticks), bytes; device = DiskNumber.
+    Msr,
+    /// UMass/SPC CSV: ASU, LBA (512 B sectors), size (bytes), opcode, seconds.
+    Spc,
+    /// SYSTOR '17 CSV with header: Unix seconds (9 decimals), bytes; device = LUN.
+    Systor,
+    /// Alibaba 2020 block traces: device, opcode, bytes, µs since the epoch.
+    Alibaba,
+    /// DiskSim/MQSim ASCII: time (ns or ms, see [`TimeUnit`]), device, 512 B sectors, 1 = read.
+    Disksim,
+    /// SSDsim ASCII: time ns, device, 512 B sectors, 1 = read (= `disksim` with ns).
+    Ssdsim,
+    /// FlashNet/Heimdall MSR windows: time ms (decimal), device, bytes, 1 = read.
+    MsrWindow,
+}
+
+impl Format {
+    /// Every format, in documentation order.
+    pub const ALL: [Format; 7] = [
+        Format::Msr,
+        Format::Spc,
+        Format::Systor,
+        Format::Alibaba,
+        Format::Disksim,
+        Format::Ssdsim,
+        Format::MsrWindow,
+    ];
+
+    /// The name used in configuration files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Msr => "msr",
+            Format::Spc => "spc",
+            Format::Systor => "systor",
+            Format::Alibaba => "alibaba",
+            Format::Disksim => "disksim",
+            Format::Ssdsim => "ssdsim",
+            Format::MsrWindow => "msr-window",
+        }
+    }
+
+    /// Column names, separated as in the file (comma or space).
+    pub fn columns(self) -> &'static str {
+        match self {
+            Format::Msr => "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+            Format::Spc => "ASU,LBA,Size,Opcode,Timestamp",
+            Format::Systor => "Timestamp,Response,IOType,LUN,Offset,Size",
+            Format::Alibaba => "device_id,opcode,offset,length,timestamp",
+            Format::Disksim => "arrival_time device lba_sectors size_sectors type",
+            Format::Ssdsim => "time_ns device lsn size_sectors op",
+            Format::MsrWindow => "time_ms device offset_bytes size_bytes op",
+        }
+    }
+
+    /// True for the comma-separated formats.
+    pub fn is_csv(self) -> bool {
+        matches!(
+            self,
+            Format::Msr | Format::Spc | Format::Systor | Format::Alibaba
+        )
+    }
+
+    /// Number of fields a line must have (SPC: at least this many).
+    pub fn field_count(self) -> usize {
+        match self {
+            Format::Msr => 7,
+            Format::Systor => 6,
+            _ => 5,
+        }
+    }
+
+    /// Whether `line` is this format's header line (only accepted as the
+    /// first non-empty line of a file). Compares the first two column names,
+    /// case-insensitively.
+    pub fn is_header(self, line: &[u8]) -> bool {
+        if !self.is_csv() {
+            return false;
+        }
+        let mut want = self.columns().split(',');
+        let mut got = line.split(|&b| b == b',').map(trim);
+        (0..2).all(|_| match (want.next(), got.next()) {
+            (Some(w), Some(g)) => g.eq_ignore_ascii_case(w.as_bytes()),
+            _ => false,
+        })
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                format!(
+                    "unknown trace format `{s}`; valid formats: {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// Unit of the time column of a [`Format::Disksim`] file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimeUnit {
+    /// Nanoseconds (MQSim's convention; integers expected, decimals are rounded).
+    Ns,
+    /// Milliseconds (DiskSim's convention; decimals allowed, exact to 1 ns).
+    Ms,
+}
+
+impl TimeUnit {
+    /// The name used in configuration files ("ns", "ms").
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::Ns => "ns",
+            TimeUnit::Ms => "ms",
+        }
+    }
+}
+
+impl fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for TimeUnit {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "ns" => Ok(TimeUnit::Ns),
+            "ms" => Ok(TimeUnit::Ms),
+            _ => Err(format!("unknown time unit `{s}`; valid units: ns, ms")),
+        }
+    }
+}
+
+/// Strips spaces and tabs around a field.
+pub(crate) fn trim(f: &[u8]) -> &[u8] {
+    let start = f
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t'))
+        .unwrap_or(f.len());
+    let end = f
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t'))
+        .map_or(start, |e| e + 1);
+    &f[start..end]
+}
+
+/// Strips a trailing `\n` / `\r\n` / `\r`.
+pub(crate) fn chomp(mut line: &[u8]) -> &[u8] {
+    while let [rest @ .., b'\n' | b'\r'] = line {
+        line = rest;
+    }
+    line
+}
+
+/// What one sampled line looks like.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    Csv(Format),
+    Numeric {
+        decimal_time: bool,
+        byte_aligned: bool,
+    },
+    Unknown,
+}
+
+fn is_uint(f: &[u8]) -> bool {
+    !f.is_empty() && f.iter().all(u8::is_ascii_digit)
+}
+
+fn is_udecimal(f: &[u8]) -> bool {
+    let digits = f.iter().filter(|b| b.is_ascii_digit()).count();
+    digits > 0
+        && f.iter().filter(|&&b| b == b'.').count() <= 1
+        && digits + usize::from(f.contains(&b'.')) == f.len()
+}
+
+fn is_rw(f: &[u8]) -> bool {
+    matches!(f, b"r" | b"R" | b"w" | b"W")
+}
+
+fn classify(line: &[u8], first: bool) -> Shape {
+    if line.contains(&b',') {
+        if first {
+            if let Some(f) = Format::ALL.into_iter().find(|f| f.is_header(line)) {
+                return Shape::Csv(f);
+            }
+        }
+        let mut fields = [&b""[..]; 8];
+        let mut n = 0;
+        for f in line.split(|&b| b == b',') {
+            if n < fields.len() {
+                fields[n] = trim(f);
+            }
+            n += 1;
+        }
+        let numeric0 = is_udecimal(fields[0]);
+        if n == 7
+            && numeric0
+            && (fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write"))
+        {
+            Shape::Csv(Format::Msr)
+        } else if n == 6 && numeric0 && (is_rw(fields[2]) || fields[2].is_empty()) {
+            Shape::Csv(Format::Systor)
+        } else if n >= 5 && numeric0 && is_rw(fields[3]) {
+            Shape::Csv(Format::Spc)
+        } else if n == 5 && numeric0 && is_rw(fields[1]) {
+            Shape::Csv(Format::Alibaba)
+        } else {
+            Shape::Unknown
+        }
+    } else {
+        let mut fields = [&b""[..]; 5];
+        let mut n = 0;
+        for f in line
+            .split(|b| matches!(b, b' ' | b'\t'))
+            .filter(|f| !f.is_empty())
+        {
+            if n < 5 {
+                fields[n] = f;
+            }
+            n += 1;
+        }
+        if n != 5 || !is_udecimal(fields[0]) || !fields[1..].iter().all(|f| is_uint(f)) {
+            return Shape::Unknown;
+        }
+        let aligned = |f: &[u8]| {
+            std::str::from_utf8(f)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .is_some_and(|v| v % 512 == 0)
+        };
+        Shape::Numeric {
+            decimal_time: fields[0].contains(&b'.'),
+            byte_aligned: aligned(fields[2]) && aligned(fields[3]),
+        }
+    }
+}
+
+fn family(s: Shape) -> Option<&'static str> {
+    match s {
+        Shape::Csv(f) => Some(f.name()),
+        Shape::Numeric { .. } => Some("disksim/ssdsim/msr-window (5 numeric columns)"),
+        Shape::Unknown => None,
+    }
+}
+
+/// Detects the format of a trace from its first lines (see the module docs for
+/// the rule). Lines may keep their `\n`/`\r\n`; empty lines are skipped.
+/// Returns the format and, for [`Format::Disksim`], the time unit. The error
+/// says why and names the lines involved (numbered from 1 within `first_lines`).
+pub fn detect<L: AsRef<[u8]>>(first_lines: &[L]) -> Result<(Format, Option<TimeUnit>), String> {
+    let numbered: Vec<(u64, &[u8])> = first_lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (i as u64 + 1, l.as_ref()))
+        .collect();
+    detect_numbered(&numbered)
+}
+
+/// [`detect`] on lines that carry their own (file) line numbers.
+pub(crate) fn detect_numbered(
+    lines: &[(u64, &[u8])],
+) -> Result<(Format, Option<TimeUnit>), String> {
+    let mut first_seen: Option<(u64, Shape)> = None;
+    let mut decimal_time = false;
+    let mut all_aligned = true;
+    let mut first_nonempty = true;
+    let mut first_unknown: Option<(u64, &[u8])> = None;
+    for &(no, raw) in lines {
+        let line = trim(chomp(raw));
+        if line.is_empty() {
+            continue;
+        }
+        let shape = classify(line, first_nonempty);
+        first_nonempty = false;
+        let Some(fam) = family(shape) else {
+            first_unknown.get_or_insert((no, line));
+            continue;
+        };
+        if let Shape::Numeric {
+            decimal_time: d,
+            byte_aligned: a,
+        } = shape
+        {
+            decimal_time |= d;
+            all_aligned &= a;
+        }
+        match first_seen {
+            None => first_seen = Some((no, shape)),
+            Some((prev_no, prev)) if family(prev) != Some(fam) => {
+                return Err(format!(
+                    "ambiguous: line {prev_no} looks like {} but line {no} looks like {fam}; set the format explicitly",
+                    family(prev).unwrap_or("?")
+                ));
+            }
+            _ => {}
+        }
+    }
+    match first_seen {
+        Some((_, Shape::Csv(f))) => Ok((f, None)),
+        Some((_, Shape::Numeric { .. })) => Ok(match (decimal_time, all_aligned) {
+            (true, true) => (Format::MsrWindow, None),
+            (true, false) => (Format::Disksim, Some(TimeUnit::Ms)),
+            (false, _) => (Format::Disksim, Some(TimeUnit::Ns)),
+        }),
+        _ => match first_unknown {
+            None => Err("no non-empty line".to_string()),
+            Some((no, line)) => Err(format!(
+                "line {no} (`{}`) matches no supported format ({}); set the format explicitly",
+                String::from_utf8_lossy(&line[..line.len().min(80)]),
+                Format::ALL.map(|f| f.name()).join(", ")
+            )),
+        },
+    }
+}
+
+/// The DiskSim time unit implied by sampled lines: ms if any time field
+/// contains `.`, else ns.
+pub(crate) fn disksim_unit(lines: &[(u64, &[u8])]) -> TimeUnit {
+    let decimal = lines.iter().any(|(_, l)| {
+        let l = trim(chomp(l));
+        l.split(|b| matches!(b, b' ' | b'\t'))
+            .find(|f| !f.is_empty())
+            .is_some_and(|f| f.contains(&b'.'))
+    });
+    if decimal {
+        TimeUnit::Ms
+    } else {
+        TimeUnit::Ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+            assert_eq!(f.to_string(), f.name());
+        }
+        let err = "csv".parse::<Format>().unwrap_err();
+        assert!(
+            err.contains("msr-window") && err.contains("alibaba"),
+            "{err}"
+        );
+        assert_eq!("ms".parse::<TimeUnit>().unwrap(), TimeUnit::Ms);
+        assert!("s".parse::<TimeUnit>().is_err());
+    }
+
+    #[test]
+    fn detects_each_shape() {
+        let d = |l: &[&str]| detect(l).unwrap();
+        assert_eq!(
+            d(&["128166385295514663,hm,0,Write,9056014336,2048,2833"]),
+            (Format::Msr, None)
+        );
+        assert_eq!(d(&["0,657728,8192,R,0.011413"]), (Format::Spc, None));
+        assert_eq!(
+            d(&[
+                "Timestamp,Response,IOType,LUN,Offset,Size",
+                "1.5,0.1,R,0,0,4096"
+            ]),
+            (Format::Systor, None)
+        );
+        assert_eq!(d(&["1.5,0.1,,0,0,4096"]), (Format::Systor, None));
+        assert_eq!(
+            d(&["0,R,126703661056,4096,1577808000000046"]),
+            (Format::Alibaba, None)
+        );
+        assert_eq!(
+            d(&["0.000 0 200626176 4096 0", "1.5 0 512 1024 1"]),
+            (Format::MsrWindow, None)
+        );
+        assert_eq!(
+            d(&["0.000 0 200626176 4096 0", "1.5 0 3 8 1"]),
+            (Format::Disksim, Some(TimeUnit::Ms))
+        );
+        assert_eq!(
+            d(&["11413000 0 657728 16 1\r\n", "", "12\t0  512   1024 0"]),
+            (Format::Disksim, Some(TimeUnit::Ns))
+        );
+    }
+
+    #[test]
+    fn ambiguity_and_garbage_are_errors() {
+        let e = detect(&["0,657728,8192,R,0.011413", "0,R,1,4096,15"]).unwrap_err();
+        assert!(
+            e.contains("ambiguous") && e.contains("line 1") && e.contains("line 2"),
+            "{e}"
+        );
+        let e = detect(&["hello world"]).unwrap_err();
+        assert!(e.contains("line 1"), "{e}");
+        assert!(detect::<&str>(&[]).is_err());
+        // An unrecognised line is left to the parser when others decide.
+        assert_eq!(
+            detect(&["0,657728,8192,R,0.011413", "garbage"]).unwrap(),
+            (Format::Spc, None)
+        );
+    }
+}

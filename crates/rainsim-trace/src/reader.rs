@@ -1,0 +1,355 @@
+//! Loading a trace file: gzip sniffing, format detection, streaming parse,
+//! transforms, and the provenance record ([`TraceInfo`]).
+//!
+//! The file is read once, as a stream: its SHA-256 and size are computed over
+//! the raw bytes while they are decompressed and parsed. Blank lines are
+//! skipped; a header line is accepted only as the first non-empty line of a
+//! CSV format (see [`Format::is_header`]). Line numbers in errors are 1-based
+//! physical lines of the (decompressed) text.
+
+use crate::format::{chomp, detect_numbered, disksim_unit, Format, TimeUnit, DETECT_LINES};
+use crate::parse::{LineParser, Parsed};
+use crate::transform::{self, AddressMap};
+use crate::{Request, TraceError};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+/// How a trace file is read and transformed. Every field has a default, so
+/// an empty TOML table is valid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceOptions {
+    /// File format; `None` = auto-detect (see [`crate::format`]).
+    pub format: Option<Format>,
+    /// Time unit of a `disksim` file; `None` = ms if a sampled time has a `.`,
+    /// else ns. Setting it for another format is an error.
+    pub time_unit: Option<TimeUnit>,
+    /// Keep only this device (MSR DiskNumber, SPC ASU, SYSTOR LUN, ...); `None` = all.
+    pub device: Option<u32>,
+    /// How addresses are fitted into the device capacity.
+    pub address_map: AddressMap,
+    /// Factor applied to every arrival time (> 0; < 1 compresses the trace).
+    pub time_scale: f64,
+    /// Total number of copies of the trace to replay back to back (≥ 1).
+    pub repeat: u32,
+    /// Keep at most this many requests (after repeat); `None` = all.
+    pub max_requests: Option<u64>,
+}
+
+impl Default for TraceOptions {
+    fn default() -> Self {
+        TraceOptions {
+            format: None,
+            time_unit: None,
+            device: None,
+            address_map: AddressMap::Wrap,
+            time_scale: 1.0,
+            repeat: 1,
+            max_requests: None,
+        }
+    }
+}
+
+/// A loaded or generated trace: time-ordered requests starting at 0 ns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// Requests in arrival order.
+    pub requests: Vec<Request>,
+    /// Where they came from and what was done to them.
+    pub info: TraceInfo,
+}
+
+/// Provenance of a [`Trace`], for reports.
+///
+/// Counts: `records_read = skipped_no_direction + filtered_out_device + n`,
+/// where `n` is the count before repeat/truncation; `requests` is the final count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceInfo {
+    /// File path as given (for a synthetic trace, a description).
+    pub path: String,
+    /// Format name ([`Format::name`]) or `"synthetic"`.
+    pub format: String,
+    /// Time unit used for a `disksim` file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_unit: Option<TimeUnit>,
+    /// Size of the file as stored (compressed if gzip), bytes.
+    pub file_bytes: u64,
+    /// SHA-256 (hex) of the file as stored; of the spec and seed for synthetic.
+    pub sha256: String,
+    /// Data records parsed (header and blank lines excluded).
+    pub records_read: u64,
+    /// Records without a direction (SYSTOR blank IOType), not replayed.
+    pub skipped_no_direction: u64,
+    /// Requests dropped by the device filter.
+    pub filtered_out_device: u64,
+    /// Adjacent pairs out of time order before the stable sort.
+    pub unsorted_inversions: u64,
+    /// Final number of requests.
+    pub requests: u64,
+    /// Total copies replayed.
+    pub repeat: u32,
+    /// Last minus first arrival time of the final trace, ns.
+    pub span_ns: u64,
+}
+
+/// A reader that hashes and counts the raw bytes passing through it.
+struct Hashing<R> {
+    inner: R,
+    hash: Sha256,
+    bytes: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+const BUF_BYTES: usize = 1 << 16;
+
+/// Parsed records of one file, before transforms.
+struct Parsing {
+    requests: Vec<Request>,
+    format: Format,
+    time_unit: Option<TimeUnit>,
+    records: u64,
+    no_direction: u64,
+}
+
+/// Reads, parses and transforms the trace at `path` (plain or gzip, by magic
+/// bytes) to fit a device of `capacity_bytes` with pages of `page_bytes`.
+/// See [`crate::transform`] for the order of the transforms.
+pub fn load(
+    path: &Path,
+    opts: &TraceOptions,
+    capacity_bytes: u64,
+    page_bytes: u32,
+) -> Result<Trace, TraceError> {
+    if opts.repeat == 0 {
+        return Err(TraceError::Invalid(
+            "trace.repeat must be ≥ 1 (the total number of copies)".into(),
+        ));
+    }
+    if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
+        return Err(TraceError::Invalid(format!(
+            "trace.time_scale must be finite and > 0, got {}",
+            opts.time_scale
+        )));
+    }
+    if opts.max_requests == Some(0) {
+        return Err(TraceError::Invalid(
+            "trace.max_requests must be ≥ 1 when set".into(),
+        ));
+    }
+    let io_err = |source| TraceError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let mut raw = BufReader::with_capacity(
+        BUF_BYTES,
+        Hashing {
+            inner: file,
+            hash: Sha256::new(),
+            bytes: 0,
+        },
+    );
+    let gzip = raw.fill_buf().map_err(io_err)?.starts_with(&[0x1f, 0x8b]);
+    let (parsing, mut raw) = if gzip {
+        let mut text =
+            BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(raw));
+        let p = parse_stream(&mut text, path, opts)?;
+        (p, text.into_inner().into_inner())
+    } else {
+        let p = parse_stream(&mut raw, path, opts)?;
+        (p, raw)
+    };
+    io::copy(&mut raw, &mut io::sink()).map_err(io_err)?;
+    let hashing = raw.into_inner();
+    let Parsing {
+        mut requests,
+        format,
+        time_unit,
+        records,
+        no_direction,
+    } = parsing;
+
+    let name = path.display().to_string();
+    if requests.is_empty() {
+        let msg = if no_direction > 0 {
+            format!("no request: all {records} records have a blank IOType (no direction)")
+        } else {
+            "no request: the file holds no data record".to_string()
+        };
+        return Err(TraceError::Empty { path: name, msg });
+    }
+    let mut filtered = 0;
+    if let Some(dev) = opts.device {
+        if !requests.iter().any(|r| r.device == dev) {
+            let devs: BTreeSet<u32> = requests.iter().map(|r| r.device).collect();
+            let list: Vec<String> = devs.iter().map(u32::to_string).collect();
+            return Err(TraceError::Empty {
+                path: name,
+                msg: format!(
+                    "no request for device {dev}; devices present: {}",
+                    list.join(", ")
+                ),
+            });
+        }
+        filtered = transform::filter_device(&mut requests, dev);
+    }
+    let inversions = transform::sort_by_time(&mut requests);
+    transform::rebase(&mut requests);
+    let finish = |e: TraceError| e.in_file(path);
+    transform::scale_time(&mut requests, opts.time_scale).map_err(finish)?;
+    transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes)
+        .map_err(finish)?;
+    transform::repeat(&mut requests, opts.repeat).map_err(finish)?;
+    if let Some(max) = opts.max_requests {
+        transform::truncate(&mut requests, max);
+    }
+    let info = TraceInfo {
+        path: name,
+        format: format.name().to_string(),
+        time_unit,
+        file_bytes: hashing.bytes,
+        sha256: hex(&hashing.hash.finalize()),
+        records_read: records,
+        skipped_no_direction: no_direction,
+        filtered_out_device: filtered,
+        unsorted_inversions: inversions,
+        requests: requests.len() as u64,
+        repeat: opts.repeat,
+        span_ns: transform::span_ns(&requests),
+    };
+    Ok(Trace { requests, info })
+}
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads one line into `buf` (cleared first); returns false at end of input.
+fn next_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, path: &Path) -> Result<bool, TraceError> {
+    buf.clear();
+    let n = r.read_until(b'\n', buf).map_err(|source| TraceError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    Ok(n > 0)
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| b.is_ascii_whitespace())
+}
+
+/// Samples the first lines, settles format and unit, then parses everything.
+fn parse_stream<R: BufRead>(
+    r: &mut R,
+    path: &Path,
+    opts: &TraceOptions,
+) -> Result<Parsing, TraceError> {
+    // Sample up to DETECT_LINES non-empty lines, with their line numbers.
+    let mut sample: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut buf = Vec::with_capacity(256);
+    let mut line_no = 0u64;
+    let mut more = true;
+    while sample.len() < DETECT_LINES {
+        if !next_line(r, &mut buf, path)? {
+            more = false;
+            break;
+        }
+        line_no += 1;
+        let mut line = chomp(&buf);
+        if line_no == 1 {
+            line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line); // UTF-8 BOM
+        }
+        if !is_blank(line) {
+            sample.push((line_no, line.to_vec()));
+        }
+    }
+    let refs: Vec<(u64, &[u8])> = sample.iter().map(|(n, l)| (*n, l.as_slice())).collect();
+    if refs.is_empty() {
+        let msg = "no request: the file is empty (or holds only blank lines)".to_string();
+        return Err(TraceError::Empty {
+            path: path.display().to_string(),
+            msg,
+        });
+    }
+    let (format, unit) = match opts.format {
+        Some(Format::Disksim) => (
+            Format::Disksim,
+            Some(opts.time_unit.unwrap_or_else(|| disksim_unit(&refs))),
+        ),
+        Some(f) => (f, opts.time_unit), // LineParser::new rejects a unit here
+        None => {
+            let (f, detected_unit) = detect_numbered(&refs).map_err(|msg| TraceError::Detect {
+                path: path.display().to_string(),
+                msg,
+            })?;
+            match (f, opts.time_unit) {
+                (Format::Disksim, Some(u)) => (f, Some(u)),
+                (_, None) => (f, detected_unit),
+                (_, Some(u)) => {
+                    return Err(TraceError::Detect {
+                        path: path.display().to_string(),
+                        msg: format!(
+                            "time_unit = \"{u}\" is set but the file was detected as {f}, which has a fixed \
+                             time unit; set format = \"disksim\" to read it as DiskSim"
+                        ),
+                    })
+                }
+            }
+        }
+    };
+    let parser = LineParser::new(format, unit).map_err(TraceError::Invalid)?;
+    let mut out = Parsing {
+        requests: Vec::new(),
+        format,
+        time_unit: unit,
+        records: 0,
+        no_direction: 0,
+    };
+    let mut first = true;
+    for (no, line) in &refs {
+        if std::mem::take(&mut first) && format.is_header(line) {
+            continue;
+        }
+        take(&parser, line, *no, path, &mut out)?;
+    }
+    if more {
+        while next_line(r, &mut buf, path)? {
+            line_no += 1;
+            let line = chomp(&buf);
+            if !is_blank(line) {
+                take(&parser, line, line_no, path, &mut out)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[inline]
+fn take(
+    parser: &LineParser,
+    line: &[u8],
+    no: u64,
+    path: &Path,
+    out: &mut Parsing,
+) -> Result<(), TraceError> {
+    match parser.parse(line) {
+        Ok(Parsed::Request(r)) => out.requests.push(r),
+        Ok(Parsed::NoDirection) => out.no_direction += 1,
+        Err(msg) => return Err(TraceError::parse(path, no, msg)),
+    }
+    out.records += 1;
+    Ok(())
+}

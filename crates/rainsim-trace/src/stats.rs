@@ -1,0 +1,236 @@
+//! Trace statistics, in the columns trace tables of SSD papers use
+//! (request count, write ratio, average request size, update ratio,
+//! inter-arrival time CDF).
+
+use crate::{Op, Request};
+use rustc_hash::FxHashSet;
+use serde::Serialize;
+use std::fmt;
+
+/// Inter-arrival times (gaps between consecutive requests, in trace order), ns.
+/// Percentiles are nearest-rank; all 0 for fewer than two requests.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct InterArrival {
+    /// Mean gap, ns.
+    pub mean_ns: f64,
+    /// 20th percentile, ns.
+    pub p20_ns: u64,
+    /// 40th percentile, ns.
+    pub p40_ns: u64,
+    /// Median, ns.
+    pub p50_ns: u64,
+    /// 60th percentile, ns.
+    pub p60_ns: u64,
+    /// 80th percentile, ns.
+    pub p80_ns: u64,
+    /// 90th percentile, ns.
+    pub p90_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// Largest gap, ns.
+    pub max_ns: u64,
+}
+
+/// Summary of a request sequence. Ratios are fractions in [0, 1]; sizes in
+/// bytes; averages are 0 when there is nothing to average.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct TraceStats {
+    /// Number of requests.
+    pub requests: u64,
+    /// Read requests.
+    pub reads: u64,
+    /// Write requests.
+    pub writes: u64,
+    /// writes / requests.
+    pub write_ratio: f64,
+    /// Mean request size, bytes.
+    pub avg_size_bytes: f64,
+    /// Mean read size, bytes.
+    pub avg_read_size: f64,
+    /// Mean write size, bytes.
+    pub avg_write_size: f64,
+    /// Total bytes read.
+    pub bytes_read: u64,
+    /// Total bytes written.
+    pub bytes_written: u64,
+    /// Fraction of write requests that touch at least one page (of
+    /// `page_bytes`, on the same device) already written by an earlier
+    /// request of the trace.
+    pub update_ratio: f64,
+    /// Page size used for `update_ratio`, bytes.
+    pub page_bytes: u32,
+    /// Last minus first arrival time, ns.
+    pub span_ns: u64,
+    /// Inter-arrival time distribution.
+    pub inter_arrival: InterArrival,
+    /// Distinct device numbers, ascending.
+    pub devices: Vec<u32>,
+}
+
+/// Computes [`TraceStats`] of `requests` (expected in time order), with
+/// pages of `page_bytes` (> 0) for the update ratio.
+pub fn stats(requests: &[Request], page_bytes: u32) -> TraceStats {
+    let page = u64::from(page_bytes.max(1));
+    let mut s = TraceStats {
+        requests: requests.len() as u64,
+        page_bytes,
+        ..Default::default()
+    };
+    let mut written: FxHashSet<(u32, u64)> = FxHashSet::default();
+    let mut updates = 0u64;
+    let mut devices: FxHashSet<u32> = FxHashSet::default();
+    for r in requests {
+        let first = r.offset / page;
+        let last = (r.offset + u64::from(r.size).max(1) - 1) / page;
+        match r.op {
+            Op::Read => {
+                s.reads += 1;
+                s.bytes_read += u64::from(r.size);
+            }
+            Op::Write => {
+                s.writes += 1;
+                s.bytes_written += u64::from(r.size);
+                let mut hit = false;
+                for p in first..=last {
+                    hit |= !written.insert((r.device, p));
+                }
+                updates += u64::from(hit);
+            }
+        }
+        devices.insert(r.device);
+    }
+    s.devices = devices.into_iter().collect();
+    s.devices.sort_unstable();
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    s.write_ratio = ratio(s.writes, s.requests);
+    s.avg_size_bytes = ratio(s.bytes_read + s.bytes_written, s.requests);
+    s.avg_read_size = ratio(s.bytes_read, s.reads);
+    s.avg_write_size = ratio(s.bytes_written, s.writes);
+    s.update_ratio = ratio(updates, s.writes);
+    s.span_ns = crate::transform::span_ns(requests);
+
+    let mut gaps: Vec<u64> = requests
+        .windows(2)
+        .map(|w| w[1].time_ns.saturating_sub(w[0].time_ns))
+        .collect();
+    if !gaps.is_empty() {
+        gaps.sort_unstable();
+        let n = gaps.len();
+        let pct = |p: usize| gaps[((p * n).div_ceil(100)).clamp(1, n) - 1];
+        s.inter_arrival = InterArrival {
+            mean_ns: gaps.iter().map(|&g| g as f64).sum::<f64>() / n as f64,
+            p20_ns: pct(20),
+            p40_ns: pct(40),
+            p50_ns: pct(50),
+            p60_ns: pct(60),
+            p80_ns: pct(80),
+            p90_ns: pct(90),
+            p99_ns: pct(99),
+            max_ns: gaps[n - 1],
+        };
+    }
+    s
+}
+
+/// A duration in ns, with a unit that keeps 3–4 significant digits.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// A byte count with a binary unit.
+pub fn fmt_bytes(b: f64) -> String {
+    if b < 1024.0 {
+        format!("{b:.0} B")
+    } else if b < 1024.0 * 1024.0 {
+        format!("{:.2} KiB", b / 1024.0)
+    } else if b < 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2} MiB", b / (1024.0 * 1024.0))
+    } else {
+        format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
+    }
+}
+
+impl fmt::Display for TraceStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ia = &self.inter_arrival;
+        writeln!(
+            f,
+            "{:>10} {:>9} {:>11} {:>8} | inter-arrival CDF: {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "Req #", "Wr Ratio", "Avg Req SZ", "Upd R", "p20", "p40", "p50", "p60", "p80", "p90", "p99", "max", "mean"
+        )?;
+        let pct = |x: f64| match x * 100.0 {
+            p if p > 0.0 && p < 0.1 => format!("{p:.3} %"),
+            p => format!("{p:.1} %"),
+        };
+        let t = |ns: u64| fmt_ns(ns as f64);
+        writeln!(
+            f,
+            "{:>10} {:>9} {:>11} {:>8} | {:>18} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            self.requests,
+            pct(self.write_ratio),
+            fmt_bytes(self.avg_size_bytes),
+            pct(self.update_ratio),
+            "",
+            t(ia.p20_ns),
+            t(ia.p40_ns),
+            t(ia.p50_ns),
+            t(ia.p60_ns),
+            t(ia.p80_ns),
+            t(ia.p90_ns),
+            t(ia.p99_ns),
+            t(ia.max_ns),
+            fmt_ns(ia.mean_ns)
+        )?;
+        let devs: Vec<String> = self.devices.iter().map(u32::to_string).collect();
+        write!(
+            f,
+            "reads {} (avg {}, total {}); writes {} (avg {}, total {}); span {}; devices {}; Upd R at {}-byte pages",
+            self.reads,
+            fmt_bytes(self.avg_read_size),
+            fmt_bytes(self.bytes_read as f64),
+            self.writes,
+            fmt_bytes(self.avg_write_size),
+            fmt_bytes(self.bytes_written as f64),
+            fmt_ns(self.span_ns as f64),
+            if devs.is_empty() { "-".to_string() } else { devs.join(",") },
+            self.page_bytes
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let reqs: Vec<Request> = (0..=10u64)
+            .map(|i| Request {
+                time_ns: i * i,
+                offset: 0,
+                size: 1,
+                device: 0,
+                op: Op::Read,
+            })
+            .collect();
+        // gaps 1,3,5,...,19
+        let s = stats(&reqs, 4096);
+        assert_eq!(s.inter_arrival.p20_ns, 3);
+        assert_eq!(s.inter_arrival.p50_ns, 9);
+        assert_eq!(s.inter_arrival.p99_ns, 19);
+        assert_eq!(s.inter_arrival.max_ns, 19);
+        assert_eq!(s.inter_arrival.mean_ns, 10.0);
+        assert_eq!(s.span_ns, 100);
+        let text = s.to_string();
+        assert!(text.contains("Req #") && text.contains("Upd R"), "{text}");
+        assert_eq!(stats(&[], 4096).requests, 0);
+    }
+}

@@ -1,0 +1,338 @@
+//! Transforms applied to a parsed trace. [`crate::load`] runs them in this
+//! order: [`filter_device`], [`sort_by_time`], [`rebase`], [`scale_time`],
+//! [`map_addresses`], [`repeat`], [`truncate`].
+
+use crate::{Request, TraceError};
+use serde::{Deserialize, Serialize};
+
+/// How trace addresses are fitted into the simulated device's capacity.
+/// Both keep a request's offset within its page (page = `page_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AddressMap {
+    /// Start page modulo the capacity in pages. A request that would then run
+    /// past the last page is moved back by whole pages so that it ends in the
+    /// last page (at or just before the capacity), keeping its in-page offset
+    /// and its page count. A request spanning more pages than the capacity is
+    /// an error.
+    #[default]
+    Wrap,
+    /// Order-preserving dense remap: every distinct page touched by the trace
+    /// (over each request's byte range) is numbered by rank, so the touched
+    /// pages become pages `0..n` in their original order. A request's pages
+    /// are all touched, so contiguous requests stay contiguous. An error if
+    /// `n` exceeds the capacity in pages.
+    Compact,
+}
+
+/// Keeps only the requests of `device`; returns how many were removed.
+pub fn filter_device(requests: &mut Vec<Request>, device: u32) -> u64 {
+    let before = requests.len();
+    requests.retain(|r| r.device == device);
+    (before - requests.len()) as u64
+}
+
+/// Counts adjacent pairs out of time order, then sorts stably by time (equal
+/// times keep file order). Returns the count from before the sort.
+pub fn sort_by_time(requests: &mut [Request]) -> u64 {
+    let inversions = requests
+        .windows(2)
+        .filter(|w| w[1].time_ns < w[0].time_ns)
+        .count() as u64;
+    if inversions > 0 {
+        requests.sort_by_key(|r| r.time_ns);
+    }
+    inversions
+}
+
+/// Shifts times so the earliest request is at 0 ns.
+pub fn rebase(requests: &mut [Request]) {
+    if let Some(min) = requests.iter().map(|r| r.time_ns).min() {
+        for r in requests {
+            r.time_ns -= min;
+        }
+    }
+}
+
+/// Multiplies every time by `factor` (> 0, finite), rounding to whole ns.
+/// `factor < 1` compresses the trace (more load). A factor of exactly 1 is a
+/// no-op; otherwise times go through `f64` (exact below 2^53 ns ≈ 104 days).
+pub fn scale_time(requests: &mut [Request], factor: f64) -> Result<(), TraceError> {
+    if !(factor.is_finite() && factor > 0.0) {
+        return Err(TraceError::Invalid(format!(
+            "time_scale must be finite and > 0, got {factor}"
+        )));
+    }
+    if factor == 1.0 {
+        return Ok(());
+    }
+    for r in requests {
+        let t = (r.time_ns as f64 * factor).round();
+        if t >= u64::MAX as f64 {
+            return Err(TraceError::transform(format!(
+                "time_scale {factor}: time {} ns overflows 64 bits",
+                r.time_ns
+            )));
+        }
+        r.time_ns = t as u64;
+    }
+    Ok(())
+}
+
+fn pages_of(capacity_bytes: u64, page_bytes: u32) -> Result<u64, TraceError> {
+    if page_bytes == 0 {
+        return Err(TraceError::Invalid("page size must be > 0 bytes".into()));
+    }
+    let pages = capacity_bytes / u64::from(page_bytes);
+    if pages == 0 {
+        return Err(TraceError::Invalid(format!(
+            "capacity {capacity_bytes} bytes is smaller than one page ({page_bytes} bytes)"
+        )));
+    }
+    Ok(pages)
+}
+
+/// First page and number of pages of a request.
+fn span_pages(r: &Request, page: u64) -> (u64, u64) {
+    let first = r.offset / page;
+    let in_page = r.offset % page;
+    (first, (in_page + u64::from(r.size)).div_ceil(page))
+}
+
+/// Applies `map` so every request lies within `capacity_bytes` (only whole
+/// pages of `page_bytes` count).
+pub fn map_addresses(
+    requests: &mut [Request],
+    map: AddressMap,
+    capacity_bytes: u64,
+    page_bytes: u32,
+) -> Result<(), TraceError> {
+    match map {
+        AddressMap::Wrap => wrap(requests, capacity_bytes, page_bytes),
+        AddressMap::Compact => compact(requests, capacity_bytes, page_bytes),
+    }
+}
+
+/// [`AddressMap::Wrap`].
+pub fn wrap(
+    requests: &mut [Request],
+    capacity_bytes: u64,
+    page_bytes: u32,
+) -> Result<(), TraceError> {
+    let cap = pages_of(capacity_bytes, page_bytes)?;
+    let page = u64::from(page_bytes);
+    for r in requests {
+        let (first, n) = span_pages(r, page);
+        if n > cap {
+            return Err(TraceError::transform(format!(
+                "address map wrap: request of {} bytes at offset {} spans {n} pages of {page} bytes, \
+                 more than the capacity of {cap} pages ({capacity_bytes} bytes)",
+                r.size, r.offset
+            )));
+        }
+        let start = (first % cap).min(cap - n);
+        r.offset = start * page + r.offset % page;
+    }
+    Ok(())
+}
+
+/// [`AddressMap::Compact`].
+pub fn compact(
+    requests: &mut [Request],
+    capacity_bytes: u64,
+    page_bytes: u32,
+) -> Result<(), TraceError> {
+    let cap = pages_of(capacity_bytes, page_bytes)?;
+    let page = u64::from(page_bytes);
+    // Touched pages as a sorted union of disjoint [start, end) intervals.
+    let mut iv: Vec<(u64, u64)> = requests
+        .iter()
+        .map(|r| {
+            let (first, n) = span_pages(r, page);
+            (first, first + n)
+        })
+        .collect();
+    iv.sort_unstable();
+    let mut merged: Vec<(u64, u64, u64)> = Vec::new(); // (start, end, rank of start)
+    let mut total = 0u64;
+    for (s, e) in iv {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => {
+                if e > last.1 {
+                    total += e - last.1;
+                    last.1 = e;
+                }
+            }
+            _ => {
+                merged.push((s, e, total));
+                total += e - s;
+            }
+        }
+    }
+    if total > cap {
+        return Err(TraceError::transform(format!(
+            "address map compact: the trace touches {total} distinct pages of {page} bytes, \
+             more than the capacity of {cap} pages ({capacity_bytes} bytes)"
+        )));
+    }
+    for r in requests {
+        let first = r.offset / page;
+        let i = merged.partition_point(|m| m.0 <= first) - 1;
+        let (s, _, rank) = merged[i];
+        r.offset = (rank + first - s) * page + r.offset % page;
+    }
+    Ok(())
+}
+
+/// Time from the first to the last request, in ns (0 for fewer than two).
+/// Assumes time order.
+pub fn span_ns(requests: &[Request]) -> u64 {
+    match (requests.first(), requests.last()) {
+        (Some(a), Some(b)) => b.time_ns.saturating_sub(a.time_ns),
+        _ => 0,
+    }
+}
+
+/// Replays a time-ordered trace `times` times in total (`times` ≥ 1). Copy
+/// `i` (0-based) is the original shifted by `i × period` ns, where
+/// `period = span + mean gap`, `mean gap = span / (n − 1)` rounded (0 for a
+/// single request), and `period` is at least 1 ns. So the first request of a
+/// copy follows the last of the previous copy by one mean gap. Addresses are
+/// unchanged.
+pub fn repeat(requests: &mut Vec<Request>, times: u32) -> Result<(), TraceError> {
+    if times == 0 {
+        return Err(TraceError::Invalid(
+            "repeat must be ≥ 1 (the total number of copies)".into(),
+        ));
+    }
+    let n = requests.len();
+    if times == 1 || n == 0 {
+        return Ok(());
+    }
+    let span = span_ns(requests);
+    let gaps = n as u64 - 1;
+    let gap = span.saturating_add(gaps / 2).checked_div(gaps).unwrap_or(0);
+    let period = (span + gap).max(1);
+    let first = requests[0].time_ns;
+    let last_shift = period.checked_mul(u64::from(times - 1));
+    if last_shift
+        .and_then(|s| s.checked_add(first + span))
+        .is_none()
+    {
+        return Err(TraceError::transform(format!(
+            "repeat {times}: times overflow 64 bits"
+        )));
+    }
+    requests.reserve(n * (times as usize - 1));
+    for i in 1..u64::from(times) {
+        let shift = i * period;
+        for k in 0..n {
+            let mut r = requests[k];
+            r.time_ns += shift;
+            requests.push(r);
+        }
+    }
+    Ok(())
+}
+
+/// Keeps at most the first `max` requests.
+pub fn truncate(requests: &mut Vec<Request>, max: u64) {
+    if (requests.len() as u64) > max {
+        requests.truncate(max as usize);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Op;
+
+    fn rq(time_ns: u64, offset: u64, size: u32) -> Request {
+        Request {
+            time_ns,
+            offset,
+            size,
+            device: 0,
+            op: Op::Write,
+        }
+    }
+
+    #[test]
+    fn sort_counts_adjacent_inversions_and_is_stable() {
+        let mut v = vec![
+            rq(5, 0, 1),
+            rq(3, 1, 1),
+            rq(3, 2, 1),
+            rq(1, 3, 1),
+            rq(9, 4, 1),
+        ];
+        assert_eq!(sort_by_time(&mut v), 2);
+        assert_eq!(
+            v.iter().map(|r| r.offset).collect::<Vec<_>>(),
+            [3, 1, 2, 0, 4]
+        );
+        rebase(&mut v);
+        assert_eq!(v[0].time_ns, 0);
+        assert_eq!(v[4].time_ns, 8);
+    }
+
+    #[test]
+    fn wrap_cases() {
+        // 10 pages of 100 bytes.
+        let mut v = vec![
+            rq(0, 1050, 10),
+            rq(0, 2530, 100),
+            rq(0, 990, 20),
+            rq(0, 50, 1000),
+        ];
+        wrap(&mut v[..3], 1000, 100).unwrap();
+        assert_eq!(v[0].offset, 50); // page 10 → 0
+        assert_eq!(v[1].offset, 530); // page 25 → 5
+        assert_eq!(v[2].offset, 890); // pages 9..10 → moved back to 8..9
+        assert!(wrap(&mut v[3..], 1000, 100).is_err()); // 11 pages
+        assert!(wrap(&mut v, 50, 100).is_err());
+    }
+
+    #[test]
+    fn compact_cases() {
+        // Pages touched: {3}, {7,8}, {8}, {100}, {3}.
+        let mut v = vec![
+            rq(0, 310, 10),
+            rq(0, 750, 100),
+            rq(0, 820, 5),
+            rq(0, 10_000, 100),
+            rq(0, 300, 1),
+        ];
+        compact(&mut v, 400, 100).unwrap();
+        let offs: Vec<u64> = v.iter().map(|r| r.offset).collect();
+        assert_eq!(offs, [10, 150, 220, 300, 0]);
+        assert!(compact(&mut v, 300, 100).is_err());
+    }
+
+    #[test]
+    fn repeat_shifts_by_span_plus_mean_gap() {
+        let mut v = vec![rq(0, 0, 1), rq(10, 1, 1), rq(30, 2, 1)];
+        repeat(&mut v, 3).unwrap();
+        let t: Vec<u64> = v.iter().map(|r| r.time_ns).collect();
+        assert_eq!(t, [0, 10, 30, 45, 55, 75, 90, 100, 120]);
+        let mut one = vec![rq(7, 0, 1)];
+        repeat(&mut one, 3).unwrap();
+        assert_eq!(one.iter().map(|r| r.time_ns).collect::<Vec<_>>(), [7, 8, 9]);
+        assert!(repeat(&mut one, 0).is_err());
+        truncate(&mut v, 4);
+        assert_eq!(v.len(), 4);
+    }
+
+    #[test]
+    fn time_scale_rounds_and_validates() {
+        let mut v = vec![rq(0, 0, 1), rq(3, 0, 1), rq(1_000_000, 0, 1)];
+        scale_time(&mut v, 0.5).unwrap();
+        assert_eq!(
+            v.iter().map(|r| r.time_ns).collect::<Vec<_>>(),
+            [0, 2, 500_000]
+        );
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(scale_time(&mut v, bad).is_err());
+        }
+    }
+}

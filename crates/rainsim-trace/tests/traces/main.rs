@@ -1,0 +1,9 @@
+//! Integration tests of rainsim-trace, one binary. The real samples live in
+//! `shared/traces` (env `RAINSIM_TRACES` overrides); their absence is a failure.
+
+mod common;
+mod errors;
+mod samples;
+mod stats;
+mod synthetic;
+mod transforms;
