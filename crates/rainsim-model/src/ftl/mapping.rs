@@ -43,6 +43,17 @@ impl Mapping {
             None
         }
     }
+    /// GC move of a valid page: `chunk` leaves `old` for `new`. Writes only
+    /// (no read of the random `l2p` slot), which keeps GC loops from stalling
+    /// on cache misses.
+    #[inline]
+    pub fn relocate(&mut self, chunk: u32, old: Ppn, new: Ppn) {
+        debug_assert_eq!(self.l2p[chunk as usize], old);
+        self.l2p[chunk as usize] = new;
+        self.p2l[old as usize] = NONE;
+        self.p2l[new as usize] = chunk;
+    }
+
     /// Number of chunk slots.
     pub fn chunks(&self) -> usize {
         self.l2p.len()

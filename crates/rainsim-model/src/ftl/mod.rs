@@ -209,13 +209,14 @@ impl Ftl {
             let Some(chunk) = self.map.owner(ppn) else { continue };
             let die = self.layout.die_of_plane(plane);
             let new = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
-            self.commit(chunk, new);
+            self.map.relocate(chunk, ppn, new);
+            self.blocks[self.layout.block_of(new) as usize].valid += 1;
             self.moves.push((ppn, new));
             moved += 1;
         }
         let meta = &mut self.blocks[gblock as usize];
-        debug_assert_eq!(meta.valid, 0);
-        let invalid = meta.written as u64;
+        let invalid = meta.written as u64 - meta.valid as u64;
+        meta.valid = 0;
         meta.written = 0;
         meta.reads = 0;
         meta.erases += 1;

@@ -11,14 +11,32 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn dispatch(&mut self, ch: u32) {
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {
-            // Re-check idleness each time: a re-routed read may have dispatched
-            // this channel recursively.
-            while self.dies[die as usize].idle() && !self.start_gc_if_needed(die) {
-                let writes_ok = self.ftl.die_takes_writes(die);
-                let Some(op) = self.channels[ch as usize].sched.pop_for(die - first, writes_ok) else { break };
-                self.start_op(die, op);
-            }
+            self.try_start(die);
         }
+    }
+
+    /// Starts work on `die` if it is idle: GC first when a plane is at the
+    /// threshold, else the scheduler's next operation for it. Returns whether
+    /// the die is busy afterwards.
+    pub(crate) fn try_start(&mut self, die: u32) -> bool {
+        let ch = self.layout.channel_of_die(die);
+        let local = die - self.layout.first_die(ch);
+        // Re-check idleness each time: a re-routed read may have started
+        // work on this die recursively.
+        while self.dies[die as usize].idle() {
+            if self.start_gc_if_needed(die) {
+                break;
+            }
+            let s = &self.channels[ch as usize].sched;
+            let writes = s.writes_queued() > 0;
+            if !writes && s.reads_queued_for(local) == 0 {
+                return false;
+            }
+            let writes_ok = writes && self.ftl.die_takes_writes(die);
+            let Some(op) = self.channels[ch as usize].sched.pop_for(local, writes_ok) else { return false };
+            self.start_op(die, op);
+        }
+        true
     }
 
     /// Starts `op` on idle `die`; false if the op moved elsewhere instead.
@@ -42,7 +60,7 @@ impl<O: Observer> Ssd<O> {
                     let hch = self.layout.channel_of_die(home);
                     let local = home - self.layout.first_die(hch);
                     self.channels[hch as usize].sched.push_read_front(local, op);
-                    self.dispatch(hch);
+                    self.try_start(home);
                     return false;
                 }
                 op.ppn = ppn;
@@ -108,7 +126,7 @@ impl<O: Observer> Ssd<O> {
             Origin::PreRead | Origin::DegradedRead => self.preread_done(op),
             Origin::HostProgram | Origin::ParityProgram => self.program_done(op),
         }
-        self.dispatch(ch);
+        self.try_start(die);
     }
 
     /// Starts GC on `die` if one of its planes is at the threshold.
@@ -152,6 +170,6 @@ impl<O: Observer> Ssd<O> {
         let busy = self.q.now() - d.busy_since;
         let ch = self.layout.channel_of_die(die);
         self.obs.die_busy(ch, busy);
-        self.dispatch(ch);
+        self.try_start(die);
     }
 }

@@ -108,7 +108,7 @@ impl<O: Observer> Ssd<O> {
         let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn, seq: self.seq };
         let local = die - self.layout.first_die(ch);
         self.channels[ch as usize].sched.push_read(local, op);
-        self.dispatch(ch);
+        self.try_start(die);
     }
 
     /// Queues a program of `chunk` on channel `ch`.
@@ -116,7 +116,13 @@ impl<O: Observer> Ssd<O> {
         self.seq = self.seq.wrapping_add(1);
         let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
         self.channels[ch as usize].sched.push_write(op);
-        self.dispatch(ch);
+        // Any idle die of the channel may take it; stop at the first that does.
+        let first = self.layout.first_die(ch);
+        for die in first..first + self.layout.dies_per_channel {
+            if self.dies[die as usize].idle() && self.try_start(die) && self.channels[ch as usize].sched.writes_queued() == 0 {
+                break;
+            }
+        }
     }
 
     /// One unit of a request's work finished.

@@ -265,6 +265,10 @@ impl<O: Observer> Ssd<O> {
             return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
         }
         let mut next = 0usize;
+        // An aged device may start at its GC threshold: let idle dies collect now.
+        for ch in 0..self.layout.channels {
+            self.dispatch(ch);
+        }
         if let Some(r) = requests.first() {
             self.q.at(r.time_ns, Ev::Arrival);
         }
