@@ -204,16 +204,26 @@ impl Ftl {
     fn relocate_and_erase(&mut self, plane: u32, victim: u32, alloc: &mut dyn BlockAllocator) -> Result<u32, OutOfSpace> {
         let gblock = self.layout.first_block(plane) + victim;
         let first_page = self.layout.first_page(gblock);
-        let mut moved = 0;
+        // First pass: the victim's valid pages (sequential reads of p2l).
+        let start = self.moves.len();
         for ppn in first_page..first_page + self.layout.pages_per_block {
-            let Some(chunk) = self.map.owner(ppn) else { continue };
-            let die = self.layout.die_of_plane(plane);
-            let new = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
-            self.map.relocate(chunk, ppn, new);
-            self.blocks[self.layout.block_of(new) as usize].valid += 1;
-            self.moves.push((ppn, new));
-            moved += 1;
+            if self.map.owner(ppn).is_some() {
+                self.moves.push((ppn, 0));
+            }
         }
+        let map = &self.map;
+        map.warm(self.moves[start..].iter().map(|&(p, _)| map.owner(p).unwrap_or(0)));
+        // Second pass: relocate into the plane's active block(s).
+        let die = self.layout.die_of_plane(plane);
+        for i in start..self.moves.len() {
+            let old = self.moves[i].0;
+            let chunk = self.map.owner(old).expect("collected as valid");
+            let new = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
+            self.map.relocate(chunk, old, new);
+            self.blocks[self.layout.block_of(new) as usize].valid += 1;
+            self.moves[i].1 = new;
+        }
+        let moved = (self.moves.len() - start) as u32;
         let meta = &mut self.blocks[gblock as usize];
         let invalid = meta.written as u64 - meta.valid as u64;
         meta.valid = 0;
