@@ -25,6 +25,10 @@ pub struct PlaneMeta {
     pub active: Option<u32>,
     /// Pages invalidated in this plane (for the accounting check).
     pub invalid: u64,
+    /// Fewest erases of any block in the plane.
+    pub min_erases: u32,
+    /// Blocks with exactly `min_erases` erases.
+    pub at_min: u32,
 }
 
 impl PlaneMeta {

@@ -59,7 +59,13 @@ impl Ftl {
     /// A fresh (all erased) FTL for `chunks` logical chunks.
     pub fn new(layout: Layout, chunks: u64, gc_threshold: f64, wl_spread: u32) -> Ftl {
         let planes = (0..layout.planes())
-            .map(|_| PlaneMeta { free: (0..layout.blocks_per_plane).collect(), active: None, invalid: 0 })
+            .map(|_| PlaneMeta {
+                free: (0..layout.blocks_per_plane).collect(),
+                active: None,
+                invalid: 0,
+                min_erases: 0,
+                at_min: layout.blocks_per_plane,
+            })
             .collect();
         let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(1);
         Ftl {
@@ -177,9 +183,11 @@ impl Ftl {
         let Some(victim) = self.victim(plane) else { return Ok(work) };
         work.moved += self.relocate_and_erase(plane, victim, alloc)?;
         work.erased += 1;
-        if self.wl_spread > 0 {
-            let first = self.layout.first_block(plane);
-            let hot = self.blocks[(first + victim) as usize].erases;
+        let first = self.layout.first_block(plane);
+        let hot = self.blocks[(first + victim) as usize].erases;
+        // The plane-wide minimum bounds the coldest full block from below, so
+        // the scan for it runs only when a swap may be due.
+        if self.wl_spread > 0 && hot - self.planes[plane as usize].min_erases > self.wl_spread {
             let ppb = self.layout.pages_per_block as u16;
             let active = self.planes[plane as usize].active;
             let cold = self
@@ -213,15 +221,26 @@ impl Ftl {
         }
         let map = &self.map;
         map.warm(self.moves[start..].iter().map(|&(p, _)| map.owner(p).unwrap_or(0)));
-        // Second pass: relocate into the plane's active block(s).
+        // Second pass: relocate into the plane's active block(s), a run of
+        // consecutive pages at a time.
         let die = self.layout.die_of_plane(plane);
-        for i in start..self.moves.len() {
-            let old = self.moves[i].0;
-            let chunk = self.map.owner(old).expect("collected as valid");
-            let new = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
-            self.map.relocate(chunk, old, new);
-            self.blocks[self.layout.block_of(new) as usize].valid += 1;
-            self.moves[i].1 = new;
+        let ppb = self.layout.pages_per_block;
+        let mut i = start;
+        while i < self.moves.len() {
+            let first = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
+            let block = self.layout.block_of(first);
+            let meta = &mut self.blocks[block as usize];
+            // take_page advanced the write pointer by one; claim the rest of the run.
+            let n = ((ppb - meta.written as u32 + 1) as usize).min(self.moves.len() - i);
+            meta.written += n as u16 - 1;
+            meta.valid += n as u16;
+            for (j, new) in (first..first + n as u32).enumerate() {
+                let old = self.moves[i + j].0;
+                let chunk = self.map.owner(old).expect("collected as valid");
+                self.map.relocate(chunk, old, new);
+                self.moves[i + j].1 = new;
+            }
+            i += n;
         }
         let moved = (self.moves.len() - start) as u32;
         let meta = &mut self.blocks[gblock as usize];
@@ -229,10 +248,22 @@ impl Ftl {
         meta.valid = 0;
         meta.written = 0;
         meta.reads = 0;
+        let before = meta.erases;
         meta.erases += 1;
         let pm = &mut self.planes[plane as usize];
         pm.invalid -= invalid;
         pm.free.push_back(victim);
+        if before == pm.min_erases {
+            pm.at_min -= 1;
+            if pm.at_min == 0 {
+                let first = self.layout.first_block(plane) as usize;
+                let blocks = &self.blocks[first..first + self.layout.blocks_per_plane as usize];
+                let min = blocks.iter().map(|b| b.erases).min().unwrap_or(0);
+                let pm = &mut self.planes[plane as usize];
+                pm.min_erases = min;
+                pm.at_min = blocks.iter().filter(|b| b.erases == min).count() as u32;
+            }
+        }
         Ok(moved)
     }
 

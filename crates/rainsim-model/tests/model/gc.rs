@@ -38,3 +38,41 @@ fn gc_picks_fewest_valid_block_and_moves_exactly_its_valid_pages() {
     assert_eq!(ftl.blocks[1].erases, 1);
     assert_eq!((ftl.blocks[1].valid, ftl.blocks[1].written), (0, 0));
 }
+
+#[test]
+fn static_wear_levelling_bounds_the_erase_spread() {
+    // One plane of 8 blocks × 4 pages: 12 cold chunks written once, then 4 hot
+    // chunks rewritten over and over. Without levelling the cold blocks are
+    // never erased; with a bound of 3 their data must be moved.
+    let cfg = tiny(1, 1, 1, 8, 4, None);
+    for (spread, expect_wl) in [(0u32, false), (3, true)] {
+        let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 32, 0.25, spread);
+        let mut alloc = InOrder;
+        let mut wl_moved = 0;
+        for round in 0..400u32 {
+            let c = if round < 12 { round } else { 12 + round % 4 };
+            if ftl.die_needs_gc(0).is_some() {
+                let w = ftl.collect(0, &mut alloc).unwrap();
+                wl_moved += w.wl_moved;
+            }
+            let p = ftl.allocate(0, &mut alloc).unwrap();
+            ftl.commit(c, p);
+        }
+        let (min, max, _) = ftl.erase_spread();
+        assert_eq!(wl_moved > 0, expect_wl, "spread bound {spread}: wl moves {wl_moved}");
+        eprintln!("spread bound {spread}: erases {min}..{max}");
+        if expect_wl {
+            // One swap per GC at most, so the spread can overshoot the bound a
+            // little, but every block keeps being cycled.
+            assert!(min > 0 && max - min <= 3 * spread, "erase spread {min}..{max} far beyond the bound {spread}");
+        } else {
+            assert_eq!(min, 0, "without levelling the cold blocks are never erased");
+            assert!(max >= 15, "hot blocks wear fast without levelling ({max})");
+        }
+        for c in 0..16 {
+            assert!(ftl.lookup(c).is_some(), "chunk {c} lost");
+        }
+        let (f, v, i, t) = ftl.plane_accounting(0);
+        assert_eq!((f + v + i, v), (t, 16));
+    }
+}
