@@ -70,7 +70,7 @@ impl Default for Geometry {
             blocks_per_plane: 256,
             pages_per_block: 128,
             page_bytes: 8192,
-            over_provisioning: 0.07,
+            over_provisioning: 0.15,
         }
     }
 }
@@ -131,11 +131,13 @@ pub struct Ftl {
     /// Static wear levelling: swap in the coldest block when a plane's erase-count
     /// spread exceeds this many cycles; 0 = off.
     pub wear_level_spread: u32,
+    /// Program/erase cycles a block endures (for the predicted lifetime).
+    pub pe_cycle_limit: u32,
 }
 
 impl Default for Ftl {
     fn default() -> Self {
-        Ftl { gc_threshold: 0.10, copyback: true, wear_level_spread: 100 }
+        Ftl { gc_threshold: 0.10, copyback: true, wear_level_spread: 100, pe_cycle_limit: 3000 }
     }
 }
 
@@ -266,6 +268,13 @@ impl Config {
         }
         if !(0.0..1.0).contains(&self.ftl.gc_threshold) {
             return err(format!("ftl.gc_threshold = {} must be in [0, 1)", self.ftl.gc_threshold));
+        }
+        if g.over_provisioning <= self.ftl.gc_threshold {
+            return err(format!(
+                "geometry.over_provisioning = {} must exceed ftl.gc_threshold = {}: once the host has written every \
+                 logical page, GC could not reclaim space (raise over_provisioning or lower gc_threshold)",
+                g.over_provisioning, self.ftl.gc_threshold
+            ));
         }
         if self.raid.level == RaidLevel::Raid5 {
             let k = self.raid.stripe_width;

@@ -49,6 +49,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
             dies_per_channel: ssd.layout().dies_per_channel,
             capacity_bytes: ssd.capacity_bytes(),
             cdf_points: cfg.report.cdf_points,
+            pe_cycle_limit: cfg.ftl.pe_cycle_limit,
         },
     );
     report.timing = RunTiming {

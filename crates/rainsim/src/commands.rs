@@ -155,7 +155,7 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
         if trace.info.unsorted_inversions > 0 {
             println!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
         }
-        print!("{st}");
+        println!("{st}");
     }
     Ok(())
 }

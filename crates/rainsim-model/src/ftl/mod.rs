@@ -37,7 +37,7 @@ pub struct Ftl {
     pub blocks: Vec<BlockMeta>,
     /// Per-plane free lists, indexed by global plane.
     pub planes: Vec<PlaneMeta>,
-    /// GC starts when a plane has this many free blocks or fewer.
+    /// GC starts when a plane has fewer free blocks than this.
     pub gc_trigger_blocks: u32,
     /// Erase-count spread that triggers a wear-levelling swap (0 = off).
     pub wl_spread: u32,
@@ -45,6 +45,8 @@ pub struct Ftl {
     plane_cursor: Vec<u32>,
     /// Page moves of the last collection, (old, new), for observers and checks.
     pub moves: Vec<(Ppn, Ppn)>,
+    /// Full blocks by valid count, for greedy victim selection.
+    index: victim_block::GreedyIndex,
 }
 
 /// No page could be allocated: the plane is full and GC cannot help.
@@ -67,7 +69,9 @@ impl Ftl {
                 at_min: layout.blocks_per_plane,
             })
             .collect();
-        let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(1);
+        // At least 2, so that GC starts before host programs reach the one
+        // erased block every plane keeps in reserve for GC itself.
+        let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(2);
         Ftl {
             map: Mapping::new(chunks, layout.pages()),
             blocks: vec![BlockMeta::default(); layout.blocks() as usize],
@@ -76,6 +80,7 @@ impl Ftl {
             wl_spread,
             plane_cursor: vec![0; layout.dies() as usize],
             moves: Vec::new(),
+            index: victim_block::GreedyIndex::new(layout.planes(), layout.blocks_per_plane, layout.pages_per_block),
             layout,
         }
     }
@@ -96,7 +101,17 @@ impl Ftl {
         let meta = &mut self.blocks[(first + open) as usize];
         let ppn = self.layout.first_page(first + open) + meta.written as u32;
         meta.written += 1;
+        if meta.written as u32 == ppb {
+            self.close_block(plane, first + open);
+        }
         Some(ppn)
+    }
+
+    /// A block's last page was allocated: it stops being the plane's open
+    /// block and becomes a GC candidate.
+    fn close_block(&mut self, plane: u32, gblock: u32) {
+        self.planes[plane as usize].active = None;
+        self.index.insert(gblock, self.blocks[gblock as usize].valid);
     }
 
     /// Whether a host program may take a page of `plane`: one erased block
@@ -136,31 +151,51 @@ impl Ftl {
         Err(OutOfSpace { die })
     }
 
-    /// Makes `ppn` the current copy of `chunk`; the old copy becomes invalid.
-    pub fn commit(&mut self, chunk: u32, ppn: Ppn) {
-        if let Some(old) = self.map.set(chunk, ppn) {
+    /// Makes `ppn` the current copy of `chunk`; the old copy, returned, becomes invalid.
+    pub fn commit(&mut self, chunk: u32, ppn: Ppn) -> Option<Ppn> {
+        let old = self.map.set(chunk, ppn);
+        if let Some(old) = old {
             self.invalidate(old);
         }
-        self.blocks[self.layout.block_of(ppn) as usize].valid += 1;
+        let b = self.layout.block_of(ppn);
+        self.blocks[b as usize].valid += 1;
+        self.index.update(b, self.blocks[b as usize].valid);
+        old
     }
 
     fn invalidate(&mut self, old: Ppn) {
         let b = self.layout.block_of(old);
         self.blocks[b as usize].valid -= 1;
+        self.index.update(b, self.blocks[b as usize].valid);
         self.planes[self.layout.plane_of_block(b) as usize].invalid += 1;
     }
 
-    /// Whether `plane` is at or below the GC threshold.
+    /// Whether `plane` has fallen below the GC threshold.
     #[inline]
     pub fn needs_gc(&self, plane: u32) -> bool {
-        self.planes[plane as usize].free.len() as u32 <= self.gc_trigger_blocks
+        (self.planes[plane as usize].free.len() as u32) < self.gc_trigger_blocks
     }
 
-    /// The lowest plane of a die at or below the GC threshold.
+    /// The lowest plane of a die below the GC threshold.
     #[inline]
     pub fn die_needs_gc(&self, die: u32) -> Option<u32> {
         let first = self.layout.first_plane(die);
         (first..first + self.layout.planes_per_die).find(|&p| self.needs_gc(p))
+    }
+
+    /// One GC on the lowest plane of `die` that is below the threshold and has
+    /// something to reclaim; `None` when no plane qualifies.
+    pub fn collect_die(&mut self, die: u32, alloc: &mut dyn BlockAllocator) -> Result<Option<GcWork>, OutOfSpace> {
+        let first = self.layout.first_plane(die);
+        for plane in first..first + self.layout.planes_per_die {
+            if self.needs_gc(plane) {
+                let work = self.collect(plane, alloc)?;
+                if work.erased > 0 {
+                    return Ok(Some(work));
+                }
+            }
+        }
+        Ok(None)
     }
 
     fn plane_blocks(&self, plane: u32) -> &[BlockMeta] {
@@ -168,10 +203,17 @@ impl Ftl {
         &self.blocks[first..first + self.layout.blocks_per_plane as usize]
     }
 
-    /// The greedy victim of `plane` (plane-local index).
-    pub fn victim(&self, plane: u32) -> Option<u32> {
-        let pm = &self.planes[plane as usize];
-        victim_block::greedy_victim(self.plane_blocks(plane), pm.active, self.layout.pages_per_block)
+    /// The greedy victim of `plane` (plane-local index): a full block with the
+    /// fewest valid pages.
+    pub fn victim(&mut self, plane: u32) -> Option<u32> {
+        self.index.victim(plane).map(|b| b - self.layout.first_block(plane))
+    }
+
+    /// The fewest valid pages of any full block of `plane`, by a plain scan
+    /// (the reference the victim index is checked against).
+    pub fn scan_min_valid(&self, plane: u32) -> Option<u16> {
+        victim_block::greedy_victim(self.plane_blocks(plane), self.planes[plane as usize].active, self.layout.pages_per_block)
+            .map(|b| self.plane_blocks(plane)[b as usize].valid)
     }
 
     /// One GC on `plane`: move the victim's valid pages inside the plane, erase
@@ -181,25 +223,27 @@ impl Ftl {
         self.moves.clear();
         let mut work = GcWork::default();
         let Some(victim) = self.victim(plane) else { return Ok(work) };
-        work.moved += self.relocate_and_erase(plane, victim, alloc)?;
-        work.erased += 1;
         let first = self.layout.first_block(plane);
+        let start = self.gather_valid(first + victim);
+        self.relocate_to_active(plane, start, alloc)?;
+        self.erase(plane, victim);
+        work.moved += (self.moves.len() - start) as u32;
+        work.erased += 1;
         let hot = self.blocks[(first + victim) as usize].erases;
         // The plane-wide minimum bounds the coldest full block from below, so
         // the scan for it runs only when a swap may be due.
         if self.wl_spread > 0 && hot - self.planes[plane as usize].min_erases > self.wl_spread {
             let ppb = self.layout.pages_per_block as u16;
-            let active = self.planes[plane as usize].active;
             let cold = self
                 .plane_blocks(plane)
                 .iter()
                 .enumerate()
-                .filter(|&(i, b)| b.written == ppb && Some(i as u32) != active)
+                .filter(|&(_, b)| b.written == ppb)
                 .min_by_key(|&(i, b)| (b.erases, i))
                 .map(|(i, b)| (i as u32, b.erases));
             if let Some((cold, cold_erases)) = cold {
-                if hot.saturating_sub(cold_erases) > self.wl_spread {
-                    let moved = self.relocate_and_erase(plane, cold, alloc)?;
+                if hot - cold_erases > self.wl_spread {
+                    let moved = self.swap_cold_into(plane, cold, victim);
                     work.moved += moved;
                     work.wl_moved += moved;
                     work.erased += 1;
@@ -209,10 +253,10 @@ impl Ftl {
         Ok(work)
     }
 
-    fn relocate_and_erase(&mut self, plane: u32, victim: u32, alloc: &mut dyn BlockAllocator) -> Result<u32, OutOfSpace> {
-        let gblock = self.layout.first_block(plane) + victim;
+    /// Appends the valid pages of global block `gblock` to `self.moves` (new
+    /// page not yet known) and warms their mapping slots; returns where they start.
+    fn gather_valid(&mut self, gblock: u32) -> usize {
         let first_page = self.layout.first_page(gblock);
-        // First pass: the victim's valid pages (sequential reads of p2l).
         let start = self.moves.len();
         for ppn in first_page..first_page + self.layout.pages_per_block {
             if self.map.owner(ppn).is_some() {
@@ -221,8 +265,12 @@ impl Ftl {
         }
         let map = &self.map;
         map.warm(self.moves[start..].iter().map(|&(p, _)| map.owner(p).unwrap_or(0)));
-        // Second pass: relocate into the plane's active block(s), a run of
-        // consecutive pages at a time.
+        start
+    }
+
+    /// Moves the gathered pages `self.moves[start..]` into the plane's open
+    /// block(s), a run of consecutive pages at a time.
+    fn relocate_to_active(&mut self, plane: u32, start: usize, alloc: &mut dyn BlockAllocator) -> Result<(), OutOfSpace> {
         let die = self.layout.die_of_plane(plane);
         let ppb = self.layout.pages_per_block;
         let mut i = start;
@@ -230,19 +278,60 @@ impl Ftl {
             let first = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
             let block = self.layout.block_of(first);
             let meta = &mut self.blocks[block as usize];
-            // take_page advanced the write pointer by one; claim the rest of the run.
+            // take_page advanced the write pointer by one; claim the rest of the
+            // run (if it closed the block, the run is that single page).
             let n = ((ppb - meta.written as u32 + 1) as usize).min(self.moves.len() - i);
+            let n = if meta.written as u32 == ppb { 1 } else { n };
             meta.written += n as u16 - 1;
             meta.valid += n as u16;
-            for (j, new) in (first..first + n as u32).enumerate() {
-                let old = self.moves[i + j].0;
-                let chunk = self.map.owner(old).expect("collected as valid");
-                self.map.relocate(chunk, old, new);
-                self.moves[i + j].1 = new;
+            if n > 1 && meta.written as u32 == ppb {
+                self.close_block(plane, block);
+            } else {
+                self.index.update(block, self.blocks[block as usize].valid);
             }
+            self.move_run(i, first, n);
             i += n;
         }
-        let moved = (self.moves.len() - start) as u32;
+        Ok(())
+    }
+
+    /// Remaps `self.moves[i..i + n]` to the consecutive pages from `first`.
+    fn move_run(&mut self, i: usize, first: Ppn, n: usize) {
+        for (j, new) in (first..first + n as u32).enumerate() {
+            let old = self.moves[i + j].0;
+            let chunk = self.map.owner(old).expect("gathered as valid");
+            self.map.relocate(chunk, old, new);
+            self.moves[i + j].1 = new;
+        }
+    }
+
+    /// Static wear levelling: the cold block's data moves into the just-erased,
+    /// most-worn block `hot` (so worn cells hold data that rarely changes), the
+    /// rest of `hot` is padded (counted invalid), and the cold block is erased
+    /// for hot data to use. Returns the pages moved.
+    fn swap_cold_into(&mut self, plane: u32, cold: u32, hot: u32) -> u32 {
+        let first = self.layout.first_block(plane);
+        let pm = &mut self.planes[plane as usize];
+        let at = pm.free.iter().rposition(|&b| b == hot).expect("the victim was just freed");
+        pm.free.remove(at);
+        let start = self.gather_valid(first + cold);
+        let n = self.moves.len() - start;
+        let hot_first = self.layout.first_page(first + hot);
+        self.move_run(start, hot_first, n);
+        let ppb = self.layout.pages_per_block;
+        let meta = &mut self.blocks[(first + hot) as usize];
+        meta.written = ppb as u16;
+        meta.valid = n as u16;
+        self.planes[plane as usize].invalid += (ppb as usize - n) as u64;
+        self.index.insert(first + hot, n as u16);
+        self.erase(plane, cold);
+        n as u32
+    }
+
+    /// Erases plane-local block `block` (all its pages already invalid).
+    fn erase(&mut self, plane: u32, block: u32) {
+        let gblock = self.layout.first_block(plane) + block;
+        self.index.remove(gblock);
         let meta = &mut self.blocks[gblock as usize];
         let invalid = meta.written as u64 - meta.valid as u64;
         meta.valid = 0;
@@ -252,19 +341,29 @@ impl Ftl {
         meta.erases += 1;
         let pm = &mut self.planes[plane as usize];
         pm.invalid -= invalid;
-        pm.free.push_back(victim);
+        pm.free.push_back(block);
         if before == pm.min_erases {
             pm.at_min -= 1;
             if pm.at_min == 0 {
-                let first = self.layout.first_block(plane) as usize;
-                let blocks = &self.blocks[first..first + self.layout.blocks_per_plane as usize];
+                let blocks = self.plane_blocks(plane);
                 let min = blocks.iter().map(|b| b.erases).min().unwrap_or(0);
+                let at_min = blocks.iter().filter(|b| b.erases == min).count() as u32;
                 let pm = &mut self.planes[plane as usize];
                 pm.min_erases = min;
-                pm.at_min = blocks.iter().filter(|b| b.erases == min).count() as u32;
+                pm.at_min = at_min;
             }
         }
-        Ok(moved)
+    }
+
+    /// Re-indexes every full block (after the tables were filled directly).
+    pub(crate) fn rebuild_index(&mut self) {
+        let l = &self.layout;
+        self.index = victim_block::GreedyIndex::new(l.planes(), l.blocks_per_plane, l.pages_per_block);
+        for (b, meta) in self.blocks.iter().enumerate() {
+            if meta.written as u32 == l.pages_per_block {
+                self.index.insert(b as u32, meta.valid);
+            }
+        }
     }
 
     /// Page accounting of one plane: (free, valid, invalid, total).

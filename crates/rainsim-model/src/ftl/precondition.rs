@@ -78,5 +78,6 @@ pub fn precondition(ftl: &mut Ftl, stripes: &StripeLayout, valid: f64, invalid: 
         let pm = &mut ftl.planes[plane as usize];
         pm.free = (blocks as u32..lay.blocks_per_plane).collect();
     }
+    ftl.rebuild_index();
     Ok(())
 }

@@ -1,10 +1,115 @@
 //! Greedy GC victim selection: the full block with the fewest valid pages.
+//!
+//! [`GreedyIndex`] keeps every full block of a plane in a bucket by its valid
+//! count (intrusive doubly-linked lists), so a victim is found without
+//! scanning the plane. [`greedy_victim`] is the plain scan, kept as the
+//! reference the index is tested against.
 
 use super::block::BlockMeta;
 
-/// Picks the victim among the plane's blocks (plane-local index), skipping the
-/// active block and blocks not yet full. Ties go to the lowest index. Returns
-/// `None` when no full block has an invalid page (nothing to reclaim).
+const NIL: u32 = u32::MAX;
+const OUT: u16 = u16::MAX;
+
+/// Full blocks bucketed by valid count, per plane.
+#[derive(Debug, Clone)]
+pub struct GreedyIndex {
+    ppb: u32,
+    blocks_per_plane: u32,
+    /// `heads[plane · (ppb + 1) + v]`: first block (global) with `v` valid pages.
+    heads: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    /// Bucket a block is in, or `OUT`.
+    bucket: Vec<u16>,
+    /// No non-empty bucket below this, per plane.
+    low: Vec<u16>,
+}
+
+impl GreedyIndex {
+    /// An empty index for `planes` planes of `blocks_per_plane` blocks of `ppb` pages.
+    pub fn new(planes: u32, blocks_per_plane: u32, ppb: u32) -> GreedyIndex {
+        let blocks = (planes * blocks_per_plane) as usize;
+        GreedyIndex {
+            ppb,
+            blocks_per_plane,
+            heads: vec![NIL; planes as usize * (ppb as usize + 1)],
+            prev: vec![NIL; blocks],
+            next: vec![NIL; blocks],
+            bucket: vec![OUT; blocks],
+            low: vec![ppb as u16; planes as usize],
+        }
+    }
+
+    #[inline]
+    fn head(&self, block: u32, v: u16) -> usize {
+        (block / self.blocks_per_plane) as usize * (self.ppb as usize + 1) + v as usize
+    }
+
+    /// Adds full block `block` (global) with `valid` valid pages.
+    pub fn insert(&mut self, block: u32, valid: u16) {
+        debug_assert_eq!(self.bucket[block as usize], OUT);
+        let h = self.head(block, valid);
+        let first = self.heads[h];
+        self.next[block as usize] = first;
+        self.prev[block as usize] = NIL;
+        if first != NIL {
+            self.prev[first as usize] = block;
+        }
+        self.heads[h] = block;
+        self.bucket[block as usize] = valid;
+        let plane = (block / self.blocks_per_plane) as usize;
+        self.low[plane] = self.low[plane].min(valid);
+    }
+
+    /// Removes `block` if it is indexed.
+    pub fn remove(&mut self, block: u32) {
+        let v = self.bucket[block as usize];
+        if v == OUT {
+            return;
+        }
+        let (p, n) = (self.prev[block as usize], self.next[block as usize]);
+        if p == NIL {
+            let h = self.head(block, v);
+            self.heads[h] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = p;
+        }
+        self.bucket[block as usize] = OUT;
+    }
+
+    /// `block`'s valid count is now `valid` (no-op for blocks not indexed).
+    #[inline]
+    pub fn update(&mut self, block: u32, valid: u16) {
+        if self.bucket[block as usize] != OUT {
+            self.remove(block);
+            self.insert(block, valid);
+        }
+    }
+
+    /// The indexed block of `plane` with the fewest valid pages, if any has an
+    /// invalid page.
+    pub fn victim(&mut self, plane: u32) -> Option<u32> {
+        let base = plane as usize * (self.ppb as usize + 1);
+        let mut v = self.low[plane as usize] as usize;
+        while v < self.ppb as usize {
+            let b = self.heads[base + v];
+            if b != NIL {
+                self.low[plane as usize] = v as u16;
+                return Some(b);
+            }
+            v += 1;
+        }
+        self.low[plane as usize] = self.ppb as u16;
+        None
+    }
+}
+
+/// Reference scan: the full, non-active block with the fewest valid pages
+/// (plane-local index; ties to the lowest index), `None` when no full block
+/// has an invalid page.
 pub fn greedy_victim(blocks: &[BlockMeta], active: Option<u32>, ppb: u32) -> Option<u32> {
     let mut best: Option<(u16, u32)> = None;
     for (i, b) in blocks.iter().enumerate() {
@@ -37,5 +142,24 @@ mod tests {
         assert_eq!(greedy_victim(&blocks, None, 8), Some(1));
         assert_eq!(greedy_victim(&blocks, Some(1), 8), Some(3));
         assert_eq!(greedy_victim(&[full(8)], None, 8), None);
+    }
+
+    #[test]
+    fn index_tracks_the_minimum() {
+        let mut ix = GreedyIndex::new(2, 4, 8);
+        ix.insert(0, 5);
+        ix.insert(1, 2);
+        ix.insert(3, 8);
+        ix.insert(4, 1); // plane 1
+        assert_eq!(ix.victim(0), Some(1));
+        ix.update(0, 1);
+        assert_eq!(ix.victim(0), Some(0));
+        ix.remove(0);
+        assert_eq!(ix.victim(0), Some(1));
+        ix.remove(1);
+        assert_eq!(ix.victim(0), None, "block 3 is all valid");
+        assert_eq!(ix.victim(1), Some(4));
+        ix.update(2, 0); // not indexed: ignored
+        assert_eq!(ix.victim(0), None);
     }
 }

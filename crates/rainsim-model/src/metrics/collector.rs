@@ -93,6 +93,8 @@ pub struct RaidCounters {
     pub adjusted: u64,
     /// Page writes without parity.
     pub plain: u64,
+    /// Writes to stripes holding no data yet.
+    pub fresh: u64,
     /// Pre-reads issued.
     pub prereads: u64,
 }
@@ -116,6 +118,10 @@ pub struct Collector {
     pub first_arrival: Option<SimTime>,
     /// Latest completion.
     pub last_completion: SimTime,
+    /// Earliest start of any die activity.
+    pub first_activity: Option<SimTime>,
+    /// Latest end of any die activity.
+    pub last_activity: SimTime,
 }
 
 impl Collector {
@@ -130,6 +136,8 @@ impl Collector {
             bytes: [0; 2],
             first_arrival: None,
             last_completion: 0,
+            first_activity: None,
+            last_activity: 0,
         }
     }
 
@@ -141,6 +149,16 @@ impl Collector {
     /// Simulated span: first arrival to last completion.
     pub fn span_ns(&self) -> u64 {
         self.last_completion.saturating_sub(self.first_arrival.unwrap_or(0))
+    }
+
+    /// Span of device activity: the simulated span widened to any die work
+    /// before the first arrival or after the last completion (e.g. GC).
+    pub fn active_span_ns(&self) -> u64 {
+        let start = match (self.first_arrival, self.first_activity) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(0),
+        };
+        self.last_completion.max(self.last_activity).saturating_sub(start)
     }
 }
 
@@ -162,8 +180,10 @@ impl Observer for Collector {
             c.read_lat.record(latency);
         }
     }
-    fn die_busy(&mut self, channel: u32, busy: SimTime) {
-        self.channels[channel as usize].busy_ns += busy;
+    fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {
+        self.channels[channel as usize].busy_ns += end - start;
+        self.first_activity = Some(self.first_activity.map_or(start, |a| a.min(start)));
+        self.last_activity = self.last_activity.max(end);
     }
     fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime) {
         let c = &mut self.channels[channel as usize];
@@ -179,6 +199,7 @@ impl Observer for Collector {
             StripeWrite::Rmw => self.raid.rmw += 1,
             StripeWrite::Rcw => self.raid.rcw += 1,
             StripeWrite::Plain => self.raid.plain += 1,
+            StripeWrite::Fresh => self.raid.fresh += 1,
         }
         self.raid.adjusted += adjusted as u64;
         self.raid.prereads += prereads as u64;

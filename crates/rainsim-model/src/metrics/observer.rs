@@ -17,6 +17,8 @@ pub enum StripeWrite {
     Rcw,
     /// No parity (RAID off): a page write, with a merge read if partial.
     Plain,
+    /// Part of a stripe that holds no data yet: nothing to pre-read.
+    Fresh,
 }
 
 /// Receiver of model probes. Every method has an empty default.
@@ -28,8 +30,8 @@ pub trait Observer {
     /// operations still waiting in that channel's queues; `latency` counts
     /// from its enqueue.
     fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {}
-    /// A die of `channel` was busy for `busy` ns (I/O or GC).
-    fn die_busy(&mut self, channel: u32, busy: SimTime) {}
+    /// A die of `channel` was busy from `start` to `end` (I/O or GC).
+    fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {}
     /// A garbage collection finished on `channel`.
     fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime) {}
     /// A stripe write was planned; `adjusted` when the policy's routine differs

@@ -29,8 +29,8 @@ pub struct ClassLatency {
     pub max_ns: u64,
     /// Sum of latencies, the papers' "overall I/O time" (exact).
     pub sum_ns: u128,
-    /// CDF points `[latency_ns, fraction ≤]` (omitted for `all`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// CDF points `[latency_ns, fraction ≤]` (empty for `all` and for a
+    /// class without requests).
     pub cdf: Vec<(u64, f64)>,
 }
 
@@ -89,7 +89,8 @@ pub struct ChannelReport {
     pub ops_by_origin: OpsByOrigin,
     /// Queue length sampled at each completion, summed, over completions.
     pub avg_blocked: f64,
-    /// Mean fraction of the span its dies were busy (I/O and GC).
+    /// Die busy time (I/O and GC) / (dies × active span), where the active span
+    /// also covers die work before the first arrival or after the last completion.
     pub busy_fraction: f64,
     /// Garbage collections.
     pub gc_count: u64,
@@ -141,6 +142,12 @@ pub struct Balance {
     pub cv_gc: f64,
     /// Of busy fractions.
     pub cv_busy: f64,
+    /// Of GC page moves.
+    pub cv_moved: f64,
+    /// Of erases.
+    pub cv_erases: f64,
+    /// Of per-channel read p99.9 latency.
+    pub cv_read_p99_9: f64,
 }
 
 /// Flash operations by origin over the device.
@@ -181,6 +188,8 @@ pub struct RaidReport {
     pub degraded_updates: u64,
     /// Page writes without parity (RAID off).
     pub plain_writes: u64,
+    /// Writes to stripes that held no data yet (no pre-read, not an update).
+    pub new_stripe_writes: u64,
     /// Pre-reads issued.
     pub prereads: u64,
 }
@@ -196,6 +205,11 @@ pub struct Wear {
     pub erase_mean: f64,
     /// Wear-levelling page moves.
     pub wl_pages_moved: u64,
+    /// Configured P/E cycle limit per block.
+    pub pe_cycle_limit: u32,
+    /// Seconds until the average block reaches the P/E limit if this run's
+    /// erase rate continued (null when the run erased nothing).
+    pub predicted_lifetime_s: Option<f64>,
 }
 
 /// Host-side counts.
@@ -284,6 +298,18 @@ pub fn cv(xs: &[f64]) -> f64 {
     var.sqrt() / mean
 }
 
+/// Seconds until the mean block erase count reaches `limit` at the erase rate
+/// of this run (`erases` in `span_ns`); `None` when nothing was erased.
+fn lifetime(ftl: &Ftl, erases: u64, span_ns: u64, limit: u32) -> Option<f64> {
+    if erases == 0 || span_ns == 0 {
+        return None;
+    }
+    let blocks = ftl.blocks.len() as f64;
+    let done: f64 = ftl.blocks.iter().map(|b| b.erases as f64).sum();
+    let left = (limit as f64 * blocks - done).max(0.0);
+    Some(left / (erases as f64 / (span_ns as f64 / 1e9)))
+}
+
 /// What the report needs besides the collector.
 pub struct ReportInputs<'a> {
     /// Scheme name.
@@ -300,12 +326,15 @@ pub struct ReportInputs<'a> {
     pub capacity_bytes: u64,
     /// Points per CDF.
     pub cdf_points: u32,
+    /// P/E cycle limit per block.
+    pub pe_cycle_limit: u32,
 }
 
 impl Report {
     /// Builds the report from a finished run.
     pub fn build(c: &Collector, ftl: &Ftl, inp: ReportInputs) -> Report {
         let span = c.span_ns();
+        let active = c.active_span_ns();
         let channels: Vec<ChannelReport> = c
             .channels
             .iter()
@@ -315,10 +344,10 @@ impl Report {
                     ops,
                     ops_by_origin: OpsByOrigin::new(&ch.ops),
                     avg_blocked: if ops == 0 { 0.0 } else { ch.blocked_sum as f64 / ops as f64 },
-                    busy_fraction: if span == 0 {
+                    busy_fraction: if active == 0 {
                         0.0
                     } else {
-                        ch.busy_ns as f64 / (span as f64 * inp.dies_per_channel as f64)
+                        ch.busy_ns as f64 / (active as f64 * inp.dies_per_channel as f64)
                     },
                     gc_count: ch.gc_count,
                     pages_moved: ch.pages_moved,
@@ -354,6 +383,9 @@ impl Report {
                 cv_completed: cv(&col(&|r| r.ops as f64)),
                 cv_gc: cv(&col(&|r| r.gc_count as f64)),
                 cv_busy: cv(&col(&|r| r.busy_fraction)),
+                cv_moved: cv(&col(&|r| r.pages_moved as f64)),
+                cv_erases: cv(&col(&|r| r.erases as f64)),
+                cv_read_p99_9: cv(&col(&|r| r.read_p99_9_ns as f64)),
             },
             channels,
             flash_ops: FlashOps {
@@ -374,6 +406,7 @@ impl Report {
                 degraded_reads: 0,
                 degraded_updates: 0,
                 plain_writes: c.raid.plain,
+                new_stripe_writes: c.raid.fresh,
                 prereads: c.raid.prereads,
             },
             waf: if host_program == 0 {
@@ -386,6 +419,8 @@ impl Report {
                 erase_max: emax,
                 erase_mean: emean,
                 wl_pages_moved: c.channels.iter().map(|x| x.wl_moved).sum(),
+                pe_cycle_limit: inp.pe_cycle_limit,
+                predicted_lifetime_s: lifetime(ftl, erases, span, inp.pe_cycle_limit),
             },
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,

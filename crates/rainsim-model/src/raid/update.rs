@@ -121,8 +121,10 @@ impl<O: Observer> Ssd<O> {
         }
         let reads = if self.stripes.parity {
             let plan = plan_stripe_write(w, self.stripes.parity_pos(j.stripe), j.stripe, j.written, j.partial, exists);
-            if plan.rmw == 0 && plan.rcw == 0 && j.written == data_mask(w, self.stripes.parity_pos(j.stripe)) {
-                self.obs.stripe_write(StripeWrite::Full, false, 0);
+            if plan.rmw == 0 && plan.rcw == 0 {
+                // Nothing to read: a full-stripe write, or a stripe with no data yet.
+                let full = j.written == data_mask(w, self.stripes.parity_pos(j.stripe)) && j.partial == 0;
+                self.obs.stripe_write(if full { StripeWrite::Full } else { StripeWrite::Fresh }, false, 0);
                 0
             } else {
                 let view = crate::ssd::device_view!(self);
@@ -216,7 +218,7 @@ impl<O: Observer> Ssd<O> {
     /// A program of job `op.owner` finished: commit it.
     pub(crate) fn program_done(&mut self, op: FlashOp) {
         let id = op.owner;
-        self.ftl.commit(op.chunk, op.ppn);
+        let old = self.ftl.commit(op.chunk, op.ppn);
         if let Some(v) = &mut self.verifier {
             let j = &self.jobs[id as usize];
             let pos = op.chunk % self.stripes.width;
@@ -233,6 +235,14 @@ impl<O: Observer> Ssd<O> {
                 token(j.serial, pos)
             };
             v.write(op.chunk, op.ppn, t);
+        }
+        // The invalidated page may give an idle die something to collect (only
+        // now, with the new page's data recorded, may GC move it).
+        if let Some(old) = old {
+            let die = self.layout.die_of(old);
+            if self.dies[die as usize].idle() {
+                self.try_start(die);
+            }
         }
         let j = &mut self.jobs[id as usize];
         j.pending -= 1;

@@ -117,8 +117,8 @@ impl<O: Observer> Ssd<O> {
         let ch = self.layout.channel_of_die(die);
         let d = &mut self.dies[die as usize];
         let Some(op) = d.op.take() else { return };
-        let busy = now - d.busy_since;
-        self.obs.die_busy(ch, busy);
+        let since = d.busy_since;
+        self.obs.die_busy(ch, since, now);
         let queued = self.channels[ch as usize].queued();
         self.obs.op_done(ch, op.origin, queued, now - op.enqueued);
         match op.origin {
@@ -129,20 +129,27 @@ impl<O: Observer> Ssd<O> {
         self.try_start(die);
     }
 
-    /// Starts GC on `die` if one of its planes is at the threshold.
+    /// Starts GC on `die` if one of its planes is below the threshold and has
+    /// something to reclaim (otherwise the die keeps serving I/O).
     fn start_gc_if_needed(&mut self, die: u32) -> bool {
-        let Some(plane) = self.ftl.die_needs_gc(die) else { return false };
-        let work = match self.ftl.collect(plane, self.policies.alloc.as_mut()) {
-            Ok(w) => w,
+        if self.ftl.die_needs_gc(die).is_none() {
+            return false;
+        }
+        let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
+            Ok(Some(w)) => w,
+            Ok(None) => return false,
             Err(e) => {
                 self.fail(e);
                 return true;
             }
         };
-        if work.erased == 0 {
-            return false; // nothing reclaimable: keep serving I/O
-        }
         let now = self.q.now();
+        if !self.cfg.ftl.copyback {
+            // Without copyback every move crosses the bus twice; charge the
+            // channel for it so that its other transfers wait.
+            let c = &mut self.channels[self.layout.channel_of_die(die) as usize];
+            c.bus_free_at = c.bus_free_at.max(now) + 2 * self.t.xfer * work.moved as u64;
+        }
         if let Some(v) = &mut self.verifier {
             for &(old, new) in &self.ftl.moves {
                 v.moved(old, new);
@@ -167,9 +174,9 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn gc_done(&mut self, die: u32) {
         let d = &mut self.dies[die as usize];
         d.gc_until = None;
-        let busy = self.q.now() - d.busy_since;
+        let since = d.busy_since;
         let ch = self.layout.channel_of_die(die);
-        self.obs.die_busy(ch, busy);
+        self.obs.die_busy(ch, since, self.q.now());
         self.try_start(die);
     }
 }

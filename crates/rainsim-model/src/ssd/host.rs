@@ -31,9 +31,14 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
-    /// The request enters the device (counts toward the queue depth).
+    /// The request takes a queue-depth slot and enters the device.
     pub(crate) fn start_request(&mut self, id: u32) {
         self.outstanding += 1;
+        self.enter(id);
+    }
+
+    /// The request, holding a slot, enters the device.
+    pub(crate) fn enter(&mut self, id: u32) {
         let overhead = self.cfg.timing.request_overhead_ns;
         if overhead > 0 {
             let at = self.controller_delay(overhead);

@@ -51,6 +51,8 @@ pub(crate) use device_view;
 pub(crate) enum Ev {
     /// The next trace request arrives.
     Arrival,
+    /// A held request may enter the device (a slot under the queue depth freed).
+    Start(u32),
     /// A host request has passed the controller's per-request overhead.
     Admit(u32),
     /// A die finished sensing a page; the transfer may start.
@@ -283,6 +285,7 @@ impl<O: Observer> Ssd<O> {
                     }
                     self.arrive(&r);
                 }
+                Ev::Start(req) => self.enter(req),
                 Ev::Admit(req) => self.admit(req),
                 Ev::ReadSensed(die) => self.read_sensed(die),
                 Ev::OpDone(die) => self.op_done(die),
@@ -341,7 +344,11 @@ impl<O: Observer> Ssd<O> {
         self.free_reqs.push(id);
         self.outstanding -= 1;
         if let Some(h) = self.held.pop_front() {
-            self.start_request(h);
+            // The slot passes to it now; it enters through the queue, not a
+            // call, since one that completes at once would otherwise recurse
+            // through every held request.
+            self.outstanding += 1;
+            self.q.at(now, Ev::Start(h));
         }
     }
 }

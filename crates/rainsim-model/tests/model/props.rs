@@ -36,6 +36,7 @@ proptest! {
         cfg.precondition.invalid = if valid > 0.0 { 0.1 } else { 0.0 };
         cfg.policy.read_priority = read_priority;
         cfg.ftl.gc_threshold = 0.2;
+        cfg.geometry.over_provisioning = 0.3;
         let mut ssd = Ssd::new(&cfg, Collector::new(4), true).unwrap();
         let cap_pages = ssd.capacity_bytes() / 4096;
         let reqs: Vec<Request> = reqs.into_iter().filter(|r| r.offset + r.size as u64 <= cap_pages * 4096).collect();
@@ -55,6 +56,10 @@ proptest! {
         for plane in 0..ssd.layout().planes() {
             let (f, v, i, t) = ssd.ftl.plane_accounting(plane);
             prop_assert_eq!(f + v + i, t, "plane {}", plane);
+            // The victim index agrees with a plain greedy scan.
+            let first = ssd.layout().first_block(plane);
+            let indexed = ssd.ftl.victim(plane).map(|b| ssd.ftl.blocks[(first + b) as usize].valid);
+            prop_assert_eq!(indexed, ssd.ftl.scan_min_valid(plane), "plane {}", plane);
         }
     }
 }

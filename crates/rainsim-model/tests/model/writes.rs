@@ -26,12 +26,12 @@ fn full_rmw_rcw_counts_and_prereads() {
         w(gap, 0, 1),     // one chunk: RMW, 2 pre-reads (d0, P)
         w(2 * gap, 0, 3), // three chunks: RCW, 2 pre-reads (d3, d4)
         w(3 * gap, 1, 2), // two chunks: tie 3 vs 3 → RCW, 3 pre-reads
-        w(4 * gap, 5, 1), // stripe 1, never written: RCW with nothing to read
+        w(4 * gap, 5, 1), // stripe 1, never written: a fresh stripe, nothing to read
         Request { time_ns: 5 * gap, offset: 2 * PB + 100, size: 1000, device: 0, op: Op::Write }, // part of d2: RMW (2) < RCW (5)
     ];
     ssd.run(&reqs, &mut |_| {}).unwrap();
     let r = ssd.obs.raid;
-    assert_eq!((r.full, r.rmw, r.rcw), (1, 2, 3));
+    assert_eq!((r.full, r.rmw, r.rcw, r.fresh), (1, 2, 2, 1));
     assert_eq!(r.prereads, 2 + 2 + 3 + 2);
     assert_eq!(ssd.obs.ops(Origin::PreRead), 9, "pre-reads reach the flash");
     // Programs: 5 + 1 + 3 + 2 + 1 + 1 data, one parity per job.

@@ -1,0 +1,124 @@
+//! Item 7: `rainsim compare` prints runs side by side and writes one report each.
+
+use crate::report::check_report;
+use crate::support::*;
+
+#[test]
+fn scheme_and_variant_side_by_side() {
+    let dir = TempDir::new("compare");
+    let out_dir = dir.join("reports");
+    let t = trace("msr.cut.per_10k.rw_40_60.1370.trace");
+    let o = rainsim([
+        "compare",
+        "--schemes",
+        "baseline",
+        "--variant",
+        "raid.stripe_width=3",
+        "--trace",
+        p(&t),
+        "--config",
+        "degraded-mode-8ch",
+        "--out-dir",
+        p(&out_dir),
+    ])
+    .ok();
+    let text = &o.stdout;
+
+    // The table: a header naming both columns, then rows with two values each.
+    let header = text.lines().next().unwrap_or_else(|| panic!("no output"));
+    let cols: Vec<&str> = header.split_whitespace().collect();
+    assert_eq!(cols, ["metric", "baseline", "raid.stripe_width=3"], "table header: {header}");
+    let row = |name: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no `{name}` row:\n{text}"));
+        line[name.len()..].split_whitespace().map(str::to_string).collect()
+    };
+    for name in ["read mean", "read p99.9", "write mean", "all mean", "IOPS", "WAF"] {
+        let v = row(name);
+        assert!(v.len() >= 2, "`{name}` row lacks a column: {v:?}");
+    }
+    // Progress lines go to stderr, one per run.
+    assert!(
+        o.stderr.contains("[1/2] baseline") && o.stderr.contains("[2/2] raid.stripe_width=3"),
+        "stderr:\n{}",
+        o.stderr
+    );
+
+    // Two reports, in run order.
+    let mut files: Vec<_> = std::fs::read_dir(&out_dir)
+        .expect("out dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "expected two JSON reports, got {files:?}");
+    let reports: Vec<_> = files.iter().map(|f| read_json(f)).collect();
+    let widths: Vec<u64> = reports.iter().map(|r| u(r, "config.raid.stripe_width")).collect();
+    assert_eq!(widths, [4, 3], "stripe widths of {files:?}");
+    for r in &reports {
+        check_report(r, 10_000);
+        assert_eq!(s(r, "scheme"), "baseline");
+        assert_eq!(s(r, "trace.format"), "msr-window");
+    }
+    // With 2 data chunks an RCW (1 pre-read) always beats an RMW (2).
+    assert_eq!(u(&reports[1], "raid.rmw"), 0, "RMW chosen with stripe width 3 under fewest-prereads");
+
+    // The integer rows of the table are the reports' numbers, column by column.
+    type Get = fn(&serde_json::Value) -> u64;
+    let ints: [(&str, Get); 6] = [
+        ("full-stripe writes", |r| u(r, "raid.full_stripe_writes")),
+        ("RMW", |r| u(r, "raid.rmw")),
+        ("RCW", |r| u(r, "raid.rcw")),
+        ("adjusted", |r| u(r, "raid.adjusted")),
+        ("pre-reads", |r| u(r, "raid.prereads")),
+        ("GC count", |r| r["channels"].as_array().expect("channels").iter().map(|c| u(c, "gc_count")).sum()),
+    ];
+    for (name, get) in ints {
+        let cells: Vec<u64> =
+            row(name).iter().map(|c| c.parse().unwrap_or_else(|_| panic!("`{name}` cell {c}"))).collect();
+        let want: Vec<u64> = reports.iter().map(get).collect();
+        assert_eq!(cells, want, "table row `{name}` vs the JSON reports");
+    }
+    let waf: Vec<String> = reports.iter().map(|r| format!("{:.3}", f(r, "waf"))).collect();
+    assert_eq!(row("WAF"), waf, "table row `WAF`");
+
+    // Each compare run equals the corresponding single `run`.
+    let base = ["--trace", p(&t), "--config", "degraded-mode-8ch"];
+    let single = [
+        without_timing(run_report(&dir, "single-baseline", &base)),
+        without_timing(run_report(&dir, "single-w3", &[&base[..], &["--set", "raid.stripe_width=3"]].concat())),
+    ];
+    for (i, (a, b)) in single.iter().zip(reports).enumerate() {
+        let b = without_timing(b);
+        assert!(*a == b, "compare run {i} differs from `rainsim run` in: {:?}", differing_keys(a, &b));
+    }
+}
+
+/// Variants that change the page size reload the trace; results equal single runs.
+#[test]
+fn variants_changing_geometry_match_single_runs() {
+    let dir = TempDir::new("compare-geometry");
+    let out_dir = dir.join("reports");
+    let t = trace("msr_hm_0_slice1000.csv");
+    rainsim([
+        "compare",
+        "--variant",
+        "geometry.page_bytes=4096",
+        "--variant",
+        "raid.stripe_width=5,seed=3",
+        "--trace",
+        p(&t),
+        "--out-dir",
+        p(&out_dir),
+    ])
+    .ok();
+    let mut files: Vec<_> = std::fs::read_dir(&out_dir).expect("out dir").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let sets: [&[&str]; 2] =
+        [&["--set", "geometry.page_bytes=4096"], &["--set", "raid.stripe_width=5", "--set", "seed=3"]];
+    for (i, (file, set)) in files.iter().zip(sets).enumerate() {
+        let c = without_timing(read_json(file));
+        let single = without_timing(run_report(&dir, &format!("single{i}"), &[&["--trace", p(&t)][..], set].concat()));
+        assert!(c == single, "variant {i} differs from `rainsim run` in: {:?}", differing_keys(&c, &single));
+    }
+}

@@ -1,0 +1,109 @@
+//! Item 6: `rainsim config show` and `rainsim config list`.
+
+use crate::support::*;
+use std::path::Path;
+
+/// Parses `config show` output as TOML.
+pub fn show(args: &[&str]) -> toml::Table {
+    let o = rainsim([&["config", "show"][..], args].concat()).ok();
+    o.stdout.parse().unwrap_or_else(|e| panic!("`config show {}` is not TOML: {e}\n{}", args.join(" "), o.stdout))
+}
+
+/// An integer at a dotted path of a TOML table.
+#[track_caller]
+pub fn ti(t: &toml::Table, path: &str) -> i64 {
+    tv(t, path).as_integer().unwrap_or_else(|| panic!("`{path}` is not an integer"))
+}
+
+/// A float at a dotted path of a TOML table.
+#[track_caller]
+pub fn tf(t: &toml::Table, path: &str) -> f64 {
+    tv(t, path).as_float().unwrap_or_else(|| panic!("`{path}` is not a float"))
+}
+
+#[track_caller]
+pub fn tv<'a>(t: &'a toml::Table, path: &str) -> &'a toml::Value {
+    let (head, last) = path.rsplit_once('.').map_or((None, path), |(h, l)| (Some(h), l));
+    let mut cur = t;
+    for part in head.into_iter().flat_map(|h| h.split('.')) {
+        cur = cur
+            .get(part)
+            .and_then(|v| v.as_table())
+            .unwrap_or_else(|| panic!("config show has no [{part}] (for {path})"));
+    }
+    cur.get(last).unwrap_or_else(|| panic!("config show has no `{path}`"))
+}
+
+#[test]
+fn show_with_set_prints_parseable_toml() {
+    let t = show(&["--config", "adaptive-parity-8ch", "--set", "raid.stripe_width=8"]);
+    assert_eq!(ti(&t, "raid.stripe_width"), 8, "--set not applied");
+    assert_eq!(ti(&t, "geometry.channels"), 8);
+    // The rest of the preset is untouched by the override.
+    assert_eq!(ti(&t, "geometry.pages_per_block"), 64);
+    assert_eq!(tv(&t, "raid.level").as_str(), Some("raid5"));
+    // Without the override the preset's own 5 + 1 stripe shows.
+    let t = show(&["--config", "adaptive-parity-8ch"]);
+    assert_eq!(ti(&t, "raid.stripe_width"), 6);
+    // Later --set wins over earlier.
+    let t = show(&["--config", "adaptive-parity-8ch", "--set", "raid.stripe_width=8", "--set", "raid.stripe_width=7"]);
+    assert_eq!(ti(&t, "raid.stripe_width"), 7);
+}
+
+/// The baseline scheme's policy values show up in the effective config.
+#[test]
+fn show_applies_the_baseline_scheme() {
+    let scheme: toml::Table =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/schemes/baseline.toml"))
+            .expect("read configs/schemes/baseline.toml")
+            .parse()
+            .expect("baseline.toml is TOML");
+    let policy = scheme["policy"].as_table().expect("[policy] in baseline.toml");
+    for with_flag in [false, true] {
+        let args: &[&str] = if with_flag { &["--scheme", "baseline"] } else { &[] };
+        let t = show(args);
+        for (k, v) in policy {
+            assert_eq!(tv(&t, &format!("policy.{k}")), v, "policy.{k} (scheme flag: {with_flag})");
+        }
+    }
+}
+
+#[test]
+fn list_names_every_preset_and_scheme() {
+    let o = rainsim(["config", "list"]).ok();
+    let names: Vec<&str> =
+        o.stdout.lines().filter(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next()).collect();
+    for want in [
+        "default",
+        "rep-raid-8ch",
+        "degraded-mode-8ch",
+        "degraded-mode-16ch",
+        "adaptive-parity-6ch",
+        "adaptive-parity-8ch",
+        "baseline",
+    ] {
+        assert!(names.contains(&want), "`config list` does not name {want}:\n{}", o.stdout);
+    }
+    // Every preset and scheme file shipped in configs/ is listed.
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    for sub in [configs.clone(), configs.join("schemes")] {
+        for e in std::fs::read_dir(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display())) {
+            let name = e.expect("dir entry").file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".toml") {
+                assert!(
+                    names.contains(&stem),
+                    "{} is not listed by `config list`:\n{}",
+                    sub.join(&name).display(),
+                    o.stdout
+                );
+            }
+        }
+    }
+    // Each listed preset resolves.
+    let presets_end = o.stdout.find("schemes").expect("schemes section");
+    for name in
+        o.stdout[..presets_end].lines().filter(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next())
+    {
+        show(&["--config", name]);
+    }
+}

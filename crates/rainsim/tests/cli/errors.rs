@@ -1,0 +1,155 @@
+//! Item 4: bad input fails with a clear message, a non-zero exit code and no
+//! panic (see `Out::fails`).
+
+use crate::support::*;
+
+const PRESETS: [&str; 6] = [
+    "default",
+    "rep-raid-8ch",
+    "degraded-mode-8ch",
+    "degraded-mode-16ch",
+    "adaptive-parity-6ch",
+    "adaptive-parity-8ch",
+];
+const FORMATS: [&str; 7] = ["msr", "spc", "systor", "alibaba", "disksim", "ssdsim", "msr-window"];
+const MSR_LINE: &str = "128166385295514663,hm,0,Write,9056014336,2048,2833";
+
+#[track_caller]
+fn assert_mentions(err: &str, words: &[&str]) {
+    for w in words {
+        assert!(err.contains(w), "error message does not mention `{w}`:\n{err}");
+    }
+}
+
+#[test]
+fn unknown_preset_lists_presets() {
+    for cmd in [&["run", "--quiet"][..], &["config", "show"][..]] {
+        let err = rainsim([cmd, &["--config", "no-such-preset"]].concat()).fails();
+        assert_mentions(&err, &["no-such-preset"]);
+        assert_mentions(&err, &PRESETS);
+    }
+}
+
+#[test]
+fn unknown_scheme_lists_schemes() {
+    let err = rainsim(["run", "--quiet", "--scheme", "no-such-scheme"]).fails();
+    assert_mentions(&err, &["no-such-scheme", "baseline"]);
+}
+
+#[test]
+fn unknown_config_key_is_named() {
+    let err = rainsim(["run", "--quiet", "--set", "raid.stripe_wdith=3"]).fails();
+    assert_mentions(&err, &["stripe_wdith"]);
+    let err = rainsim(["config", "show", "--set", "no_such_section.key=1"]).fails();
+    assert_mentions(&err, &["no_such_section"]);
+    let err = rainsim(["run", "--quiet", "--set", "geometry.chanels=4"]).fails();
+    assert_mentions(&err, &["chanels"]);
+}
+
+#[test]
+fn set_without_equals_sign() {
+    let err = rainsim(["run", "--quiet", "--set", "raid.stripe_width"]).fails();
+    assert_mentions(&err, &["raid.stripe_width", "key=value"]);
+}
+
+#[test]
+fn wrong_value_type_names_the_key() {
+    let err = rainsim(["run", "--quiet", "--set", "raid.stripe_width=wide"]).fails();
+    assert_mentions(&err, &["stripe_width"]);
+    let err = rainsim(["run", "--quiet", "--set", "seed=-1"]).fails();
+    assert_mentions(&err, &["seed"]);
+}
+
+#[test]
+fn stripe_wider_than_channels() {
+    for (preset, channels) in [("default", "8"), ("degraded-mode-8ch", "8"), ("adaptive-parity-6ch", "6")] {
+        let err = rainsim(["run", "--quiet", "--config", preset, "--set", "raid.stripe_width=9"]).fails();
+        assert_mentions(&err, &["stripe_width", "9", "channels", channels]);
+    }
+    // Also when the channel count shrinks under the preset's stripe width.
+    let err = rainsim(["config", "show", "--set", "geometry.channels=3"]).fails();
+    assert_mentions(&err, &["stripe_width", "channels"]);
+}
+
+#[test]
+fn malformed_trace_line_names_file_and_line() {
+    let dir = TempDir::new("bad-line");
+    let bad = MSR_LINE.replace("Write", "Wrote");
+    let file = dir.join("bad.csv");
+    std::fs::write(&file, format!("{MSR_LINE}\n{MSR_LINE}\n{bad}\n{MSR_LINE}\n")).expect("write");
+    for extra in [&[][..], &["--format", "msr"][..]] {
+        let err = rainsim([&["run", "--quiet", "--trace", p(&file)][..], extra].concat()).fails();
+        assert_mentions(&err, &[p(&file)]);
+        assert!(err.contains(":3:") || err.contains("line 3"), "error does not name line 3:\n{err}");
+        assert_mentions(&err, &["Wrote"]);
+    }
+    // A bad number in line 3, after a blank line 2 (physical lines count).
+    let file2 = dir.join("bad2.csv");
+    std::fs::write(&file2, format!("{MSR_LINE}\n\n{}\n", MSR_LINE.replace("9056014336", "90x6"))).expect("write");
+    let err = rainsim(["run", "--quiet", "--trace", p(&file2)]).fails();
+    assert_mentions(&err, &[p(&file2), "90x6"]);
+    assert!(err.contains(":3:") || err.contains("line 3"), "error does not name line 3:\n{err}");
+    // `trace stats` reports it the same way.
+    let err = rainsim(["trace", "stats", p(&file)]).fails();
+    assert!(err.contains(&format!("{}:3", p(&file))) || err.contains("line 3"), "trace stats:\n{err}");
+}
+
+#[test]
+fn nonexistent_trace_file() {
+    let dir = TempDir::new("missing");
+    let missing = dir.join("no-such-trace.csv");
+    let err = rainsim(["run", "--quiet", "--trace", p(&missing)]).fails();
+    assert_mentions(&err, &[p(&missing)]);
+    let err = rainsim(["trace", "stats", p(&missing)]).fails();
+    assert_mentions(&err, &[p(&missing)]);
+    // A directory is not a trace either.
+    let err = rainsim(["run", "--quiet", "--trace", p(dir.path())]).fails();
+    assert_mentions(&err, &[p(dir.path())]);
+}
+
+#[test]
+fn empty_trace_file() {
+    let dir = TempDir::new("empty");
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").expect("write");
+    let blank = dir.join("blank.csv");
+    std::fs::write(&blank, "\n\n  \n").expect("write");
+    for f in [&empty, &blank] {
+        let err = rainsim(["run", "--quiet", "--trace", p(f)]).fails();
+        assert_mentions(&err, &[p(f), "empty"]);
+    }
+}
+
+#[test]
+fn bad_format_name_lists_formats() {
+    let t = trace("msr_hm_0_slice1000.csv");
+    let err = rainsim(["run", "--quiet", "--trace", p(&t), "--format", "msrx"]).fails();
+    assert_mentions(&err, &["msrx"]);
+    assert_mentions(&err, &FORMATS);
+    let err = rainsim(["trace", "stats", p(&t), "--format", "csv"]).fails();
+    assert_mentions(&err, &FORMATS);
+    let err = rainsim(["run", "--quiet", "--trace", p(&t), "--time-unit", "fortnight"]).fails();
+    assert_mentions(&err, &["fortnight", "ns", "ms"]);
+}
+
+#[test]
+fn wrong_explicit_format_names_file_and_line() {
+    let t = trace("msr_hm_0_slice1000.csv");
+    let err = rainsim(["run", "--quiet", "--trace", p(&t), "--format", "spc"]).fails();
+    assert_mentions(&err, &[p(&t)]);
+    assert!(err.contains(":1:") || err.contains("line 1"), "error does not name line 1:\n{err}");
+}
+
+#[test]
+fn unwritable_report_path() {
+    let dir = TempDir::new("unwritable");
+    let out = dir.join("no-such-dir/r.json");
+    let err = rainsim(["run", "--quiet", "--set", "workload.requests=100", "--out", p(&out)]).fails();
+    assert_mentions(&err, &[p(&out)]);
+}
+
+#[test]
+fn compare_without_runs() {
+    let err = rainsim(["compare", "--set", "workload.requests=100"]).fails();
+    assert_mentions(&err, &["--schemes", "--variant"]);
+}

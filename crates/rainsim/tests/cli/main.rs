@@ -1,0 +1,18 @@
+//! Integration tests of the `rainsim` command-line tool: one test binary that
+//! runs the real executable (`CARGO_BIN_EXE_rainsim`) and checks its exit
+//! code, its messages and the JSON reports it writes.
+//!
+//! The shared real trace samples are found through the `RAINSIM_TRACES`
+//! environment variable or at `CARGO_MANIFEST_DIR/../../../shared/traces`;
+//! tests that need them fail (never skip) when they are missing.
+
+mod support;
+
+mod compare;
+mod config;
+mod determinism;
+mod errors;
+mod presets;
+mod report;
+mod trace_stats;
+mod traces;

@@ -1,0 +1,301 @@
+//! The JSON report of `rainsim run`: the keys tools rely on, their sanity and
+//! the conservation laws between them. `check_report` is shared with the
+//! trace and preset tests.
+
+use crate::support::*;
+use serde_json::Value;
+
+const CLASSES: [&str; 3] = ["read", "write", "all"];
+const CLASS_KEYS: [&str; 10] =
+    ["count", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns", "max_ns", "sum_ns"];
+/// Percentile keys in increasing order, with their quantile.
+const PCTS: [(&str, f64); 7] = [
+    ("p50_ns", 0.5),
+    ("p90_ns", 0.9),
+    ("p99_ns", 0.99),
+    ("p99_9_ns", 0.999),
+    ("p99_99_ns", 0.9999),
+    ("p99_999_ns", 0.99999),
+    ("max_ns", 1.0),
+];
+const CHANNEL_KEYS: [&str; 7] =
+    ["ops", "avg_blocked", "busy_fraction", "gc_count", "pages_moved", "erases", "read_p99_9_ns"];
+/// Flash operations that channels count in `ops` (GC moves are separate).
+const CHANNEL_ORIGINS: [&str; 5] = ["host_read", "host_program", "pre_read", "degraded_read", "parity_program"];
+const FLASH_KEYS: [&str; 8] =
+    ["host_read", "host_program", "pre_read", "degraded_read", "parity_program", "gc_read", "gc_program", "erase"];
+const RAID_KEYS: [&str; 6] = ["full_stripe_writes", "rmw", "rcw", "adjusted", "degraded_reads", "degraded_updates"];
+
+/// Population coefficient of variation, as the report defines it (0 when μ = 0).
+fn cv(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if mean == 0.0 {
+        return 0.0;
+    }
+    (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt() / mean
+}
+
+fn rel_close(what: &str, a: f64, b: f64) {
+    assert_close(what, a, b, 1e-9 * b.abs().max(1.0));
+}
+
+/// Checks one latency class: keys, percentile order, mean and CDF.
+fn check_class(r: &Value, class: &str) {
+    let k = |key: &str| format!("latency.{class}.{key}");
+    for key in CLASS_KEYS {
+        at(r, &k(key));
+    }
+    let count = u(r, &k("count"));
+    let sum = u(r, &k("sum_ns"));
+    let mean = f(r, &k("mean_ns"));
+    let vals: Vec<u64> = PCTS.iter().map(|(key, _)| u(r, &k(key))).collect();
+    for i in 1..vals.len() {
+        assert!(vals[i - 1] <= vals[i], "{class}: {} = {} > {} = {}", PCTS[i - 1].0, vals[i - 1], PCTS[i].0, vals[i]);
+    }
+    if count == 0 {
+        assert_eq!((sum, mean, vals[6]), (0, 0.0, 0), "{class}: empty class with non-zero latencies");
+        if class != "all" {
+            // Omitted or empty (see `cdf_key_present_for_a_class_without_requests`).
+            if let Some(c) = r["latency"][class].get("cdf") {
+                assert!(c.as_array().is_some_and(|a| a.is_empty()), "{class}: CDF of an empty class: {c}");
+            }
+        }
+        return;
+    }
+    rel_close(&format!("{class}: mean_ns vs sum_ns / count"), mean, sum as f64 / count as f64);
+    assert!(mean <= vals[6] as f64, "{class}: mean {mean} > max {}", vals[6]);
+    assert!(vals[6] > 0, "{class}: every request took 0 ns");
+    assert!(sum >= vals[6], "{class}: sum_ns {sum} < max_ns {}", vals[6]);
+    if class == "all" {
+        return;
+    }
+    // CDF: non-empty, strictly increasing latency, non-decreasing fraction in
+    // (0, 1], ending at (max, 1.0), and consistent with the percentiles.
+    let cdf = at(r, &k("cdf")).as_array().unwrap_or_else(|| panic!("{class}: cdf is not an array"));
+    assert!(!cdf.is_empty(), "{class}: empty CDF for {count} requests");
+    let pts: Vec<(u64, f64)> = cdf
+        .iter()
+        .map(|p| {
+            let a =
+                p.as_array().filter(|a| a.len() == 2).unwrap_or_else(|| panic!("{class}: CDF point {p} is not a pair"));
+            (a[0].as_u64().expect("CDF latency is an integer"), a[1].as_f64().expect("CDF fraction is a number"))
+        })
+        .collect();
+    for w in pts.windows(2) {
+        assert!(w[0].0 < w[1].0, "{class}: CDF latency not increasing: {:?} then {:?}", w[0], w[1]);
+        assert!(w[0].1 <= w[1].1, "{class}: CDF fraction decreasing: {:?} then {:?}", w[0], w[1]);
+    }
+    assert!(pts[0].1 > 0.0, "{class}: CDF starts at fraction {}", pts[0].1);
+    let last = *pts.last().expect("non-empty");
+    assert_eq!(last.1, 1.0, "{class}: CDF ends at fraction {}", last.1);
+    assert_eq!(last.0, vals[6], "{class}: CDF ends at {} ns, max_ns is {}", last.0, vals[6]);
+    for ((key, q), v) in PCTS.iter().zip(&vals) {
+        let point = pts.iter().find(|p| p.0 == *v).unwrap_or_else(|| panic!("{class}: {key} = {v} is not a CDF point"));
+        assert!(point.1 >= q - 1e-9, "{class}: CDF at {key} = {v} ns is {} < {q}", point.1);
+    }
+}
+
+/// Every check that holds for any successful run. `requests` is the number
+/// of host requests the run must have completed.
+pub fn check_report(r: &Value, requests: u64) {
+    // Latency by class, and conservation between classes.
+    for class in CLASSES {
+        check_class(r, class);
+    }
+    let (rc, wc, ac) = (u(r, "latency.read.count"), u(r, "latency.write.count"), u(r, "latency.all.count"));
+    assert_eq!(rc + wc, ac, "read.count + write.count != all.count");
+    assert_eq!(ac, u(r, "trace.requests"), "all.count != trace.requests");
+    assert_eq!(ac, requests, "completed requests");
+    assert_eq!(
+        u(r, "latency.read.sum_ns") + u(r, "latency.write.sum_ns"),
+        u(r, "latency.all.sum_ns"),
+        "read.sum_ns + write.sum_ns != all.sum_ns"
+    );
+    assert_eq!(
+        u(r, "latency.all.max_ns"),
+        u(r, "latency.read.max_ns").max(u(r, "latency.write.max_ns")),
+        "all.max_ns != max(read.max_ns, write.max_ns)"
+    );
+
+    // Simulated time and IOPS.
+    let span = u(r, "sim.span_ns");
+    assert!(span > 0, "sim.span_ns = 0");
+    assert!(span >= u(r, "trace.span_ns"), "simulation ended before the last arrival");
+    rel_close("iops vs all.count / span", f(r, "iops"), ac as f64 * 1e9 / span as f64);
+
+    // Channels.
+    let channels = at(r, "channels").as_array().expect("channels is an array");
+    assert_eq!(channels.len() as u64, u(r, "config.geometry.channels"), "channels.len() != config.geometry.channels");
+    let mut origin_sums = [0u64; 5];
+    let (mut ops, mut moved, mut erases) = (0, 0, 0);
+    for (i, ch) in channels.iter().enumerate() {
+        for key in CHANNEL_KEYS {
+            at(ch, key);
+        }
+        // Not checked against 1 here: see `busy_fraction_is_at_most_one`.
+        let busy = f(ch, "busy_fraction");
+        assert!(busy >= 0.0, "channel {i}: busy_fraction {busy}");
+        if u(ch, "ops") > 0 {
+            assert!(busy > 0.0, "channel {i}: {} ops but busy_fraction 0", u(ch, "ops"));
+        }
+        assert!(f(ch, "avg_blocked") >= 0.0, "channel {i}: avg_blocked < 0");
+        let mut by_origin = 0;
+        for (j, o) in CHANNEL_ORIGINS.iter().enumerate() {
+            let n = u(ch, &format!("ops_by_origin.{o}"));
+            origin_sums[j] += n;
+            by_origin += n;
+        }
+        assert_eq!(u(ch, "ops"), by_origin, "channel {i}: ops != sum of ops_by_origin");
+        ops += u(ch, "ops");
+        moved += u(ch, "pages_moved");
+        erases += u(ch, "erases");
+        u(ch, "gc_count");
+        u(ch, "read_p99_9_ns");
+    }
+
+    // Flash operations against the channels.
+    for key in FLASH_KEYS {
+        u(r, &format!("flash_ops.{key}"));
+    }
+    let flash_sum: u64 = CHANNEL_ORIGINS.iter().map(|o| u(r, &format!("flash_ops.{o}"))).sum();
+    assert_eq!(ops, flash_sum, "sum of channel ops != host_read+host_program+pre_read+degraded_read+parity_program");
+    for (j, o) in CHANNEL_ORIGINS.iter().enumerate() {
+        assert_eq!(
+            origin_sums[j],
+            u(r, &format!("flash_ops.{o}")),
+            "sum of channels' ops_by_origin.{o} != flash_ops.{o}"
+        );
+    }
+    assert_eq!(u(r, "flash_ops.gc_read"), u(r, "flash_ops.gc_program"), "gc_read != gc_program");
+    assert_eq!(u(r, "flash_ops.gc_read"), moved, "gc_read != sum of channels' pages_moved");
+    assert_eq!(u(r, "flash_ops.erase"), erases, "flash_ops.erase != sum of channels' erases");
+    if wc > 0 {
+        assert!(u(r, "flash_ops.host_program") > 0, "{wc} writes but no host program");
+    }
+
+    // Balance: recomputed from the channels.
+    let col = |key: &str| channels.iter().map(|c| f(c, key)).collect::<Vec<_>>();
+    rel_close("balance.cv_blocked", f(r, "balance.cv_blocked"), cv(&col("avg_blocked")));
+    rel_close("balance.cv_completed", f(r, "balance.cv_completed"), cv(&col("ops")));
+    rel_close("balance.cv_gc", f(r, "balance.cv_gc"), cv(&col("gc_count")));
+
+    // RAID and write amplification.
+    for key in RAID_KEYS {
+        u(r, &format!("raid.{key}"));
+    }
+    let width = u(r, "config.raid.stripe_width");
+    assert!((3..=channels.len() as u64).contains(&width), "config.raid.stripe_width = {width}");
+    assert_eq!(u(r, "raid.prereads"), u(r, "flash_ops.pre_read"), "pre-reads issued != pre-reads completed");
+    let hp = u(r, "flash_ops.host_program");
+    let waf = f(r, "waf");
+    if hp > 0 {
+        let all_programs = hp + u(r, "flash_ops.parity_program") + u(r, "flash_ops.gc_program");
+        rel_close("waf vs all programs / host programs", waf, all_programs as f64 / hp as f64);
+        assert!(waf >= 1.0, "waf {waf} < 1");
+    }
+
+    // Identity of the run.
+    assert!(at(r, "config").is_object(), "config is not an object");
+    for key in ["path", "format"] {
+        assert!(!s(r, &format!("trace.{key}")).is_empty(), "trace.{key} is empty");
+    }
+    let sha = s(r, "trace.sha256");
+    assert!(sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()), "trace.sha256 = {sha}");
+    assert_eq!(u(r, "seed"), u(r, "config.seed"), "seed != config.seed");
+    assert_eq!(s(r, "version"), env!("CARGO_PKG_VERSION"), "version");
+    for key in ["wall_s", "cpu_s", "requests_per_cpu_s"] {
+        assert!(f(r, &format!("timing.{key}")) >= 0.0, "timing.{key} < 0");
+    }
+}
+
+/// Item 1: the built-in workload on the default preset.
+#[test]
+fn synthetic_default_run_has_complete_consistent_report() {
+    let dir = TempDir::new("default-run");
+    let r = run_report(&dir, "default", &[]);
+    let requests = u(&r, "config.workload.requests");
+    assert!(requests >= 1000, "default workload has only {requests} requests");
+    check_report(&r, requests);
+    assert_eq!(s(&r, "trace.format"), "synthetic");
+    assert_eq!(u(&r, "seed"), 1, "default preset seed");
+    assert_eq!(s(&r, "scheme"), "baseline");
+    // The default preset: 8 channels, RAID-5 3+1, both classes present.
+    assert_eq!(u(&r, "config.geometry.channels"), 8);
+    assert_eq!(u(&r, "config.raid.stripe_width"), 4);
+    assert!(u(&r, "latency.read.count") > 0 && u(&r, "latency.write.count") > 0);
+    // The synthetic mix is 30 % reads by default.
+    let read_frac = u(&r, "latency.read.count") as f64 / requests as f64;
+    assert_close("read fraction", read_frac, f(&r, "config.workload.read_ratio"), 0.02);
+    // "Aged so that GC is active from the start".
+    assert!(u(&r, "flash_ops.gc_read") > 0, "no GC on the aged default device");
+    assert!(u(&r, "raid.full_stripe_writes") + u(&r, "raid.rmw") + u(&r, "raid.rcw") > 0, "no RAID writes");
+    assert!(u(&r, "flash_ops.parity_program") > 0, "RAID-5 without parity programs");
+    assert!(f(&r, "iops") > 0.0);
+}
+
+/// Without `--quiet`, `run` prints a summary, the verify verdict and where the report went.
+#[test]
+fn run_prints_summary_verify_verdict_and_report_path() {
+    let dir = TempDir::new("summary");
+    let out = dir.join("r.json");
+    let o = rainsim(["run", "--verify", "--set", "workload.requests=2000", "--out", p(&out)]).ok();
+    let r = read_json(&out);
+    check_report(&r, 2000);
+    let text = &o.stdout;
+    assert!(text.starts_with(&format!("rainsim {}", env!("CARGO_PKG_VERSION"))), "summary header:\n{text}");
+    assert!(text.contains("scheme baseline") && text.contains("seed 1"), "summary header:\n{text}");
+    for row in ["read", "write", "all"] {
+        let line =
+            text.lines().find(|l| l.trim_start().starts_with(row)).unwrap_or_else(|| panic!("no `{row}` row:\n{text}"));
+        let count: u64 = line.split_whitespace().nth(1).and_then(|c| c.parse().ok()).expect("count column");
+        assert_eq!(count, u(&r, &format!("latency.{row}.count")), "summary `{row}` count vs JSON");
+    }
+    assert_eq!(
+        text.lines().filter(|l| l.split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok())).count(),
+        8,
+        "one summary row per channel:\n{text}"
+    );
+    assert!(text.contains("verify: passed"), "no verify verdict:\n{text}");
+    assert!(text.contains(&format!("report written to {}", out.display())), "no report path:\n{text}");
+}
+
+/// `raid.level = "none"`: no parity, no stripe decisions, plain writes only.
+#[test]
+fn raid_off_writes_no_parity() {
+    let dir = TempDir::new("raid-off");
+    let r = run_report(&dir, "none", &["--set", "workload.requests=2000", "--set", "raid.level=none"]);
+    check_report(&r, 2000);
+    assert_eq!(s(&r, "config.raid.level"), "none");
+    assert_eq!(u(&r, "flash_ops.parity_program"), 0, "parity programs with RAID off");
+    for key in ["full_stripe_writes", "rmw", "rcw", "adjusted"] {
+        assert_eq!(u(&r, &format!("raid.{key}")), 0, "raid.{key} with RAID off");
+    }
+    assert!(u(&r, "raid.plain_writes") > 0, "no plain writes with RAID off");
+}
+
+/// The report documents `cdf` as omitted for `all` only; a class without
+/// requests (here: a read-only workload has no writes) should still carry
+/// `latency.write.cdf` (empty), since tools read that key unconditionally.
+#[test]
+fn cdf_key_present_for_a_class_without_requests() {
+    let dir = TempDir::new("read-only");
+    let r = run_report(&dir, "ro", &["--set", "workload.requests=500", "--set", "workload.read_ratio=1"]);
+    check_report(&r, 500);
+    assert_eq!(u(&r, "latency.write.count"), 0);
+    assert!(r["latency"]["write"].get("cdf").is_some(), "latency.write.cdf missing: {}", r["latency"]["write"]);
+}
+
+/// `busy_fraction` is a fraction: die busy time, including GC before the
+/// first arrival or after the last completion, never exceeds dies × the
+/// active span it is divided by.
+#[test]
+fn busy_fraction_is_at_most_one() {
+    let dir = TempDir::new("busy");
+    let t = trace("umass_websearch1_head10.spc");
+    let r = run_report(&dir, "busy", &["--trace", p(&t), "--config", "degraded-mode-8ch"]);
+    for (i, ch) in at(&r, "channels").as_array().expect("channels").iter().enumerate() {
+        let busy = f(ch, "busy_fraction");
+        assert!(busy <= 1.0, "channel {i}: busy_fraction {busy} > 1");
+    }
+}
