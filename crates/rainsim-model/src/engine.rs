@@ -10,15 +10,16 @@ use std::collections::BinaryHeap;
 /// Simulated time in nanoseconds.
 pub type SimTime = u64;
 
+/// `key` = time in the high 64 bits, scheduling sequence in the low 64: one
+/// integer comparison orders by time, then FIFO.
 struct Entry<E> {
-    time: SimTime,
-    seq: u64,
+    key: u128,
     event: E,
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -30,7 +31,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.cmp(&self.time).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
     }
 }
 
@@ -57,7 +58,8 @@ impl<E> EventQueue<E> {
     pub fn at(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
-        self.heap.push(Entry { time: at.max(self.now), seq: self.seq, event });
+        let time = at.max(self.now);
+        self.heap.push(Entry { key: ((time as u128) << 64) | self.seq as u128, event });
     }
 
     /// Schedules `event` after `delay` nanoseconds.
@@ -68,13 +70,13 @@ impl<E> EventQueue<E> {
     /// Removes the earliest event and advances time to it.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let e = self.heap.pop()?;
-        self.now = e.time;
-        Some((e.time, e.event))
+        self.now = (e.key >> 64) as SimTime;
+        Some((self.now, e.event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| (e.key >> 64) as SimTime)
     }
 
     /// Number of pending events.
