@@ -115,19 +115,20 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
     if let Some(d) = out_dir {
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
+    // Resolve every configuration first, so a bad name fails before any run.
+    let cfgs = runs.iter().map(|(_, scheme, sets)| resolve(setup, *scheme, sets)).collect::<Result<Vec<_>, _>>()?;
     let mut reports = Vec::new();
     let mut trace_cache: Option<(u64, u32, Trace)> = None;
-    for (i, (label, scheme, sets)) in runs.iter().enumerate() {
-        let cfg = resolve(setup, *scheme, sets)?;
-        let cap = rainsim_model::run::capacity_bytes(&cfg);
+    for (i, ((label, scheme, _), cfg)) in runs.iter().zip(&cfgs).enumerate() {
+        let cap = rainsim_model::run::capacity_bytes(cfg);
         // Reload only when the capacity or page size changed (the mapping depends on them).
         let reuse = matches!(&trace_cache, Some((c, p, _)) if *c == cap && *p == cfg.geometry.page_bytes);
         if !reuse {
-            trace_cache = Some((cap, cfg.geometry.page_bytes, workload::load(&cfg, setup.trace.as_deref())?));
+            trace_cache = Some((cap, cfg.geometry.page_bytes, workload::load(cfg, setup.trace.as_deref())?));
         }
         let trace = &trace_cache.as_ref().expect("loaded").2;
         eprintln!("[{}/{}] {label}", i + 1, runs.len());
-        let report = simulate(&cfg, trace, scheme.unwrap_or("baseline"), verify, true)?;
+        let report = simulate(cfg, trace, scheme.unwrap_or("baseline"), verify, true)?;
         if let Some(d) = out_dir {
             let name: String = label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
             write_report(&d.join(format!("{i:02}-{name}.json")), &report)?;

@@ -79,22 +79,13 @@ impl<O: Observer> Ssd<O> {
             serial: self.serial,
             acc: 0,
         };
-        let id = match self.free_jobs.pop() {
-            Some(id) => {
-                self.jobs[id as usize] = job;
-                id
-            }
-            None => {
-                self.jobs.push(job);
-                (self.jobs.len() - 1) as u32
-            }
-        };
+        let id = self.jobs.insert(job);
         match self.locks.get_mut(&stripe) {
             Some((head, tail)) => {
                 if *head == NO_JOB {
                     *head = id;
                 } else {
-                    self.jobs[*tail as usize].next_waiting = id;
+                    self.jobs[*tail].next_waiting = id;
                 }
                 *tail = id;
             }
@@ -111,7 +102,7 @@ impl<O: Observer> Ssd<O> {
 
     /// Plans the job's pre-reads and issues them.
     fn start_job(&mut self, id: u32) {
-        let j = self.jobs[id as usize];
+        let j = self.jobs[id];
         let w = self.stripes.width;
         let mut exists = 0u64;
         for pos in 0..w {
@@ -130,7 +121,7 @@ impl<O: Observer> Ssd<O> {
                 let view = crate::ssd::device_view!(self);
                 let routine = self.policies.parity.choose(&view, &plan);
                 let adjusted = routine != fewest(&plan);
-                self.jobs[id as usize].routine = routine;
+                self.jobs[id].routine = routine;
                 let (kind, set) = match routine {
                     Routine::Rmw => (StripeWrite::Rmw, plan.rmw),
                     Routine::Rcw => (StripeWrite::Rcw, plan.rcw),
@@ -143,7 +134,7 @@ impl<O: Observer> Ssd<O> {
             self.obs.stripe_write(StripeWrite::Plain, false, set.count_ones());
             set
         };
-        self.jobs[id as usize].pending = reads.count_ones() + 1;
+        self.jobs[id].pending = reads.count_ones() + 1;
         let mut bits = reads;
         while bits != 0 {
             let pos = bits.trailing_zeros();
@@ -159,7 +150,7 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn preread_done(&mut self, op: FlashOp) {
         let id = op.owner;
         if let Some(v) = &self.verifier {
-            let j = &self.jobs[id as usize];
+            let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
             let contributes = match j.routine {
                 Routine::Rmw => self.fault != Some(Fault::RmwIgnoresOldData) || self.stripes.is_parity(op.chunk),
@@ -167,7 +158,7 @@ impl<O: Observer> Ssd<O> {
             };
             if contributes {
                 let t = v.peek(op.ppn);
-                self.jobs[id as usize].acc ^= t;
+                self.jobs[id].acc ^= t;
             }
         }
         self.phase_step(id);
@@ -175,7 +166,7 @@ impl<O: Observer> Ssd<O> {
 
     /// One outstanding operation of the current phase is done.
     fn phase_step(&mut self, id: u32) {
-        let j = &mut self.jobs[id as usize];
+        let j = &mut self.jobs[id];
         j.pending -= 1;
         if j.pending > 0 {
             return;
@@ -190,13 +181,13 @@ impl<O: Observer> Ssd<O> {
 
     /// XOR done (or not needed): program the new data and parity.
     pub(crate) fn xor_done(&mut self, id: u32) {
-        let j = self.jobs[id as usize];
+        let j = self.jobs[id];
         let w = self.stripes.width;
         let mut n = j.written.count_ones();
         if self.stripes.parity {
             n += 1;
         }
-        self.jobs[id as usize].pending = n;
+        self.jobs[id].pending = n;
         let mut bits = j.written;
         while bits != 0 {
             let pos = bits.trailing_zeros();
@@ -220,7 +211,7 @@ impl<O: Observer> Ssd<O> {
         let id = op.owner;
         let old = self.ftl.commit(op.chunk, op.ppn);
         if let Some(v) = &mut self.verifier {
-            let j = &self.jobs[id as usize];
+            let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
             let t = if op.origin == Origin::ParityProgram {
                 let mut x = j.acc;
@@ -244,7 +235,7 @@ impl<O: Observer> Ssd<O> {
                 self.try_start(die);
             }
         }
-        let j = &mut self.jobs[id as usize];
+        let j = &mut self.jobs[id];
         j.pending -= 1;
         if j.pending == 0 {
             self.finish_job(id);
@@ -252,13 +243,13 @@ impl<O: Observer> Ssd<O> {
     }
 
     fn finish_job(&mut self, id: u32) {
-        let j = self.jobs[id as usize];
-        self.free_jobs.push(id);
+        let j = self.jobs[id];
+        self.jobs.remove(id);
         let (head, tail) = self.locks[&j.stripe];
         if head == NO_JOB {
             self.locks.remove(&j.stripe);
         } else {
-            let next = self.jobs[head as usize].next_waiting;
+            let next = self.jobs[head].next_waiting;
             let new_tail = if next == NO_JOB { NO_JOB } else { tail };
             self.locks.insert(j.stripe, (next, new_tail));
             self.start_job(head);

@@ -11,16 +11,7 @@ impl<O: Observer> Ssd<O> {
     /// A trace request arrives (latency counts from now).
     pub(crate) fn arrive(&mut self, r: &Request) {
         let req = HostReq { arrival: r.time_ns, offset: r.offset, size: r.size, write: r.op == Op::Write, pending: 0 };
-        let id = match self.free_reqs.pop() {
-            Some(id) => {
-                self.reqs[id as usize] = req;
-                id
-            }
-            None => {
-                self.reqs.push(req);
-                (self.reqs.len() - 1) as u32
-            }
-        };
+        let id = self.reqs.insert(req);
         self.totals.admitted += 1;
         let qd = self.cfg.host.queue_depth;
         if qd > 0 && self.outstanding >= qd {
@@ -50,13 +41,13 @@ impl<O: Observer> Ssd<O> {
 
     /// Splits the request into page reads or stripe jobs.
     pub(crate) fn admit(&mut self, id: u32) {
-        let r = self.reqs[id as usize];
+        let r = self.reqs[id];
         let pb = self.layout.page_bytes as u64;
         let first = r.offset / pb;
         let end = r.offset + r.size as u64;
         let last = (end - 1) / pb;
         // Hold one pending unit while splitting so nothing completes early.
-        self.reqs[id as usize].pending = 1;
+        self.reqs[id].pending = 1;
         if r.write {
             let mut lpn = first;
             while lpn <= last {
@@ -73,7 +64,7 @@ impl<O: Observer> Ssd<O> {
                     }
                     lpn += 1;
                 }
-                self.reqs[id as usize].pending += 1;
+                self.reqs[id].pending += 1;
                 self.submit_job(id, stripe, written, partial);
             }
         } else {
@@ -94,7 +85,7 @@ impl<O: Observer> Ssd<O> {
         let view = crate::ssd::device_view!(self);
         match self.policies.read.route(&view, chunk, ch) {
             Route::Normal => {
-                self.reqs[id as usize].pending += 1;
+                self.reqs[id].pending += 1;
                 self.enqueue_read(chunk, ppn, id, Origin::HostRead);
             }
             Route::Degraded => {
@@ -132,7 +123,7 @@ impl<O: Observer> Ssd<O> {
 
     /// One unit of a request's work finished.
     pub(crate) fn finish_unit(&mut self, id: u32) {
-        let p = &mut self.reqs[id as usize].pending;
+        let p = &mut self.reqs[id].pending;
         if *p == 0 {
             let now = self.q.now();
             self.fail(crate::verify::VerifyError { time_ns: now, what: format!("request slot {id} completed twice") });

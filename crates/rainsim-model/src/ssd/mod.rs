@@ -14,6 +14,7 @@
 
 mod dispatch;
 mod host;
+pub mod slab;
 pub mod state;
 
 use crate::config::{Config, ConfigError, RaidLevel};
@@ -152,10 +153,8 @@ pub struct Ssd<O: Observer> {
     pub(crate) channels: Vec<ChannelState>,
     pub(crate) dies: Vec<DieState>,
     pub(crate) policies: Policies,
-    pub(crate) reqs: Vec<HostReq>,
-    pub(crate) free_reqs: Vec<u32>,
-    pub(crate) jobs: Vec<StripeJob>,
-    pub(crate) free_jobs: Vec<u32>,
+    pub(crate) reqs: slab::Slab<HostReq>,
+    pub(crate) jobs: slab::Slab<StripeJob>,
     /// Locked stripes → (first, last) waiting job, `NONE` when none wait.
     pub(crate) locks: FxHashMap<u32, (u32, u32)>,
     pub(crate) verifier: Option<Verifier>,
@@ -205,10 +204,8 @@ impl<O: Observer> Ssd<O> {
             ftl,
             q: EventQueue::default(),
             channels,
-            reqs: Vec::new(),
-            free_reqs: Vec::new(),
-            jobs: Vec::new(),
-            free_jobs: Vec::new(),
+            reqs: Default::default(),
+            jobs: Default::default(),
             locks: FxHashMap::default(),
             verifier,
             fault: None,
@@ -334,14 +331,14 @@ impl<O: Observer> Ssd<O> {
 
     /// A host request finished.
     pub(crate) fn complete_request(&mut self, id: u32) {
-        let r = self.reqs[id as usize];
+        let r = self.reqs[id];
         debug_assert_eq!(r.pending, 0);
         let now = self.q.now();
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(op, r.arrival, now, r.size);
         self.totals.completed += 1;
         self.totals.last_completion = now;
-        self.free_reqs.push(id);
+        self.reqs.remove(id);
         self.outstanding -= 1;
         if let Some(h) = self.held.pop_front() {
             // The slot passes to it now; it enters through the queue, not a
