@@ -49,21 +49,21 @@ impl<O: Observer> Ssd<O> {
         // Hold one pending unit while splitting so nothing completes early.
         self.reqs[id].pending = 1;
         if r.write {
+            // Pages of one stripe are consecutive: one job per stripe touched.
+            let dps = self.stripes.data_per_stripe() as u64;
             let mut lpn = first;
             while lpn <= last {
-                let (stripe, _) = self.stripes.chunk_of_lpn(lpn);
-                let mut written = 0u64;
-                let mut partial = 0u64;
-                while lpn <= last && self.stripes.chunk_of_lpn(lpn).0 == stripe {
-                    let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
-                    let pos = chunk % self.stripes.width;
+                let stripe = (lpn / dps) as u32;
+                let stripe_end = ((stripe as u64 + 1) * dps - 1).min(last);
+                let (mut written, mut partial) = (0u64, 0u64);
+                for l in lpn..=stripe_end {
+                    let pos = self.stripes.data_pos(stripe, (l % dps) as u32);
                     written |= 1 << pos;
-                    let covers = lpn * pb >= r.offset && (lpn + 1) * pb <= end;
-                    if !covers {
+                    if l * pb < r.offset || (l + 1) * pb > end {
                         partial |= 1 << pos;
                     }
-                    lpn += 1;
                 }
+                lpn = stripe_end + 1;
                 self.reqs[id].pending += 1;
                 self.submit_job(id, stripe, written, partial);
             }
