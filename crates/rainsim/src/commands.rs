@@ -183,22 +183,61 @@ pub fn config_list() -> Res {
     Ok(())
 }
 
-/// `rainsim bench`: simulation speed on the synthetic workload.
-pub fn bench(config: &str, requests: u64, sets: &[String]) -> Res {
+/// `rainsim bench`: simulation speed on the synthetic workload, `runs` times.
+/// Speed is host requests per CPU-second of the simulation loop (setup
+/// excluded); the best and the median run are printed because a shared
+/// machine adds noise, never removes it.
+pub fn bench(config: &str, requests: u64, runs: u32, sets: &[String]) -> Res {
     let mut all = sets.to_vec();
     all.push(format!("workload.requests={requests}"));
     let cfg = settings::resolve(&settings::Request { config: Some(config), scheme: Some("baseline"), sets: &all })?;
     let trace = workload::load(&cfg, None)?;
-    let report = simulate(&cfg, &trace, "baseline", false, true)?;
-    let t = &report.timing;
     println!("config: {config}, {} synthetic requests, seed {}", trace.requests.len(), cfg.seed);
-    println!("device: {} GiB physical, GC count {}, erases {}, WAF {:.3}", physical_gib(&cfg), report.channels.iter().map(|c| c.gc_count).sum::<u64>(), report.flash_ops.erase, report.waf);
-    println!("setup (build + precondition): {:.3} s", t.setup_s);
-    println!("simulation: {:.3} s wall, {:.3} s CPU", t.wall_s, t.cpu_s);
-    println!("speed: {:.0} host requests per CPU-second", t.requests_per_cpu_s);
+    let mut speeds = Vec::new();
+    let mut first: Option<Report> = None;
+    for i in 0..runs.max(1) {
+        let mut report = simulate(&cfg, &trace, "baseline", false, true)?;
+        let t = std::mem::take(&mut report.timing);
+        println!(
+            "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",
+            i + 1,
+            t.setup_s,
+            t.wall_s,
+            t.cpu_s,
+            t.requests_per_cpu_s
+        );
+        speeds.push(t.requests_per_cpu_s);
+        match &first {
+            None => {
+                println!(
+                    "device: {:.0} GiB physical, GC count {}, erases {}, WAF {:.3}, read p99.9 {}, write p99.9 {}",
+                    physical_gib(&cfg),
+                    report.channels.iter().map(|c| c.gc_count).sum::<u64>(),
+                    report.flash_ops.erase,
+                    report.waf,
+                    summary::ns(report.latency.read.p99_9_ns as f64),
+                    summary::ns(report.latency.write.p99_9_ns as f64)
+                );
+                first = Some(report);
+            }
+            Some(f) if *f != report => return Err("two runs of the same input gave different reports".into()),
+            Some(_) => {}
+        }
+    }
+    speeds.sort_by(f64::total_cmp);
+    println!(
+        "speed: best {:.0}, median {:.0} host requests per CPU-second over {} runs",
+        speeds[speeds.len() - 1],
+        speeds[speeds.len() / 2],
+        speeds.len()
+    );
     if let Some(kb) = peak_rss_kib() {
         let pages = cfg.physical_pages();
-        println!("peak RSS: {:.1} MiB ({:.2} bytes per physical page incl. trace buffers)", kb as f64 / 1024.0, kb as f64 * 1024.0 / pages as f64);
+        println!(
+            "peak RSS: {:.1} MiB ({:.2} bytes per physical page, trace buffers included)",
+            kb as f64 / 1024.0,
+            kb as f64 * 1024.0 / pages as f64
+        );
     }
     Ok(())
 }

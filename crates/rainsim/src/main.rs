@@ -134,6 +134,9 @@ struct BenchArgs {
     /// Synthetic requests to simulate.
     #[arg(long, default_value_t = 1_000_000)]
     requests: u64,
+    /// Times to repeat the run (best and median are reported).
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
     /// Extra config overrides.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
@@ -149,7 +152,7 @@ fn main() -> ExitCode {
         }
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
-        Cmd::Bench(a) => commands::bench(&a.config, a.requests, &a.sets),
+        Cmd::Bench(a) => commands::bench(&a.config, a.requests, a.runs, &a.sets),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
