@@ -133,7 +133,7 @@ mod tests {
     fn parity_and_chunks_balanced_over_channels() {
         for (m, k) in [(8, 4), (8, 8), (6, 6), (16, 4), (8, 6), (16, 8), (8, 3), (16, 6), (8, 5), (16, 7), (3, 3)] {
             let l = StripeLayout::new(m, k, true, 0);
-            let n = (m * k * 8) as u32;
+            let n = m * k * 8;
             let mut parity = vec![0u32; m as usize];
             let mut all = vec![0u32; m as usize];
             for s in 0..n {
