@@ -39,8 +39,9 @@ impl<O: Observer> Ssd<O> {
         true
     }
 
-    /// Starts `op` on idle `die`; false if the op moved elsewhere instead.
-    fn start_op(&mut self, die: u32, mut op: FlashOp) -> bool {
+    /// Starts `op` on idle `die` (a read whose page moved to another die is
+    /// queued there instead).
+    fn start_op(&mut self, die: u32, mut op: FlashOp) {
         let now = self.q.now();
         let ch = self.layout.channel_of_die(die);
         match op.origin.kind() {
@@ -52,7 +53,7 @@ impl<O: Observer> Ssd<O> {
                         time_ns: now,
                         what: format!("queued read of chunk {} finds it unmapped", op.chunk),
                     });
-                    return true;
+                    return;
                 };
                 let home = self.layout.die_of(ppn);
                 if home != die {
@@ -61,13 +62,13 @@ impl<O: Observer> Ssd<O> {
                     let local = home - self.layout.first_die(hch);
                     self.channels[hch as usize].sched.push_read_front(local, op);
                     self.try_start(home);
-                    return false;
+                    return;
                 }
                 op.ppn = ppn;
                 if let Some(v) = &self.verifier {
                     if let Err(e) = v.read(&self.ftl, op.chunk, ppn, now) {
                         self.fail(e);
-                        return true;
+                        return;
                     }
                 }
                 self.ftl.note_read(ppn);
@@ -82,7 +83,7 @@ impl<O: Observer> Ssd<O> {
                     Ok(p) => p,
                     Err(e) => {
                         self.fail(e);
-                        return true;
+                        return;
                     }
                 };
                 op.ppn = ppn;
@@ -97,7 +98,6 @@ impl<O: Observer> Ssd<O> {
                 self.q.at(end, Ev::OpDone(die));
             }
         }
-        true
     }
 
     /// Sensing done: the page waits for the bus, then crosses it.
