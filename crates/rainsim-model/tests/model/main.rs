@@ -4,6 +4,7 @@ mod determinism;
 mod gc;
 mod props;
 mod queueing;
+mod timing;
 mod traces;
 mod writes;
 
