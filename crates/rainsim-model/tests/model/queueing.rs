@@ -48,13 +48,15 @@ fn run(cfg: &rainsim_model::Config, n: usize, rate: f64, mut pages: impl FnMut(&
 fn md1_mean_wait_matches_formula() {
     let cfg = one_die(4096);
     let d0 = 20_000 + (4096u64 * 1000).div_ceil(400);
-    for rho in [0.5, 0.8] {
-        let (obs, d) = run(&cfg, 200_000, rho / d0 as f64, |_| 1);
+    // Higher load needs more samples for the same precision of the mean wait.
+    for (rho, n) in [(0.5, 200_000), (0.8, 800_000)] {
+        let (obs, d) = run(&cfg, n, rho / d0 as f64, |_| 1);
         assert_eq!(d, d0);
         let mean = obs.latency[0].mean();
         let wait = mean - d as f64;
         let expect = rho * d as f64 / (2.0 * (1.0 - rho));
         let err = (wait - expect).abs() / expect;
+        eprintln!("M/D/1 ρ = {rho}: wait {wait:.0} ns, formula {expect:.0} ns ({:+.2}%)", (wait / expect - 1.0) * 100.0);
         assert!(err < 0.03, "ρ = {rho}: M/D/1 wait {wait:.0} ns vs formula {expect:.0} ns ({:.1}% off)", err * 100.0);
         // Sanity: the unloaded latency is exactly D.
         assert_eq!(obs.latency[0].hist.min(), d);
@@ -70,12 +72,13 @@ fn mm1_mean_sojourn_matches_formula() {
     let p = 0.02;
     let mean_s = d as f64 / p;
     let rho = 0.6;
-    let (obs, _) = run(&cfg, 60_000, rho / mean_s, |rng| {
+    let (obs, _) = run(&cfg, 200_000, rho / mean_s, |rng| {
         let u: f64 = 1.0 - rng.random::<f64>();
         (u.ln() / (1.0 - p).ln()).floor() as u64 + 1
     });
     let mean = obs.latency[0].mean();
     let expect = mean_s / (1.0 - rho); // M/M/1 sojourn 1/(μ − λ)
     let err = (mean - expect).abs() / expect;
+    eprintln!("M/M/1 ρ = {rho}: sojourn {mean:.0} ns, formula {expect:.0} ns ({:+.2}%)", (mean / expect - 1.0) * 100.0);
     assert!(err < 0.03, "M/M/1 sojourn {mean:.0} ns vs formula {expect:.0} ns ({:.1}% off)", err * 100.0);
 }
