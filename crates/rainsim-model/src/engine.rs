@@ -105,4 +105,31 @@ mod tests {
         assert_eq!(order, vec![(5, 'b'), (5, 'd'), (10, 'a'), (10, 'c')]);
         assert_eq!(q.now(), 10);
     }
+
+    #[test]
+    fn matches_a_sort_by_time_then_insertion_on_random_interleavings() {
+        // Push and pop in a pseudo-random pattern; every pop must return the
+        // smallest (time, insertion index) among the pending events.
+        let mut q = EventQueue::default();
+        let mut pending: Vec<(u64, u32)> = Vec::new();
+        let mut x = 12345u64;
+        for id in 0..5000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = q.now() + (x >> 54); // 0..1023 ahead, many ties
+            q.at(t, id);
+            pending.push((t, id));
+            if x % 3 == 0 {
+                let (t, id) = q.pop().unwrap();
+                let min = *pending.iter().min().unwrap();
+                assert_eq!((t, id), min);
+                pending.retain(|&p| p != min);
+            }
+        }
+        while let Some(e) = q.pop() {
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(e, min);
+            pending.retain(|&p| p != min);
+        }
+        assert!(pending.is_empty());
+    }
 }
