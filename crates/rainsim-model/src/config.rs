@@ -247,6 +247,9 @@ impl Config {
                 return err(format!("{name} must be at least 1"));
             }
         }
+        if g.page_bytes < 512 {
+            return err(format!("geometry.page_bytes = {} is below one 512-byte sector", g.page_bytes));
+        }
         if g.pages_per_block > u16::MAX as u32 {
             return err(format!("geometry.pages_per_block = {} exceeds {}", g.pages_per_block, u16::MAX));
         }

@@ -211,7 +211,15 @@ pub fn load(
     transform::scale_time(&mut requests, opts.time_scale).map_err(finish)?;
     transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes)
         .map_err(finish)?;
-    transform::repeat(&mut requests, opts.repeat).map_err(finish)?;
+    // Make only the copies that survive truncation.
+    let copies = match opts.max_requests {
+        Some(max) if !requests.is_empty() => {
+            let needed = max.div_ceil(requests.len() as u64).max(1);
+            opts.repeat.min(u32::try_from(needed).unwrap_or(u32::MAX))
+        }
+        _ => opts.repeat,
+    };
+    transform::repeat(&mut requests, copies).map_err(finish)?;
     if let Some(max) = opts.max_requests {
         transform::truncate(&mut requests, max);
     }

@@ -157,7 +157,11 @@ pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<
     let mean = spec.mean_interarrival_ns as f64;
 
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut requests = Vec::with_capacity(usize::try_from(spec.requests).unwrap_or(0));
+    let mut requests = Vec::new();
+    usize::try_from(spec.requests)
+        .ok()
+        .and_then(|n| requests.try_reserve_exact(n).ok())
+        .ok_or_else(|| invalid(format!("{} requests do not fit in memory; lower workload.requests", spec.requests)))?;
     let mut t = 0u64;
     for i in 0..spec.requests {
         let mut u = rng.random::<f64>() * total_weight;

@@ -149,7 +149,7 @@ pub fn compact(
         .iter()
         .map(|r| {
             let (first, n) = span_pages(r, page);
-            (first, first + n)
+            (first, first.saturating_add(n))
         })
         .collect();
     iv.sort_unstable();
@@ -223,7 +223,10 @@ pub fn repeat(requests: &mut Vec<Request>, times: u32) -> Result<(), TraceError>
             "repeat {times}: times overflow 64 bits"
         )));
     }
-    requests.reserve(n * (times as usize - 1));
+    let extra = n.checked_mul(times as usize - 1).ok_or_else(|| TraceError::transform(format!("repeat {times}: too many requests")))?;
+    requests.try_reserve(extra).map_err(|_| {
+        TraceError::transform(format!("repeat {times}: {} requests do not fit in memory; lower trace.repeat or set trace.max_requests", n as u128 * times as u128))
+    })?;
     for i in 1..u64::from(times) {
         let shift = i * period;
         for k in 0..n {

@@ -4,7 +4,7 @@ use crate::settings::{self, SettingsError, PRESETS, SCHEMES};
 use crate::summary;
 use crate::workload;
 use crate::Setup;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rainsim_model::{run::RunOptions, Config, Report};
 use rainsim_trace::Trace;
 use std::io::IsTerminal;
@@ -21,36 +21,36 @@ fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Conf
     Ok(cfg)
 }
 
-/// A progress bar on stderr that appears only once a run has taken a second
-/// and only when stderr is a terminal.
+/// A progress bar on stderr that appears once a run has taken a second, and
+/// only when stderr is a terminal. It is created (hidden) when the run starts,
+/// so its clock, rate and ETA count from the start.
 struct Progress {
-    total: u64,
     start: Instant,
     bar: Option<ProgressBar>,
-    enabled: bool,
+    shown: bool,
 }
 
 impl Progress {
     fn new(total: u64, label: &str, enabled: bool) -> Progress {
-        let _ = label;
-        Progress { total, start: Instant::now(), bar: None, enabled: enabled && std::io::stderr().is_terminal() }
-    }
-    fn update(&mut self, done: u64) {
-        if !self.enabled {
-            return;
-        }
-        if self.bar.is_none() && self.start.elapsed() > Duration::from_secs(1) {
-            let b = ProgressBar::new(self.total);
+        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
             b.set_style(
-                ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} requests ({per_sec}, eta {eta})")
+                ProgressStyle::with_template("{prefix} {elapsed_precise} [{bar:40}] {pos}/{len} requests (eta {eta})")
                     .expect("valid template")
                     .progress_chars("=> "),
             );
-            self.bar = Some(b);
+            b.set_prefix(label.to_string());
+            b
+        });
+        Progress { start: Instant::now(), bar, shown: false }
+    }
+    fn update(&mut self, done: u64) {
+        let Some(b) = &self.bar else { return };
+        if !self.shown && self.start.elapsed() > Duration::from_secs(1) {
+            b.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
         }
-        if let Some(b) = &self.bar {
-            b.set_position(done);
-        }
+        b.set_position(done);
     }
     fn finish(self) {
         if let Some(b) = self.bar {
@@ -81,8 +81,40 @@ fn write_report(path: &Path, report: &Report) -> Res {
 pub fn run(setup: &Setup, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
     let scheme = setup.scheme.as_deref().unwrap_or("baseline");
     let cfg = resolve(setup, Some(scheme), &[])?;
-    let trace = workload::load(&cfg, setup.trace.as_deref())?;
-    let report = simulate(&cfg, &trace, scheme, verify, !quiet)?;
+    // Fail now, not after a long run, if the report cannot be written; a file
+    // created for the check goes again if the run fails.
+    let created = match out {
+        Some(p) if !p.exists() => {
+            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            Some(p)
+        }
+        Some(p) => {
+            std::fs::OpenOptions::new().append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            None
+        }
+        None => None,
+    };
+    let result = run_checked(setup, &cfg, scheme, out, verify, quiet);
+    if let (Err(_), Some(p)) = (&result, created) {
+        let _ = std::fs::remove_file(p);
+    }
+    result
+}
+
+fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
+    let trace = workload::load(cfg, setup.trace.as_deref())?;
+    if !quiet && setup.trace.is_some() && cfg.trace.device.is_none() {
+        let mut devices: Vec<u32> = trace.requests.iter().map(|r| r.device).collect();
+        devices.sort_unstable();
+        devices.dedup();
+        if devices.len() > 1 {
+            eprintln!(
+                "note: the trace holds {} devices, replayed into one address space; use --set trace.device=N to keep one",
+                devices.len()
+            );
+        }
+    }
+    let report = simulate(cfg, &trace, scheme, verify, !quiet)?;
     if !quiet {
         print!("{}", summary::render(&report));
         if verify {
@@ -106,7 +138,7 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
         runs.push((s.clone(), Some(s.as_str()), Vec::new()));
     }
     for v in variants {
-        let sets: Vec<String> = v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        let sets = split_variant(v);
         runs.push((v.clone(), base_scheme.or(Some("baseline")), sets));
     }
     if runs.is_empty() {
@@ -118,15 +150,14 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
     // Resolve every configuration first, so a bad name fails before any run.
     let cfgs = runs.iter().map(|(_, scheme, sets)| resolve(setup, *scheme, sets)).collect::<Result<Vec<_>, _>>()?;
     let mut reports = Vec::new();
-    let mut trace_cache: Option<(u64, u32, Trace)> = None;
+    let mut trace_cache: Option<(String, Trace)> = None;
     for (i, ((label, scheme, _), cfg)) in runs.iter().zip(&cfgs).enumerate() {
-        let cap = rainsim_model::run::capacity_bytes(cfg);
-        // Reload only when the capacity or page size changed (the mapping depends on them).
-        let reuse = matches!(&trace_cache, Some((c, p, _)) if *c == cap && *p == cfg.geometry.page_bytes);
-        if !reuse {
-            trace_cache = Some((cap, cfg.geometry.page_bytes, workload::load(cfg, setup.trace.as_deref())?));
+        // Reload unless everything the requests depend on is unchanged.
+        let key = workload::identity(cfg);
+        if trace_cache.as_ref().is_none_or(|(k, _)| *k != key) {
+            trace_cache = Some((key.clone(), workload::load(cfg, setup.trace.as_deref())?));
         }
-        let trace = &trace_cache.as_ref().expect("loaded").2;
+        let trace = &trace_cache.as_ref().expect("loaded").1;
         eprintln!("[{}/{}] {label}", i + 1, runs.len());
         let report = simulate(cfg, trace, scheme.unwrap_or("baseline"), verify, true)?;
         if let Some(d) = out_dir {
@@ -137,6 +168,27 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
     }
     print!("{}", summary::side_by_side(&reports));
     Ok(())
+}
+
+/// Splits `a=1,b.c=[1, 2],d={x=1,y=2}` at the commas outside brackets,
+/// braces and quotes (a comma inside a TOML array, table or string stays).
+fn split_variant(v: &str) -> Vec<String> {
+    let (mut depth, mut quoted) = (0i32, false);
+    let mut out = vec![String::new()];
+    for ch in v.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            '[' | '{' if !quoted => depth += 1,
+            ']' | '}' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        out.last_mut().expect("non-empty").push(ch);
+    }
+    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
 /// `rainsim trace stats`.
@@ -188,8 +240,9 @@ pub fn config_list() -> Res {
 /// excluded); the best and the median run are printed because a shared
 /// machine adds noise, never removes it.
 pub fn bench(config: &str, requests: u64, runs: u32, sets: &[String]) -> Res {
-    let mut all = sets.to_vec();
-    all.push(format!("workload.requests={requests}"));
+    // `--set workload.requests=…` overrides `--requests`.
+    let mut all = vec![format!("workload.requests={requests}")];
+    all.extend_from_slice(sets);
     let cfg = settings::resolve(&settings::Request { config: Some(config), scheme: Some("baseline"), sets: &all })?;
     let trace = workload::load(&cfg, None)?;
     println!("config: {config}, {} synthetic requests, seed {}", trace.requests.len(), cfg.seed);
@@ -250,4 +303,21 @@ fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_variant;
+
+    #[test]
+    fn variants_split_only_where_a_key_starts() {
+        assert_eq!(split_variant("a=1, b.c=2"), vec!["a=1", "b.c=2"]);
+        assert_eq!(
+            split_variant("workload.sizes=[{bytes=4096,weight=1.0}],seed=3"),
+            vec!["workload.sizes=[{bytes=4096,weight=1.0}]", "seed=3"]
+        );
+        assert_eq!(split_variant("x=[1, 2, 3]"), vec!["x=[1, 2, 3]"]);
+        assert_eq!(split_variant(r#"n="a,b",m=1"#), vec![r#"n="a,b""#, "m=1"]);
+        assert!(split_variant(" , ").is_empty());
+    }
 }

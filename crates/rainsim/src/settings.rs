@@ -57,6 +57,8 @@ pub fn merge(base: &mut Table, over: Table) {
 
 /// Applies one `key.path=value` override; the value is read as TOML
 /// (`8`, `0.5`, `true`, `"x"`, `[1, 2]`) or else taken as a bare string.
+/// The bare words `default`, `detect` and `all` remove the key, restoring its
+/// default (e.g. `trace.device=all`, `trace.format=detect`).
 pub fn apply_set(table: &mut Table, set: &str) -> Result<(), SettingsError> {
     let (key, raw) = set
         .split_once('=')
@@ -79,7 +81,12 @@ pub fn apply_set(table: &mut Table, set: &str) -> Result<(), SettingsError> {
             _ => return Err(SettingsError(format!("--set '{set}': '{p}' is a value, not a section"))),
         };
     }
-    t.insert(parts[parts.len() - 1].to_string(), value);
+    let last = parts[parts.len() - 1].to_string();
+    if matches!(raw, "default" | "detect" | "all") {
+        t.remove(&last);
+    } else {
+        t.insert(last, value);
+    }
     Ok(())
 }
 
@@ -141,5 +148,9 @@ mod tests {
         assert!(e.contains("stripe_width"), "{e}");
         let e = resolve(&Request { config: Some("no-such"), scheme: None, sets: &[] }).unwrap_err().to_string();
         assert!(e.contains("rep-raid-8ch"), "lists presets: {e}");
+        // Bare default words clear an optional key set earlier.
+        let sets = vec!["trace.device=3".to_string(), "trace.device=all".into(), "trace.format=detect".into()];
+        let cfg = resolve(&Request { config: None, scheme: None, sets: &sets }).unwrap();
+        assert_eq!((cfg.trace.device, cfg.trace.format), (None, None));
     }
 }

@@ -17,6 +17,13 @@ pub fn apply_format(cfg: &mut Config, format: Option<&str>, unit: Option<&str>) 
     Ok(())
 }
 
+/// Everything the loaded requests depend on besides the file itself.
+pub fn identity(cfg: &Config) -> String {
+    let cap = rainsim_model::run::capacity_bytes(cfg);
+    let parts = (&cfg.trace, &cfg.workload, cfg.seed, cap, cfg.geometry.page_bytes);
+    serde_json::to_string(&parts).expect("options serialise")
+}
+
 /// Loads the trace, or generates the synthetic workload when `trace` is None.
 pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> {
     let cap = rainsim_model::run::capacity_bytes(cfg);

@@ -78,6 +78,14 @@ pub enum SimError {
     /// The configuration cannot be simulated.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A request arrives later than the simulator's clock can run.
+    #[error("request {index} arrives at {time_ns} ns, beyond the 2^62 ns (146 years) the simulator supports; check the trace's time unit or trace.time_scale / trace.repeat")]
+    TooLate {
+        /// Request index in the trace.
+        index: usize,
+        /// Arrival time in ns.
+        time_ns: u64,
+    },
     /// A request addresses pages beyond the logical capacity.
     #[error("request {index} (offset {offset} B, {size} B) ends beyond the logical capacity of {capacity} B; use trace.address_map = \"wrap\" or \"compact\"")]
     OutOfRange {
@@ -262,6 +270,10 @@ impl<O: Observer> Ssd<O> {
             requests.iter().enumerate().find(|(_, r)| r.offset.saturating_add(r.size as u64) > cap)
         {
             return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
+        }
+        // Far below u64::MAX, so that no latency sum can wrap.
+        if let Some((index, r)) = requests.iter().enumerate().find(|(_, r)| r.time_ns > 1 << 62) {
+            return Err(SimError::TooLate { index, time_ns: r.time_ns });
         }
         let mut next = 0usize;
         // An aged device may start at its GC threshold: let idle dies collect now.

@@ -122,3 +122,53 @@ fn variants_changing_geometry_match_single_runs() {
         assert!(c == single, "variant {i} differs from `rainsim run` in: {:?}", differing_keys(&c, &single));
     }
 }
+
+/// Variants that change the requests themselves (seed, workload, trace
+/// options) must each get their own requests, not the first run's.
+#[test]
+fn variants_that_change_the_workload_reload_it() {
+    let dir = TempDir::new("compare-reload");
+    let out_dir = dir.join("reports");
+    rainsim([
+        "compare",
+        "--set",
+        "workload.requests=500",
+        "--variant",
+        "seed=1",
+        "--variant",
+        "seed=2",
+        "--variant",
+        "workload.read_ratio=1.0",
+        "--out-dir",
+        p(&out_dir),
+    ])
+    .ok();
+    let mut files: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let reports: Vec<_> = files.iter().map(|f| read_json(f)).collect();
+    assert_eq!(reports.len(), 3);
+    assert_ne!(s(&reports[0], "trace.sha256"), s(&reports[1], "trace.sha256"), "seed variants share a trace");
+    assert_eq!(u(&reports[2], "latency.write.count"), 0, "read_ratio = 1 replayed writes");
+    assert_eq!(u(&reports[2], "latency.read.count"), 500);
+}
+
+/// A comma inside a TOML value does not split a variant.
+#[test]
+fn variant_values_may_hold_commas() {
+    let dir = TempDir::new("compare-commas");
+    let out_dir = dir.join("reports");
+    rainsim([
+        "compare",
+        "--set",
+        "workload.requests=300",
+        "--variant",
+        "workload.sizes=[{bytes=8192,weight=1.0}],seed=4",
+        "--out-dir",
+        p(&out_dir),
+    ])
+    .ok();
+    let f = std::fs::read_dir(&out_dir).unwrap().next().unwrap().unwrap().path();
+    let r = read_json(&f);
+    assert_eq!(u(&r, "seed"), 4);
+    assert_eq!(u(&r, "host.bytes_read") + u(&r, "host.bytes_written"), 300 * 8192);
+}
