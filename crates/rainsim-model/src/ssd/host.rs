@@ -89,9 +89,8 @@ impl<O: Observer> Ssd<O> {
                 self.enqueue_read(chunk, ppn, id, Origin::HostRead);
             }
             Route::Degraded => {
-                // Degraded reads arrive with the degraded-mode schemes; until a
-                // policy can return this, it is a bug to see it.
-                unreachable!("no read routing policy returns Route::Degraded yet")
+                // Degraded reads arrive with the degraded-mode schemes.
+                self.fail(super::SimError::Unsupported("degraded reads are not implemented yet".into()));
             }
         }
     }

@@ -78,6 +78,12 @@ pub enum SimError {
     /// The configuration cannot be simulated.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The request list itself is unusable.
+    #[error("{0}")]
+    Input(String),
+    /// A policy asked for something the model cannot do yet.
+    #[error("{0}")]
+    Unsupported(String),
     /// A request arrives later than the simulator's clock can run.
     #[error("request {index} arrives at {time_ns} ns, beyond the 2^62 ns (146 years) the simulator supports; check the trace's time unit or trace.time_scale / trace.repeat")]
     TooLate {
@@ -274,6 +280,12 @@ impl<O: Observer> Ssd<O> {
         // Far below u64::MAX, so that no latency sum can wrap.
         if let Some((index, r)) = requests.iter().enumerate().find(|(_, r)| r.time_ns > 1 << 62) {
             return Err(SimError::TooLate { index, time_ns: r.time_ns });
+        }
+        if let Some(index) = requests.iter().position(|r| r.size == 0) {
+            return Err(SimError::Input(format!("request {index} has size 0")));
+        }
+        if let Some(index) = requests.windows(2).position(|w| w[1].time_ns < w[0].time_ns) {
+            return Err(SimError::Input(format!("request {} arrives before request {index}: requests must be sorted by time", index + 1)));
         }
         let mut next = 0usize;
         // An aged device may start at its GC threshold: let idle dies collect now.
