@@ -73,16 +73,8 @@ fn list_names_every_preset_and_scheme() {
     let o = rainsim(["config", "list"]).ok();
     let names: Vec<&str> =
         o.stdout.lines().filter(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next()).collect();
-    for want in [
-        "default",
-        "rep-raid-8ch",
-        "degraded-mode-8ch",
-        "degraded-mode-16ch",
-        "adaptive-parity-6ch",
-        "adaptive-parity-8ch",
-        "baseline",
-    ] {
-        assert!(names.contains(&want), "`config list` does not name {want}:\n{}", o.stdout);
+    for want in PRESETS.iter().chain(&["baseline"]) {
+        assert!(names.contains(want), "`config list` does not name {want}:\n{}", o.stdout);
     }
     // Every preset and scheme file shipped in configs/ is listed.
     let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");

@@ -3,14 +3,6 @@
 
 use crate::support::*;
 
-const PRESETS: [&str; 6] = [
-    "default",
-    "rep-raid-8ch",
-    "degraded-mode-8ch",
-    "degraded-mode-16ch",
-    "adaptive-parity-6ch",
-    "adaptive-parity-8ch",
-];
 const FORMATS: [&str; 7] = ["msr", "spc", "systor", "alibaba", "disksim", "ssdsim", "msr-window"];
 const MSR_LINE: &str = "128166385295514663,hm,0,Write,9056014336,2048,2833";
 

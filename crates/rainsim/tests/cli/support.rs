@@ -311,3 +311,13 @@ pub fn run_report(dir: &TempDir, name: &str, args: &[&str]) -> Value {
 pub fn p(path: &Path) -> &str {
     path.to_str().expect("UTF-8 path")
 }
+
+/// Every preset shipped in `configs/`.
+pub const PRESETS: [&str; 6] = [
+    "default",
+    "rep-raid-8ch",
+    "degraded-mode-8ch",
+    "degraded-mode-16ch",
+    "adaptive-parity-6ch",
+    "adaptive-parity-8ch",
+];
