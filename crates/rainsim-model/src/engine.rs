@@ -118,7 +118,7 @@ mod tests {
             let t = q.now() + (x >> 54); // 0..1023 ahead, many ties
             q.at(t, id);
             pending.push((t, id));
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 let (t, id) = q.pop().unwrap();
                 let min = *pending.iter().min().unwrap();
                 assert_eq!((t, id), min);
