@@ -74,11 +74,6 @@ impl<E> EventQueue<E> {
         Some((self.now, e.event))
     }
 
-    /// Time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| (e.key >> 64) as SimTime)
-    }
-
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.heap.len()

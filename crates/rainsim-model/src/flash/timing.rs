@@ -40,9 +40,4 @@ impl FlashTiming {
     pub fn unloaded_read(&self) -> SimTime {
         self.read + self.xfer
     }
-
-    /// Unloaded latency of a single-page program: transfer then program.
-    pub fn unloaded_program(&self) -> SimTime {
-        self.xfer + self.program
-    }
 }

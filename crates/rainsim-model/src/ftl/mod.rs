@@ -11,7 +11,7 @@ pub mod mapping;
 pub mod precondition;
 pub mod victim_block;
 
-use crate::flash::address::{Layout, Ppn, NONE};
+use crate::flash::address::{Layout, Ppn};
 use crate::policy::BlockAllocator;
 use block::{BlockMeta, PlaneMeta};
 use mapping::Mapping;
@@ -398,5 +398,3 @@ impl Ftl {
     }
 }
 
-/// Sentinel re-export for callers comparing raw map entries.
-pub const UNMAPPED: u32 = NONE;

@@ -90,16 +90,6 @@ impl StripeLayout {
     pub fn parity_chunk(&self, s: u32) -> ChunkId {
         s * self.width + self.parity_pos(s)
     }
-    /// Stripe of a chunk.
-    #[inline]
-    pub fn stripe_of(&self, c: ChunkId) -> u32 {
-        c / self.width
-    }
-    /// Home channel of a chunk.
-    #[inline]
-    pub fn home_channel(&self, c: ChunkId) -> u32 {
-        self.channel(c / self.width, c % self.width)
-    }
     /// Whether chunk `c` is its stripe's parity.
     #[inline]
     pub fn is_parity(&self, c: ChunkId) -> bool {
