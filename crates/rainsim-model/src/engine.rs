@@ -35,16 +35,44 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// Width of a wheel slot: 2^SLOT_BITS ns (4.096 µs).
+const SLOT_BITS: u32 = 12;
+/// Slots on the wheel (a power of two): the wheel covers the next
+/// 2^(SLOT_BITS + WHEEL_BITS) ns ≈ 16.8 ms; later events wait in a heap.
+const WHEEL_BITS: u32 = 12;
+const SLOTS: usize = 1 << WHEEL_BITS;
+
 /// A deterministic discrete-event queue.
+///
+/// Near events sit on a timing wheel of 4 µs slots (a bitmap finds the next
+/// busy slot; a slot holds few events, scanned for the smallest key); events
+/// further than the wheel's span wait in a binary heap. Every event on the
+/// wheel lies in the span starting at the current slot, so a circular scan
+/// from it meets slots in time order. `pop` returns the smaller of the two
+/// candidates, so no event ever migrates.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    slots: Vec<Vec<(u128, E)>>,
+    /// One bit per slot: non-empty.
+    busy: Vec<u64>,
+    /// Absolute slot number (time >> SLOT_BITS) of `now`.
+    cur: u64,
+    on_wheel: usize,
+    far: BinaryHeap<Entry<E>>,
     seq: u64,
     now: SimTime,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now: 0 }
+        EventQueue {
+            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            busy: vec![0; SLOTS / 64],
+            cur: 0,
+            on_wheel: 0,
+            far: BinaryHeap::new(),
+            seq: 0,
+            now: 0,
+        }
     }
 }
 
@@ -58,8 +86,17 @@ impl<E> EventQueue<E> {
     pub fn at(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
-        let time = at.max(self.now);
-        self.heap.push(Entry { key: ((time as u128) << 64) | self.seq as u128, event });
+        let at = at.max(self.now);
+        let key = ((at as u128) << 64) | self.seq as u128;
+        let slot = at >> SLOT_BITS;
+        if slot - self.cur < SLOTS as u64 {
+            let i = (slot as usize) & (SLOTS - 1);
+            self.slots[i].push((key, event));
+            self.busy[i / 64] |= 1 << (i % 64);
+            self.on_wheel += 1;
+        } else {
+            self.far.push(Entry { key, event });
+        }
     }
 
     /// Schedules `event` after `delay` nanoseconds.
@@ -67,21 +104,73 @@ impl<E> EventQueue<E> {
         self.at(self.now + delay, event);
     }
 
+    /// The first busy wheel slot at or after the current one, circularly.
+    fn next_busy(&self) -> Option<usize> {
+        if self.on_wheel == 0 {
+            return None;
+        }
+        let start = (self.cur as usize) & (SLOTS - 1);
+        let words = SLOTS / 64;
+        let (w0, b0) = (start / 64, start % 64);
+        let first = self.busy[w0] & (!0u64 << b0);
+        if first != 0 {
+            return Some(w0 * 64 + first.trailing_zeros() as usize);
+        }
+        for k in 1..=words {
+            let w = (w0 + k) % words;
+            let bits = if w == w0 { self.busy[w] & !(!0u64 << b0) } else { self.busy[w] };
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
+    }
+
     /// Removes the earliest event and advances time to it.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = self.heap.pop()?;
-        self.now = (e.key >> 64) as SimTime;
-        Some((self.now, e.event))
+        let wheel = self.next_busy().map(|i| {
+            let slot = &self.slots[i];
+            let (mut best, mut key) = (0, slot[0].0);
+            for (j, e) in slot.iter().enumerate().skip(1) {
+                if e.0 < key {
+                    (best, key) = (j, e.0);
+                }
+            }
+            (i, best, key)
+        });
+        let far = self.far.peek().map(|e| e.key);
+        let from_wheel = match (wheel, far) {
+            (Some((i, j, key)), f) if f.is_none_or(|f| key < f) => Some((i, j)),
+            (_, Some(_)) => None,
+            (_, None) => return None,
+        };
+        let (key, event) = match from_wheel {
+            Some((i, j)) => {
+                let e = self.slots[i].swap_remove(j);
+                if self.slots[i].is_empty() {
+                    self.busy[i / 64] &= !(1 << (i % 64));
+                }
+                self.on_wheel -= 1;
+                e
+            }
+            None => {
+                let e = self.far.pop().expect("peeked");
+                (e.key, e.event)
+            }
+        };
+        self.now = (key >> 64) as SimTime;
+        self.cur = self.now >> SLOT_BITS;
+        Some((self.now, event))
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.on_wheel + self.far.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -126,5 +215,35 @@ mod tests {
             pending.retain(|&p| p != min);
         }
         assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn wheel_and_far_heap_keep_global_order() {
+        // Delays from nanoseconds to seconds cross slots, wrap the wheel and
+        // land in the far heap; equal times must still pop in schedule order.
+        let mut q = EventQueue::default();
+        let mut pending: Vec<(u64, u32)> = Vec::new();
+        let mut x = 99u64;
+        let scales = [1u64, 1 << 10, 1 << 14, 1 << 20, 1 << 24, 1 << 30];
+        for id in 0..20_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let scale = scales[(x >> 61) as usize % scales.len()];
+            let t = q.now() + ((x >> 40) % 4) * scale; // ties are common
+            q.at(t, id);
+            pending.push((t, id));
+            if (x >> 20).is_multiple_of(2) {
+                let got = q.pop().unwrap();
+                let min = *pending.iter().min().unwrap();
+                assert_eq!(got, min);
+                pending.retain(|&p| p != min);
+            }
+            assert_eq!(q.len(), pending.len());
+        }
+        while let Some(e) = q.pop() {
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(e, min);
+            pending.retain(|&p| p != min);
+        }
+        assert!(pending.is_empty() && q.is_empty());
     }
 }
