@@ -36,7 +36,8 @@ impl Verifier {
     /// Tokens for the preconditioned state: data chunks get fresh tokens and
     /// each written stripe's parity the XOR of them.
     pub fn new(ftl: &Ftl, stripes: &StripeLayout) -> Verifier {
-        let mut v = Verifier { page_token: vec![0; ftl.layout.pages() as usize], chunk_token: vec![0; ftl.map.chunks()] };
+        let mut v =
+            Verifier { page_token: vec![0; ftl.layout.pages() as usize], chunk_token: vec![0; ftl.map.chunks()] };
         for s in 0..stripes.stripes {
             let mut parity = 0u32;
             for j in 0..stripes.width {
@@ -66,7 +67,10 @@ impl Verifier {
     pub fn read(&self, ftl: &Ftl, chunk: u32, ppn: Ppn, now: u64) -> Result<u32, VerifyError> {
         let owner = ftl.map.owner(ppn);
         if owner != Some(chunk) {
-            return Err(VerifyError { time_ns: now, what: format!("read of chunk {chunk} went to page {ppn}, which holds {owner:?}") });
+            return Err(VerifyError {
+                time_ns: now,
+                what: format!("read of chunk {chunk} went to page {ppn}, which holds {owner:?}"),
+            });
         }
         let got = self.page_token[ppn as usize];
         let want = self.chunk_token[chunk as usize];
@@ -103,7 +107,9 @@ impl Verifier {
             if free + valid + invalid != total {
                 return Err(VerifyError {
                     time_ns: now,
-                    what: format!("plane {plane}: free {free} + valid {valid} + invalid {invalid} != total {total} pages"),
+                    what: format!(
+                        "plane {plane}: free {free} + valid {valid} + invalid {invalid} != total {total} pages"
+                    ),
                 });
             }
         }
@@ -112,7 +118,13 @@ impl Verifier {
 
     /// Every written stripe: chunks on distinct channels, tokens XOR to zero
     /// (so any one lost chunk equals the XOR of the others).
-    pub fn check_stripes(&self, ftl: &Ftl, layout: &Layout, stripes: &StripeLayout, now: u64) -> Result<u64, VerifyError> {
+    pub fn check_stripes(
+        &self,
+        ftl: &Ftl,
+        layout: &Layout,
+        stripes: &StripeLayout,
+        now: u64,
+    ) -> Result<u64, VerifyError> {
         if !stripes.parity {
             return Ok(0);
         }
@@ -127,7 +139,10 @@ impl Verifier {
                 any = true;
                 let ch = layout.channel_of(p) as usize;
                 if used[ch] == s {
-                    return Err(VerifyError { time_ns: now, what: format!("stripe {s} has two chunks on channel {ch}: losing it loses both") });
+                    return Err(VerifyError {
+                        time_ns: now,
+                        what: format!("stripe {s} has two chunks on channel {ch}: losing it loses both"),
+                    });
                 }
                 used[ch] = s;
                 x ^= self.page_token[p as usize];
@@ -137,7 +152,9 @@ impl Verifier {
                 if x != 0 {
                     return Err(VerifyError {
                         time_ns: now,
-                        what: format!("stripe {s} is not recoverable: parity != XOR of its data chunks (residue {x:#x})"),
+                        what: format!(
+                            "stripe {s} is not recoverable: parity != XOR of its data chunks (residue {x:#x})"
+                        ),
                     });
                 }
             }

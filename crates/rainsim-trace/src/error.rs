@@ -64,28 +64,20 @@ fn prefix(path: &Option<String>) -> String {
 impl TraceError {
     /// A parse error at `path:line`.
     pub(crate) fn parse(path: &Path, line: u64, msg: impl Into<String>) -> Self {
-        TraceError::Parse {
-            path: path.display().to_string(),
-            line,
-            msg: msg.into(),
-        }
+        TraceError::Parse { path: path.display().to_string(), line, msg: msg.into() }
     }
 
     /// A transform error not yet attached to a file.
     pub(crate) fn transform(msg: impl Into<String>) -> Self {
-        TraceError::Transform {
-            path: None,
-            msg: msg.into(),
-        }
+        TraceError::Transform { path: None, msg: msg.into() }
     }
 
     /// Attaches a file path to a [`TraceError::Transform`] that has none.
     pub(crate) fn in_file(self, path: &Path) -> Self {
         match self {
-            TraceError::Transform { path: None, msg } => TraceError::Transform {
-                path: Some(path.display().to_string()),
-                msg,
-            },
+            TraceError::Transform { path: None, msg } => {
+                TraceError::Transform { path: Some(path.display().to_string()), msg }
+            }
             other => other,
         }
     }

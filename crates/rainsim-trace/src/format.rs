@@ -64,15 +64,8 @@ pub enum Format {
 
 impl Format {
     /// Every format, in documentation order.
-    pub const ALL: [Format; 7] = [
-        Format::Msr,
-        Format::Spc,
-        Format::Systor,
-        Format::Alibaba,
-        Format::Disksim,
-        Format::Ssdsim,
-        Format::MsrWindow,
-    ];
+    pub const ALL: [Format; 7] =
+        [Format::Msr, Format::Spc, Format::Systor, Format::Alibaba, Format::Disksim, Format::Ssdsim, Format::MsrWindow];
 
     /// The name used in configuration files and on the command line.
     pub fn name(self) -> &'static str {
@@ -102,10 +95,7 @@ impl Format {
 
     /// True for the comma-separated formats.
     pub fn is_csv(self) -> bool {
-        matches!(
-            self,
-            Format::Msr | Format::Spc | Format::Systor | Format::Alibaba
-        )
+        matches!(self, Format::Msr | Format::Spc | Format::Systor | Format::Alibaba)
     }
 
     /// Number of fields a line must have (SPC: at least this many).
@@ -142,16 +132,10 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-                format!(
-                    "unknown trace format `{s}`; valid formats: {}",
-                    names.join(", ")
-                )
-            })
+        Format::ALL.into_iter().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown trace format `{s}`; valid formats: {}", names.join(", "))
+        })
     }
 }
 
@@ -194,14 +178,8 @@ impl FromStr for TimeUnit {
 
 /// Strips spaces and tabs around a field.
 pub(crate) fn trim(f: &[u8]) -> &[u8] {
-    let start = f
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t'))
-        .unwrap_or(f.len());
-    let end = f
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t'))
-        .map_or(start, |e| e + 1);
+    let start = f.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(f.len());
+    let end = f.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |e| e + 1);
     &f[start..end]
 }
 
@@ -217,10 +195,7 @@ pub(crate) fn chomp(mut line: &[u8]) -> &[u8] {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Shape {
     Csv(Format),
-    Numeric {
-        decimal_time: bool,
-        byte_aligned: bool,
-    },
+    Numeric { decimal_time: bool, byte_aligned: bool },
     Unknown,
 }
 
@@ -230,9 +205,7 @@ fn is_uint(f: &[u8]) -> bool {
 
 fn is_udecimal(f: &[u8]) -> bool {
     let digits = f.iter().filter(|b| b.is_ascii_digit()).count();
-    digits > 0
-        && f.iter().filter(|&&b| b == b'.').count() <= 1
-        && digits + usize::from(f.contains(&b'.')) == f.len()
+    digits > 0 && f.iter().filter(|&&b| b == b'.').count() <= 1 && digits + usize::from(f.contains(&b'.')) == f.len()
 }
 
 fn is_rw(f: &[u8]) -> bool {
@@ -255,10 +228,7 @@ fn classify(line: &[u8], first: bool) -> Shape {
             n += 1;
         }
         let numeric0 = is_udecimal(fields[0]);
-        if n == 7
-            && numeric0
-            && (fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write"))
-        {
+        if n == 7 && numeric0 && (fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write")) {
             Shape::Csv(Format::Msr)
         } else if n == 6 && numeric0 && (is_rw(fields[2]) || fields[2].is_empty()) {
             Shape::Csv(Format::Systor)
@@ -272,10 +242,7 @@ fn classify(line: &[u8], first: bool) -> Shape {
     } else {
         let mut fields = [&b""[..]; 5];
         let mut n = 0;
-        for f in line
-            .split(|b| matches!(b, b' ' | b'\t'))
-            .filter(|f| !f.is_empty())
-        {
+        for f in line.split(|b| matches!(b, b' ' | b'\t')).filter(|f| !f.is_empty()) {
             if n < 5 {
                 fields[n] = f;
             }
@@ -284,12 +251,8 @@ fn classify(line: &[u8], first: bool) -> Shape {
         if n != 5 || !is_udecimal(fields[0]) || !fields[1..].iter().all(|f| is_uint(f)) {
             return Shape::Unknown;
         }
-        let aligned = |f: &[u8]| {
-            std::str::from_utf8(f)
-                .ok()
-                .and_then(|s| s.parse::<u64>().ok())
-                .is_some_and(|v| v % 512 == 0)
-        };
+        let aligned =
+            |f: &[u8]| std::str::from_utf8(f).ok().and_then(|s| s.parse::<u64>().ok()).is_some_and(|v| v % 512 == 0);
         Shape::Numeric {
             decimal_time: fields[0].contains(&b'.'),
             byte_aligned: aligned(fields[2]) && aligned(fields[3]),
@@ -310,18 +273,12 @@ fn family(s: Shape) -> Option<&'static str> {
 /// Returns the format and, for [`Format::Disksim`], the time unit. The error
 /// says why and names the lines involved (numbered from 1 within `first_lines`).
 pub fn detect<L: AsRef<[u8]>>(first_lines: &[L]) -> Result<(Format, Option<TimeUnit>), String> {
-    let numbered: Vec<(u64, &[u8])> = first_lines
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (i as u64 + 1, l.as_ref()))
-        .collect();
+    let numbered: Vec<(u64, &[u8])> = first_lines.iter().enumerate().map(|(i, l)| (i as u64 + 1, l.as_ref())).collect();
     detect_numbered(&numbered)
 }
 
 /// [`detect`] on lines that carry their own (file) line numbers.
-pub(crate) fn detect_numbered(
-    lines: &[(u64, &[u8])],
-) -> Result<(Format, Option<TimeUnit>), String> {
+pub(crate) fn detect_numbered(lines: &[(u64, &[u8])]) -> Result<(Format, Option<TimeUnit>), String> {
     let mut first_seen: Option<(u64, Shape)> = None;
     let mut decimal_time = false;
     let mut all_aligned = true;
@@ -338,11 +295,7 @@ pub(crate) fn detect_numbered(
             first_unknown.get_or_insert((no, line));
             continue;
         };
-        if let Shape::Numeric {
-            decimal_time: d,
-            byte_aligned: a,
-        } = shape
-        {
+        if let Shape::Numeric { decimal_time: d, byte_aligned: a } = shape {
             decimal_time |= d;
             all_aligned &= a;
         }
@@ -380,9 +333,7 @@ pub(crate) fn detect_numbered(
 pub(crate) fn disksim_unit(lines: &[(u64, &[u8])]) -> TimeUnit {
     let decimal = lines.iter().any(|(_, l)| {
         let l = trim(chomp(l));
-        l.split(|b| matches!(b, b' ' | b'\t'))
-            .find(|f| !f.is_empty())
-            .is_some_and(|f| f.contains(&b'.'))
+        l.split(|b| matches!(b, b' ' | b'\t')).find(|f| !f.is_empty()).is_some_and(|f| f.contains(&b'.'))
     });
     if decimal {
         TimeUnit::Ms
@@ -402,10 +353,7 @@ mod tests {
             assert_eq!(f.to_string(), f.name());
         }
         let err = "csv".parse::<Format>().unwrap_err();
-        assert!(
-            err.contains("msr-window") && err.contains("alibaba"),
-            "{err}"
-        );
+        assert!(err.contains("msr-window") && err.contains("alibaba"), "{err}");
         assert_eq!("ms".parse::<TimeUnit>().unwrap(), TimeUnit::Ms);
         assert!("s".parse::<TimeUnit>().is_err());
     }
@@ -413,31 +361,13 @@ mod tests {
     #[test]
     fn detects_each_shape() {
         let d = |l: &[&str]| detect(l).unwrap();
-        assert_eq!(
-            d(&["128166385295514663,hm,0,Write,9056014336,2048,2833"]),
-            (Format::Msr, None)
-        );
+        assert_eq!(d(&["128166385295514663,hm,0,Write,9056014336,2048,2833"]), (Format::Msr, None));
         assert_eq!(d(&["0,657728,8192,R,0.011413"]), (Format::Spc, None));
-        assert_eq!(
-            d(&[
-                "Timestamp,Response,IOType,LUN,Offset,Size",
-                "1.5,0.1,R,0,0,4096"
-            ]),
-            (Format::Systor, None)
-        );
+        assert_eq!(d(&["Timestamp,Response,IOType,LUN,Offset,Size", "1.5,0.1,R,0,0,4096"]), (Format::Systor, None));
         assert_eq!(d(&["1.5,0.1,,0,0,4096"]), (Format::Systor, None));
-        assert_eq!(
-            d(&["0,R,126703661056,4096,1577808000000046"]),
-            (Format::Alibaba, None)
-        );
-        assert_eq!(
-            d(&["0.000 0 200626176 4096 0", "1.5 0 512 1024 1"]),
-            (Format::MsrWindow, None)
-        );
-        assert_eq!(
-            d(&["0.000 0 200626176 4096 0", "1.5 0 3 8 1"]),
-            (Format::Disksim, Some(TimeUnit::Ms))
-        );
+        assert_eq!(d(&["0,R,126703661056,4096,1577808000000046"]), (Format::Alibaba, None));
+        assert_eq!(d(&["0.000 0 200626176 4096 0", "1.5 0 512 1024 1"]), (Format::MsrWindow, None));
+        assert_eq!(d(&["0.000 0 200626176 4096 0", "1.5 0 3 8 1"]), (Format::Disksim, Some(TimeUnit::Ms)));
         assert_eq!(
             d(&["11413000 0 657728 16 1\r\n", "", "12\t0  512   1024 0"]),
             (Format::Disksim, Some(TimeUnit::Ns))
@@ -447,17 +377,11 @@ mod tests {
     #[test]
     fn ambiguity_and_garbage_are_errors() {
         let e = detect(&["0,657728,8192,R,0.011413", "0,R,1,4096,15"]).unwrap_err();
-        assert!(
-            e.contains("ambiguous") && e.contains("line 1") && e.contains("line 2"),
-            "{e}"
-        );
+        assert!(e.contains("ambiguous") && e.contains("line 1") && e.contains("line 2"), "{e}");
         let e = detect(&["hello world"]).unwrap_err();
         assert!(e.contains("line 1"), "{e}");
         assert!(detect::<&str>(&[]).is_err());
         // An unrecognised line is left to the parser when others decide.
-        assert_eq!(
-            detect(&["0,657728,8192,R,0.011413", "garbage"]).unwrap(),
-            (Format::Spc, None)
-        );
+        assert_eq!(detect(&["0,657728,8192,R,0.011413", "garbage"]).unwrap(), (Format::Spc, None));
     }
 }

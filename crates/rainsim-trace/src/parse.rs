@@ -35,16 +35,9 @@ impl LineParser {
     pub fn new(format: Format, time_unit: Option<TimeUnit>) -> Result<Self, String> {
         match (format, time_unit) {
             (Format::Disksim, Some(unit)) => Ok(LineParser { format, unit }),
-            (Format::Disksim, None) => {
-                Err("the disksim format needs a time unit (ns or ms)".into())
-            }
-            (_, Some(u)) => Err(format!(
-                "time_unit = \"{u}\" only applies to the disksim format, not to {format}"
-            )),
-            (_, None) => Ok(LineParser {
-                format,
-                unit: TimeUnit::Ns,
-            }),
+            (Format::Disksim, None) => Err("the disksim format needs a time unit (ns or ms)".into()),
+            (_, Some(u)) => Err(format!("time_unit = \"{u}\" only applies to the disksim format, not to {format}")),
+            (_, None) => Ok(LineParser { format, unit: TimeUnit::Ns }),
         }
     }
 
@@ -61,28 +54,17 @@ impl LineParser {
         let n = if format.is_csv() {
             split_into(line.split(|&b| b == b',').map(trim), &mut f)
         } else {
-            split_into(
-                line.split(|b| matches!(b, b' ' | b'\t'))
-                    .filter(|s| !s.is_empty()),
-                &mut f,
-            )
+            split_into(line.split(|b| matches!(b, b' ' | b'\t')).filter(|s| !s.is_empty()), &mut f)
         };
         let want = format.field_count();
-        let count_ok = if format == Format::Spc {
-            n >= want
-        } else {
-            n == want
-        };
+        let count_ok = if format == Format::Spc { n >= want } else { n == want };
         if !count_ok {
             let (sep, least) = match format {
                 Format::Spc => ("comma-separated", "at least "),
                 _ if format.is_csv() => ("comma-separated", ""),
                 _ => ("whitespace-separated", ""),
             };
-            return Err(format!(
-                "expected {least}{want} {sep} fields ({}), found {n}",
-                format.columns()
-            ));
+            return Err(format!("expected {least}{want} {sep} fields ({}), found {n}", format.columns()));
         }
         let col = |i: usize| Col(format, i);
         let req = match format {
@@ -103,11 +85,7 @@ impl LineParser {
             }
             Format::Spc => Request {
                 device: uint32(f[0], col(0), "an unsigned integer (ASU)")?,
-                offset: mul(
-                    uint(f[1], col(1), "an unsigned integer (512-byte sectors)")?,
-                    SECTOR_BYTES,
-                    col(1),
-                )?,
+                offset: mul(uint(f[1], col(1), "an unsigned integer (512-byte sectors)")?, SECTOR_BYTES, col(1))?,
                 size: size(f[2], col(2), 1)?,
                 op: rw(f[3], col(3))?,
                 time_ns: time(f[4], col(4), 9, "seconds")?,
@@ -130,11 +108,7 @@ impl LineParser {
                 op: rw(f[1], col(1))?,
                 offset: uint(f[2], col(2), "an unsigned integer (bytes)")?,
                 size: size(f[3], col(3), 1)?,
-                time_ns: mul(
-                    uint(f[4], col(4), "an unsigned integer (µs since the epoch)")?,
-                    1000,
-                    col(4),
-                )?,
+                time_ns: mul(uint(f[4], col(4), "an unsigned integer (µs since the epoch)")?, 1000, col(4))?,
             },
             Format::Disksim | Format::Ssdsim | Format::MsrWindow => {
                 let (digits, what) = match (format, self.unit) {
@@ -148,11 +122,8 @@ impl LineParser {
                     b"0" => Op::Write,
                     x => return Err(bad(col(4), "1 (read) or 0 (write)", x)),
                 };
-                let what_addr = if sectors {
-                    "an unsigned integer (512-byte sectors)"
-                } else {
-                    "an unsigned integer (bytes)"
-                };
+                let what_addr =
+                    if sectors { "an unsigned integer (512-byte sectors)" } else { "an unsigned integer (bytes)" };
                 Request {
                     time_ns: time(f[0], col(0), digits, what)?,
                     device: uint32(f[1], col(1), "an unsigned integer (device)")?,
@@ -193,12 +164,7 @@ struct Col(Format, usize);
 
 impl std::fmt::Display for Col {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = self
-            .0
-            .columns()
-            .split([',', ' '])
-            .nth(self.1)
-            .unwrap_or("?");
+        let name = self.0.columns().split([',', ' ']).nth(self.1).unwrap_or("?");
         write!(f, "field {} ({name})", self.1 + 1)
     }
 }
@@ -228,28 +194,19 @@ fn uint(f: &[u8], col: Col, expected: &str) -> Result<u64, String> {
 }
 
 fn uint32(f: &[u8], col: Col, expected: &str) -> Result<u32, String> {
-    parse_u64(f)
-        .and_then(|v| u32::try_from(v).ok())
-        .ok_or_else(|| bad(col, expected, f))
+    parse_u64(f).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| bad(col, expected, f))
 }
 
 fn mul(v: u64, by: u64, col: Col) -> Result<u64, String> {
-    v.checked_mul(by)
-        .ok_or_else(|| format!("{col}: value {v} is too large"))
+    v.checked_mul(by).ok_or_else(|| format!("{col}: value {v} is too large"))
 }
 
 /// A size in units of `mult` bytes, > 0 and at most `u32::MAX` bytes.
 fn size(f: &[u8], col: Col, mult: u64) -> Result<u32, String> {
-    let what = if mult == 1 {
-        "a positive integer (bytes)"
-    } else {
-        "a positive integer (512-byte sectors)"
-    };
+    let what = if mult == 1 { "a positive integer (bytes)" } else { "a positive integer (512-byte sectors)" };
     let v = uint(f, col, what)?;
     if v == 0 {
-        return Err(format!(
-            "size 0 in {col}: a request must have a positive size"
-        ));
+        return Err(format!("size 0 in {col}: a request must have a positive size"));
     }
     v.checked_mul(mult)
         .and_then(|b| u32::try_from(b).ok())
@@ -265,12 +222,8 @@ fn rw(f: &[u8], col: Col) -> Result<Op, String> {
 }
 
 fn time(f: &[u8], col: Col, digits: u32, unit: &str) -> Result<u64, String> {
-    parse_scaled(f, digits).map_err(|why| {
-        format!(
-            "{col}: expected a non-negative time in {unit}, found {} ({why})",
-            show(f)
-        )
-    })
+    parse_scaled(f, digits)
+        .map_err(|why| format!("{col}: expected a non-negative time in {unit}, found {} ({why})", show(f)))
 }
 
 /// Parses a non-negative decimal number and returns `value × 10^digits`,
@@ -283,32 +236,22 @@ pub fn parse_scaled(f: &[u8], digits: u32) -> Result<u64, &'static str> {
         Some(p) => (&f[..p], &f[p + 1..]),
         None => (f, &f[f.len()..]),
     };
-    let plain =
-        !(int.is_empty() && frac.is_empty()) && int.iter().chain(frac).all(u8::is_ascii_digit);
+    let plain = !(int.is_empty() && frac.is_empty()) && int.iter().chain(frac).all(u8::is_ascii_digit);
     if !plain {
         return parse_scaled_f64(f, digits);
     }
     let pow = 10u64.checked_pow(digits).ok_or("too large")?;
-    let ip = if int.is_empty() {
-        0
-    } else {
-        parse_u64(int).ok_or("too large")?
-    };
+    let ip = if int.is_empty() { 0 } else { parse_u64(int).ok_or("too large")? };
     let mut fp: u64 = 0;
     for k in 0..digits as usize {
         fp = fp * 10 + frac.get(k).map_or(0, |b| u64::from(b - b'0'));
     }
     let round_up = frac.get(digits as usize).is_some_and(|&b| b >= b'5');
-    ip.checked_mul(pow)
-        .and_then(|v| v.checked_add(fp + u64::from(round_up)))
-        .ok_or("too large")
+    ip.checked_mul(pow).and_then(|v| v.checked_add(fp + u64::from(round_up))).ok_or("too large")
 }
 
 fn parse_scaled_f64(f: &[u8], digits: u32) -> Result<u64, &'static str> {
-    let v: f64 = std::str::from_utf8(f)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .ok_or("not a number")?;
+    let v: f64 = std::str::from_utf8(f).ok().and_then(|s| s.parse().ok()).ok_or("not a number")?;
     if !v.is_finite() {
         return Err("not finite");
     }
@@ -328,10 +271,7 @@ mod tests {
 
     #[test]
     fn scaled_decimals_are_exact() {
-        assert_eq!(
-            parse_scaled(b"1456095145.133076000", 9),
-            Ok(1_456_095_145_133_076_000)
-        );
+        assert_eq!(parse_scaled(b"1456095145.133076000", 9), Ok(1_456_095_145_133_076_000));
         assert_eq!(parse_scaled(b"0.011413", 9), Ok(11_413_000));
         assert_eq!(parse_scaled(b"223.412", 6), Ok(223_412_000));
         assert_eq!(parse_scaled(b"12", 0), Ok(12));
@@ -362,18 +302,12 @@ mod tests {
     fn field_errors_name_the_column() {
         let p = LineParser::new(Format::Msr, None).unwrap();
         let e = p.parse(b"1,hm,0,Write,9056014336").unwrap_err();
-        assert!(
-            e.starts_with("expected 7 comma-separated fields (Timestamp,Hostname,"),
-            "{e}"
-        );
+        assert!(e.starts_with("expected 7 comma-separated fields (Timestamp,Hostname,"), "{e}");
         assert!(e.ends_with("found 5"), "{e}");
         let e = p.parse(b"1,hm,0,Write,9056014336,0,1").unwrap_err();
         assert!(e.starts_with("size 0"), "{e}");
         let e = p.parse(b"1,hm,0,Delete,9056014336,512,1").unwrap_err();
-        assert!(
-            e.contains("field 4 (Type)") && e.contains("`Delete`"),
-            "{e}"
-        );
+        assert!(e.contains("field 4 (Type)") && e.contains("`Delete`"), "{e}");
         let p = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
         let e = p.parse(b"-5 0 1 1 1").unwrap_err();
         assert!(e.contains("negative"), "{e}");
@@ -386,9 +320,6 @@ mod tests {
     #[test]
     fn systor_blank_iotype_has_no_direction() {
         let p = LineParser::new(Format::Systor, None).unwrap();
-        assert_eq!(
-            p.parse(b"1456095145.133076000,0,,0,0,4096"),
-            Ok(Parsed::NoDirection)
-        );
+        assert_eq!(p.parse(b"1456095145.133076000,0,,0,0,4096"), Ok(Parsed::NoDirection));
     }
 }

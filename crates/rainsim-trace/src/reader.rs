@@ -126,45 +126,22 @@ struct Parsing {
 /// Reads, parses and transforms the trace at `path` (plain or gzip, by magic
 /// bytes) to fit a device of `capacity_bytes` with pages of `page_bytes`.
 /// See [`crate::transform`] for the order of the transforms.
-pub fn load(
-    path: &Path,
-    opts: &TraceOptions,
-    capacity_bytes: u64,
-    page_bytes: u32,
-) -> Result<Trace, TraceError> {
+pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u32) -> Result<Trace, TraceError> {
     if opts.repeat == 0 {
-        return Err(TraceError::Invalid(
-            "trace.repeat must be ≥ 1 (the total number of copies)".into(),
-        ));
+        return Err(TraceError::Invalid("trace.repeat must be ≥ 1 (the total number of copies)".into()));
     }
     if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
-        return Err(TraceError::Invalid(format!(
-            "trace.time_scale must be finite and > 0, got {}",
-            opts.time_scale
-        )));
+        return Err(TraceError::Invalid(format!("trace.time_scale must be finite and > 0, got {}", opts.time_scale)));
     }
     if opts.max_requests == Some(0) {
-        return Err(TraceError::Invalid(
-            "trace.max_requests must be ≥ 1 when set".into(),
-        ));
+        return Err(TraceError::Invalid("trace.max_requests must be ≥ 1 when set".into()));
     }
-    let io_err = |source| TraceError::Io {
-        path: path.display().to_string(),
-        source,
-    };
+    let io_err = |source| TraceError::Io { path: path.display().to_string(), source };
     let file = File::open(path).map_err(io_err)?;
-    let mut raw = BufReader::with_capacity(
-        BUF_BYTES,
-        Hashing {
-            inner: file,
-            hash: Sha256::new(),
-            bytes: 0,
-        },
-    );
+    let mut raw = BufReader::with_capacity(BUF_BYTES, Hashing { inner: file, hash: Sha256::new(), bytes: 0 });
     let gzip = raw.fill_buf().map_err(io_err)?.starts_with(&[0x1f, 0x8b]);
     let (parsing, mut raw) = if gzip {
-        let mut text =
-            BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(raw));
+        let mut text = BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(raw));
         let p = parse_stream(&mut text, path, opts)?;
         (p, text.into_inner().into_inner())
     } else {
@@ -173,13 +150,7 @@ pub fn load(
     };
     io::copy(&mut raw, &mut io::sink()).map_err(io_err)?;
     let hashing = raw.into_inner();
-    let Parsing {
-        mut requests,
-        format,
-        time_unit,
-        records,
-        no_direction,
-    } = parsing;
+    let Parsing { mut requests, format, time_unit, records, no_direction } = parsing;
 
     let name = path.display().to_string();
     if requests.is_empty() {
@@ -197,10 +168,7 @@ pub fn load(
             let list: Vec<String> = devs.iter().map(u32::to_string).collect();
             return Err(TraceError::Empty {
                 path: name,
-                msg: format!(
-                    "no request for device {dev}; devices present: {}",
-                    list.join(", ")
-                ),
+                msg: format!("no request for device {dev}; devices present: {}", list.join(", ")),
             });
         }
         filtered = transform::filter_device(&mut requests, dev);
@@ -209,8 +177,7 @@ pub fn load(
     transform::rebase(&mut requests);
     let finish = |e: TraceError| e.in_file(path);
     transform::scale_time(&mut requests, opts.time_scale).map_err(finish)?;
-    transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes)
-        .map_err(finish)?;
+    transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes).map_err(finish)?;
     // Make only the copies that survive truncation.
     let copies = match opts.max_requests {
         Some(max) if !requests.is_empty() => {
@@ -248,10 +215,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// Reads one line into `buf` (cleared first); returns false at end of input.
 fn next_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, path: &Path) -> Result<bool, TraceError> {
     buf.clear();
-    let n = r.read_until(b'\n', buf).map_err(|source| TraceError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let n = r.read_until(b'\n', buf).map_err(|source| TraceError::Io { path: path.display().to_string(), source })?;
     Ok(n > 0)
 }
 
@@ -260,11 +224,7 @@ fn is_blank(line: &[u8]) -> bool {
 }
 
 /// Samples the first lines, settles format and unit, then parses everything.
-fn parse_stream<R: BufRead>(
-    r: &mut R,
-    path: &Path,
-    opts: &TraceOptions,
-) -> Result<Parsing, TraceError> {
+fn parse_stream<R: BufRead>(r: &mut R, path: &Path, opts: &TraceOptions) -> Result<Parsing, TraceError> {
     // Sample up to DETECT_LINES non-empty lines, with their line numbers.
     let mut sample: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut buf = Vec::with_capacity(256);
@@ -287,22 +247,14 @@ fn parse_stream<R: BufRead>(
     let refs: Vec<(u64, &[u8])> = sample.iter().map(|(n, l)| (*n, l.as_slice())).collect();
     if refs.is_empty() {
         let msg = "no request: the file is empty (or holds only blank lines)".to_string();
-        return Err(TraceError::Empty {
-            path: path.display().to_string(),
-            msg,
-        });
+        return Err(TraceError::Empty { path: path.display().to_string(), msg });
     }
     let (format, unit) = match opts.format {
-        Some(Format::Disksim) => (
-            Format::Disksim,
-            Some(opts.time_unit.unwrap_or_else(|| disksim_unit(&refs))),
-        ),
+        Some(Format::Disksim) => (Format::Disksim, Some(opts.time_unit.unwrap_or_else(|| disksim_unit(&refs)))),
         Some(f) => (f, opts.time_unit), // LineParser::new rejects a unit here
         None => {
-            let (f, detected_unit) = detect_numbered(&refs).map_err(|msg| TraceError::Detect {
-                path: path.display().to_string(),
-                msg,
-            })?;
+            let (f, detected_unit) =
+                detect_numbered(&refs).map_err(|msg| TraceError::Detect { path: path.display().to_string(), msg })?;
             match (f, opts.time_unit) {
                 (Format::Disksim, Some(u)) => (f, Some(u)),
                 (_, None) => (f, detected_unit),
@@ -319,13 +271,7 @@ fn parse_stream<R: BufRead>(
         }
     };
     let parser = LineParser::new(format, unit).map_err(TraceError::Invalid)?;
-    let mut out = Parsing {
-        requests: Vec::new(),
-        format,
-        time_unit: unit,
-        records: 0,
-        no_direction: 0,
-    };
+    let mut out = Parsing { requests: Vec::new(), format, time_unit: unit, records: 0, no_direction: 0 };
     let mut first = true;
     for (no, line) in &refs {
         if std::mem::take(&mut first) && format.is_header(line) {
@@ -346,13 +292,7 @@ fn parse_stream<R: BufRead>(
 }
 
 #[inline]
-fn take(
-    parser: &LineParser,
-    line: &[u8],
-    no: u64,
-    path: &Path,
-    out: &mut Parsing,
-) -> Result<(), TraceError> {
+fn take(parser: &LineParser, line: &[u8], no: u64, path: &Path, out: &mut Parsing) -> Result<(), TraceError> {
     match parser.parse(line) {
         Ok(Parsed::Request(r)) => out.requests.push(r),
         Ok(Parsed::NoDirection) => out.no_direction += 1,

@@ -71,11 +71,7 @@ pub struct TraceStats {
 /// pages of `page_bytes` (> 0) for the update ratio.
 pub fn stats(requests: &[Request], page_bytes: u32) -> TraceStats {
     let page = u64::from(page_bytes.max(1));
-    let mut s = TraceStats {
-        requests: requests.len() as u64,
-        page_bytes,
-        ..Default::default()
-    };
+    let mut s = TraceStats { requests: requests.len() as u64, page_bytes, ..Default::default() };
     let mut written: FxHashSet<(u32, u64)> = FxHashSet::default();
     let mut updates = 0u64;
     let mut devices: FxHashSet<u32> = FxHashSet::default();
@@ -109,10 +105,7 @@ pub fn stats(requests: &[Request], page_bytes: u32) -> TraceStats {
     s.update_ratio = ratio(updates, s.writes);
     s.span_ns = crate::transform::span_ns(requests);
 
-    let mut gaps: Vec<u64> = requests
-        .windows(2)
-        .map(|w| w[1].time_ns.saturating_sub(w[0].time_ns))
-        .collect();
+    let mut gaps: Vec<u64> = requests.windows(2).map(|w| w[1].time_ns.saturating_sub(w[0].time_ns)).collect();
     if !gaps.is_empty() {
         gaps.sort_unstable();
         let n = gaps.len();
@@ -212,15 +205,8 @@ mod tests {
 
     #[test]
     fn percentiles_are_nearest_rank() {
-        let reqs: Vec<Request> = (0..=10u64)
-            .map(|i| Request {
-                time_ns: i * i,
-                offset: 0,
-                size: 1,
-                device: 0,
-                op: Op::Read,
-            })
-            .collect();
+        let reqs: Vec<Request> =
+            (0..=10u64).map(|i| Request { time_ns: i * i, offset: 0, size: 1, device: 0, op: Op::Read }).collect();
         // gaps 1,3,5,...,19
         let s = stats(&reqs, 4096);
         assert_eq!(s.inter_arrival.p20_ns, 3);

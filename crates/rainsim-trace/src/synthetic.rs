@@ -51,10 +51,7 @@ pub struct SyntheticSpec {
 
 impl Default for SyntheticSpec {
     fn default() -> Self {
-        let sw = |kib: u32, weight: f64| SizeWeight {
-            bytes: kib * 1024,
-            weight,
-        };
+        let sw = |kib: u32, weight: f64| SizeWeight { bytes: kib * 1024, weight };
         SyntheticSpec {
             requests: 100_000,
             // 2,000 IOPS: the aged 128 GiB rep-raid-8ch device (WAF ≈ 9) runs
@@ -81,20 +78,15 @@ impl SyntheticSpec {
         if self.requests == 0 {
             return Err(invalid("requests must be ≥ 1".into()));
         }
-        for (name, v) in [
-            ("read_ratio", self.read_ratio),
-            ("hot_fraction", self.hot_fraction),
-            ("hot_access", self.hot_access),
-        ] {
+        for (name, v) in
+            [("read_ratio", self.read_ratio), ("hot_fraction", self.hot_fraction), ("hot_access", self.hot_access)]
+        {
             if !(0.0..=1.0).contains(&v) {
                 return Err(invalid(format!("{name} must be in [0, 1], got {v}")));
             }
         }
         if !(self.footprint > 0.0 && self.footprint <= 1.0) {
-            return Err(invalid(format!(
-                "footprint must be in (0, 1], got {}",
-                self.footprint
-            )));
+            return Err(invalid(format!("footprint must be in (0, 1], got {}", self.footprint)));
         }
         if self.sizes.is_empty() {
             return Err(invalid("sizes must list at least one size".into()));
@@ -118,11 +110,7 @@ impl SyntheticSpec {
 
     /// A canonical text of the spec (for hashing).
     fn canonical(&self) -> String {
-        let sizes: Vec<String> = self
-            .sizes
-            .iter()
-            .map(|s| format!("{}:{:?}", s.bytes, s.weight))
-            .collect();
+        let sizes: Vec<String> = self.sizes.iter().map(|s| format!("{}:{:?}", s.bytes, s.weight)).collect();
         format!(
             "requests={};mean_interarrival_ns={};read_ratio={:?};sizes=[{}];footprint={:?};hot_fraction={:?};hot_access={:?};align_bytes={}",
             self.requests,
@@ -180,39 +168,19 @@ pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<
         } else {
             rng.random_bool(spec.hot_access)
         };
-        let slot = if in_hot {
-            rng.random_range(0..hot)
-        } else {
-            rng.random_range(hot..slots)
-        };
+        let slot = if in_hot { rng.random_range(0..hot) } else { rng.random_range(hot..slots) };
         let need = u64::from(size).div_ceil(align);
         let start = slot.min(slots - need);
-        let op = if rng.random_bool(spec.read_ratio) {
-            Op::Read
-        } else {
-            Op::Write
-        };
+        let op = if rng.random_bool(spec.read_ratio) { Op::Read } else { Op::Write };
         if i > 0 {
             let gap = -mean * (1.0 - rng.random::<f64>()).ln();
             t = t.saturating_add(gap.round() as u64);
         }
-        requests.push(Request {
-            time_ns: t,
-            offset: start * align,
-            size,
-            device: 0,
-            op,
-        });
+        requests.push(Request { time_ns: t, offset: start * align, size, device: 0, op });
     }
 
     let mut h = Sha256::new();
-    h.update(
-        format!(
-            "{};capacity_bytes={capacity_bytes};seed={seed}",
-            spec.canonical()
-        )
-        .as_bytes(),
-    );
+    h.update(format!("{};capacity_bytes={capacity_bytes};seed={seed}", spec.canonical()).as_bytes());
     let info = TraceInfo {
         path: format!("synthetic (seed {seed})"),
         format: "synthetic".to_string(),
@@ -250,20 +218,14 @@ mod tests {
         bad(|s| s.sizes[0].bytes = 0, "> 0 bytes");
         bad(|s| s.requests = 0, "requests");
         bad(|s| s.align_bytes = 0, "align_bytes");
-        let e = generate(&SyntheticSpec::default(), 4096, 1)
-            .unwrap_err()
-            .to_string();
+        let e = generate(&SyntheticSpec::default(), 4096, 1).unwrap_err().to_string();
         assert!(e.contains("too small"), "{e}");
     }
 
     #[test]
     fn edge_regions_work() {
         for hf in [0.0, 1.0] {
-            let s = SyntheticSpec {
-                requests: 1000,
-                hot_fraction: hf,
-                ..Default::default()
-            };
+            let s = SyntheticSpec { requests: 1000, hot_fraction: hf, ..Default::default() };
             let t = generate(&s, 1 << 30, 3).unwrap();
             assert_eq!(t.requests.len(), 1000);
         }

@@ -35,10 +35,7 @@ pub fn filter_device(requests: &mut Vec<Request>, device: u32) -> u64 {
 /// Counts adjacent pairs out of time order, then sorts stably by time (equal
 /// times keep file order). Returns the count from before the sort.
 pub fn sort_by_time(requests: &mut [Request]) -> u64 {
-    let inversions = requests
-        .windows(2)
-        .filter(|w| w[1].time_ns < w[0].time_ns)
-        .count() as u64;
+    let inversions = requests.windows(2).filter(|w| w[1].time_ns < w[0].time_ns).count() as u64;
     if inversions > 0 {
         requests.sort_by_key(|r| r.time_ns);
     }
@@ -59,9 +56,7 @@ pub fn rebase(requests: &mut [Request]) {
 /// no-op; otherwise times go through `f64` (exact below 2^53 ns ≈ 104 days).
 pub fn scale_time(requests: &mut [Request], factor: f64) -> Result<(), TraceError> {
     if !(factor.is_finite() && factor > 0.0) {
-        return Err(TraceError::Invalid(format!(
-            "time_scale must be finite and > 0, got {factor}"
-        )));
+        return Err(TraceError::Invalid(format!("time_scale must be finite and > 0, got {factor}")));
     }
     if factor == 1.0 {
         return Ok(());
@@ -69,10 +64,7 @@ pub fn scale_time(requests: &mut [Request], factor: f64) -> Result<(), TraceErro
     for r in requests {
         let t = (r.time_ns as f64 * factor).round();
         if t >= u64::MAX as f64 {
-            return Err(TraceError::transform(format!(
-                "time_scale {factor}: time {} ns overflows 64 bits",
-                r.time_ns
-            )));
+            return Err(TraceError::transform(format!("time_scale {factor}: time {} ns overflows 64 bits", r.time_ns)));
         }
         r.time_ns = t as u64;
     }
@@ -114,11 +106,7 @@ pub fn map_addresses(
 }
 
 /// [`AddressMap::Wrap`].
-pub fn wrap(
-    requests: &mut [Request],
-    capacity_bytes: u64,
-    page_bytes: u32,
-) -> Result<(), TraceError> {
+pub fn wrap(requests: &mut [Request], capacity_bytes: u64, page_bytes: u32) -> Result<(), TraceError> {
     let cap = pages_of(capacity_bytes, page_bytes)?;
     let page = u64::from(page_bytes);
     for r in requests {
@@ -137,11 +125,7 @@ pub fn wrap(
 }
 
 /// [`AddressMap::Compact`].
-pub fn compact(
-    requests: &mut [Request],
-    capacity_bytes: u64,
-    page_bytes: u32,
-) -> Result<(), TraceError> {
+pub fn compact(requests: &mut [Request], capacity_bytes: u64, page_bytes: u32) -> Result<(), TraceError> {
     let cap = pages_of(capacity_bytes, page_bytes)?;
     let page = u64::from(page_bytes);
     // Touched pages as a sorted union of disjoint [start, end) intervals.
@@ -201,9 +185,7 @@ pub fn span_ns(requests: &[Request]) -> u64 {
 /// unchanged.
 pub fn repeat(requests: &mut Vec<Request>, times: u32) -> Result<(), TraceError> {
     if times == 0 {
-        return Err(TraceError::Invalid(
-            "repeat must be ≥ 1 (the total number of copies)".into(),
-        ));
+        return Err(TraceError::Invalid("repeat must be ≥ 1 (the total number of copies)".into()));
     }
     let n = requests.len();
     if times == 1 || n == 0 {
@@ -215,17 +197,17 @@ pub fn repeat(requests: &mut Vec<Request>, times: u32) -> Result<(), TraceError>
     let period = (span + gap).max(1);
     let first = requests[0].time_ns;
     let last_shift = period.checked_mul(u64::from(times - 1));
-    if last_shift
-        .and_then(|s| s.checked_add(first + span))
-        .is_none()
-    {
-        return Err(TraceError::transform(format!(
-            "repeat {times}: times overflow 64 bits"
-        )));
+    if last_shift.and_then(|s| s.checked_add(first + span)).is_none() {
+        return Err(TraceError::transform(format!("repeat {times}: times overflow 64 bits")));
     }
-    let extra = n.checked_mul(times as usize - 1).ok_or_else(|| TraceError::transform(format!("repeat {times}: too many requests")))?;
+    let extra = n
+        .checked_mul(times as usize - 1)
+        .ok_or_else(|| TraceError::transform(format!("repeat {times}: too many requests")))?;
     requests.try_reserve(extra).map_err(|_| {
-        TraceError::transform(format!("repeat {times}: {} requests do not fit in memory; lower trace.repeat or set trace.max_requests", n as u128 * times as u128))
+        TraceError::transform(format!(
+            "repeat {times}: {} requests do not fit in memory; lower trace.repeat or set trace.max_requests",
+            n as u128 * times as u128
+        ))
     })?;
     for i in 1..u64::from(times) {
         let shift = i * period;
@@ -251,29 +233,14 @@ mod tests {
     use crate::Op;
 
     fn rq(time_ns: u64, offset: u64, size: u32) -> Request {
-        Request {
-            time_ns,
-            offset,
-            size,
-            device: 0,
-            op: Op::Write,
-        }
+        Request { time_ns, offset, size, device: 0, op: Op::Write }
     }
 
     #[test]
     fn sort_counts_adjacent_inversions_and_is_stable() {
-        let mut v = vec![
-            rq(5, 0, 1),
-            rq(3, 1, 1),
-            rq(3, 2, 1),
-            rq(1, 3, 1),
-            rq(9, 4, 1),
-        ];
+        let mut v = vec![rq(5, 0, 1), rq(3, 1, 1), rq(3, 2, 1), rq(1, 3, 1), rq(9, 4, 1)];
         assert_eq!(sort_by_time(&mut v), 2);
-        assert_eq!(
-            v.iter().map(|r| r.offset).collect::<Vec<_>>(),
-            [3, 1, 2, 0, 4]
-        );
+        assert_eq!(v.iter().map(|r| r.offset).collect::<Vec<_>>(), [3, 1, 2, 0, 4]);
         rebase(&mut v);
         assert_eq!(v[0].time_ns, 0);
         assert_eq!(v[4].time_ns, 8);
@@ -282,12 +249,7 @@ mod tests {
     #[test]
     fn wrap_cases() {
         // 10 pages of 100 bytes.
-        let mut v = vec![
-            rq(0, 1050, 10),
-            rq(0, 2530, 100),
-            rq(0, 990, 20),
-            rq(0, 50, 1000),
-        ];
+        let mut v = vec![rq(0, 1050, 10), rq(0, 2530, 100), rq(0, 990, 20), rq(0, 50, 1000)];
         wrap(&mut v[..3], 1000, 100).unwrap();
         assert_eq!(v[0].offset, 50); // page 10 → 0
         assert_eq!(v[1].offset, 530); // page 25 → 5
@@ -299,13 +261,7 @@ mod tests {
     #[test]
     fn compact_cases() {
         // Pages touched: {3}, {7,8}, {8}, {100}, {3}.
-        let mut v = vec![
-            rq(0, 310, 10),
-            rq(0, 750, 100),
-            rq(0, 820, 5),
-            rq(0, 10_000, 100),
-            rq(0, 300, 1),
-        ];
+        let mut v = vec![rq(0, 310, 10), rq(0, 750, 100), rq(0, 820, 5), rq(0, 10_000, 100), rq(0, 300, 1)];
         compact(&mut v, 400, 100).unwrap();
         let offs: Vec<u64> = v.iter().map(|r| r.offset).collect();
         assert_eq!(offs, [10, 150, 220, 300, 0]);
@@ -330,10 +286,7 @@ mod tests {
     fn time_scale_rounds_and_validates() {
         let mut v = vec![rq(0, 0, 1), rq(3, 0, 1), rq(1_000_000, 0, 1)];
         scale_time(&mut v, 0.5).unwrap();
-        assert_eq!(
-            v.iter().map(|r| r.time_ns).collect::<Vec<_>>(),
-            [0, 2, 500_000]
-        );
+        assert_eq!(v.iter().map(|r| r.time_ns).collect::<Vec<_>>(), [0, 2, 500_000]);
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(scale_time(&mut v, bad).is_err());
         }

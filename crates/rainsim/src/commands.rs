@@ -59,7 +59,13 @@ impl Progress {
     }
 }
 
-fn simulate(cfg: &Config, trace: &Trace, scheme: &str, verify: bool, show_progress: bool) -> Result<Report, Box<dyn std::error::Error>> {
+fn simulate(
+    cfg: &Config,
+    trace: &Trace,
+    scheme: &str,
+    verify: bool,
+    show_progress: bool,
+) -> Result<Report, Box<dyn std::error::Error>> {
     let mut progress = Progress::new(trace.requests.len() as u64, scheme, show_progress);
     let mut cb = |n: u64| progress.update(n);
     let report = rainsim_model::simulate(
@@ -161,7 +167,8 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
         eprintln!("[{}/{}] {label}", i + 1, runs.len());
         let report = simulate(cfg, trace, scheme.unwrap_or("baseline"), verify, true)?;
         if let Some(d) = out_dir {
-            let name: String = label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+            let name: String =
+                label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
             write_report(&d.join(format!("{i:02}-{name}.json")), &report)?;
         }
         reports.push((label.clone(), report));
@@ -201,7 +208,10 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
     if json {
         println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
     } else {
-        println!("{} ({}, {} bytes, sha256 {})", trace.info.path, trace.info.format, trace.info.file_bytes, trace.info.sha256);
+        println!(
+            "{} ({}, {} bytes, sha256 {})",
+            trace.info.path, trace.info.format, trace.info.file_bytes, trace.info.sha256
+        );
         if trace.info.skipped_no_direction > 0 {
             println!("skipped {} records without a direction", trace.info.skipped_no_direction);
         }

@@ -38,8 +38,18 @@ pub fn render(r: &Report) -> String {
     let trace = r.trace.get("path").and_then(|v| v.as_str()).unwrap_or("?");
     let fmt = r.trace.get("format").and_then(|v| v.as_str()).unwrap_or("?");
     let _ = writeln!(o, "rainsim {} — scheme {}, seed {}, trace {trace} ({fmt})", r.version, r.scheme, r.seed);
-    let _ = writeln!(o, "simulated span {}, {:.1} IOPS, capacity {:.1} GiB", ns(r.sim.span_ns as f64), r.iops, r.sim.capacity_bytes as f64 / (1u64 << 30) as f64);
-    let _ = writeln!(o, "\nlatency   {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}", "count", "mean", "p50", "p99", "p99.9", "p99.99", "max", "sum");
+    let _ = writeln!(
+        o,
+        "simulated span {}, {:.1} IOPS, capacity {:.1} GiB",
+        ns(r.sim.span_ns as f64),
+        r.iops,
+        r.sim.capacity_bytes as f64 / (1u64 << 30) as f64
+    );
+    let _ = writeln!(
+        o,
+        "\nlatency   {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "count", "mean", "p50", "p99", "p99.9", "p99.99", "max", "sum"
+    );
     class_row(&mut o, "read", &r.latency.read);
     class_row(&mut o, "write", &r.latency.write);
     class_row(&mut o, "all", &r.latency.all);
@@ -58,7 +68,11 @@ pub fn render(r: &Report) -> String {
         );
     }
     let b = &r.balance;
-    let _ = writeln!(o, "  cv: blocked {:.3}, completed {:.3}, GC {:.3}, busy {:.3}", b.cv_blocked, b.cv_completed, b.cv_gc, b.cv_busy);
+    let _ = writeln!(
+        o,
+        "  cv: blocked {:.3}, completed {:.3}, GC {:.3}, busy {:.3}",
+        b.cv_blocked, b.cv_completed, b.cv_gc, b.cv_busy
+    );
     let f = &r.flash_ops;
     let _ = writeln!(
         o,
@@ -71,15 +85,27 @@ pub fn render(r: &Report) -> String {
         "raid: full-stripe {}, RMW {}, RCW {}, adjusted {}, plain {}, pre-reads {}, degraded reads {}, degraded updates {}",
         d.full_stripe_writes, d.rmw, d.rcw, d.adjusted, d.plain_writes, d.prereads, d.degraded_reads, d.degraded_updates
     );
-    let _ = writeln!(o, "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}", r.waf, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_max);
+    let _ = writeln!(
+        o,
+        "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}",
+        r.waf, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_max
+    );
     if r.host.unmapped_reads > 0 {
-        let _ = writeln!(o, "note: {} page reads hit never-written pages (served as zeros, no flash access)", r.host.unmapped_reads);
+        let _ = writeln!(
+            o,
+            "note: {} page reads hit never-written pages (served as zeros, no flash access)",
+            r.host.unmapped_reads
+        );
     }
     if r.host.held_by_queue_depth > 0 {
         let _ = writeln!(o, "note: {} requests waited for the host queue-depth cap", r.host.held_by_queue_depth);
     }
     let t = &r.timing;
-    let _ = writeln!(o, "run: {:.2} s wall, {:.2} s CPU, {:.0} requests per CPU-second (setup {:.2} s)", t.wall_s, t.cpu_s, t.requests_per_cpu_s, t.setup_s);
+    let _ = writeln!(
+        o,
+        "run: {:.2} s wall, {:.2} s CPU, {:.0} requests per CPU-second (setup {:.2} s)",
+        t.wall_s, t.cpu_s, t.requests_per_cpu_s, t.setup_s
+    );
     o
 }
 

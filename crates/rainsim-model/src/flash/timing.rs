@@ -23,7 +23,13 @@ impl FlashTiming {
     pub fn new(t: &Timing, page_bytes: u32) -> FlashTiming {
         // channel_mb_s is bytes per microsecond: ns = bytes · 1000 / rate, rounded up.
         let data = (page_bytes as u64 * 1000).div_ceil(t.channel_mb_s);
-        FlashTiming { read: t.read_ns, program: t.program_ns, erase: t.erase_ns, xfer: data + t.command_ns, command: t.command_ns }
+        FlashTiming {
+            read: t.read_ns,
+            program: t.program_ns,
+            erase: t.erase_ns,
+            xfer: data + t.command_ns,
+            command: t.command_ns,
+        }
     }
 
     /// Die time of one GC page move: copyback (read + program inside the die)

@@ -93,7 +93,10 @@ impl Ftl {
         let open = match pm.active {
             Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
             _ => {
-                let b = alloc.open_block(&mut pm.free, &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize])?;
+                let b = alloc.open_block(
+                    &mut pm.free,
+                    &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize],
+                )?;
                 pm.active = Some(b);
                 b
             }
@@ -212,8 +215,12 @@ impl Ftl {
     /// The fewest valid pages of any full block of `plane`, by a plain scan
     /// (the reference the victim index is checked against).
     pub fn scan_min_valid(&self, plane: u32) -> Option<u16> {
-        victim_block::greedy_victim(self.plane_blocks(plane), self.planes[plane as usize].active, self.layout.pages_per_block)
-            .map(|b| self.plane_blocks(plane)[b as usize].valid)
+        victim_block::greedy_victim(
+            self.plane_blocks(plane),
+            self.planes[plane as usize].active,
+            self.layout.pages_per_block,
+        )
+        .map(|b| self.plane_blocks(plane)[b as usize].valid)
     }
 
     /// One GC on `plane`: move the victim's valid pages inside the plane, erase
@@ -270,7 +277,12 @@ impl Ftl {
 
     /// Moves the gathered pages `self.moves[start..]` into the plane's open
     /// block(s), a run of consecutive pages at a time.
-    fn relocate_to_active(&mut self, plane: u32, start: usize, alloc: &mut dyn BlockAllocator) -> Result<(), OutOfSpace> {
+    fn relocate_to_active(
+        &mut self,
+        plane: u32,
+        start: usize,
+        alloc: &mut dyn BlockAllocator,
+    ) -> Result<(), OutOfSpace> {
         let die = self.layout.die_of_plane(plane);
         let ppb = self.layout.pages_per_block;
         let mut i = start;
@@ -397,4 +409,3 @@ impl Ftl {
         (min, max, mean)
     }
 }
-

@@ -16,7 +16,13 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 /// Fills `ftl` (fresh) to `valid` and `invalid` fractions of its physical pages.
-pub fn precondition(ftl: &mut Ftl, stripes: &StripeLayout, valid: f64, invalid: f64, seed: u64) -> Result<(), ConfigError> {
+pub fn precondition(
+    ftl: &mut Ftl,
+    stripes: &StripeLayout,
+    valid: f64,
+    invalid: f64,
+    seed: u64,
+) -> Result<(), ConfigError> {
     if valid <= 0.0 && invalid <= 0.0 {
         return Ok(());
     }

@@ -55,7 +55,14 @@ pub fn data_mask(width: u32, parity_pos: u32) -> u64 {
 
 /// The pre-read sets of both routines for a stripe write (module docs give the
 /// rule). A full-stripe write has both sets empty.
-pub fn plan_stripe_write(width: u32, parity_pos: u32, stripe: u32, written: u64, partial: u64, exists: u64) -> UpdatePlan {
+pub fn plan_stripe_write(
+    width: u32,
+    parity_pos: u32,
+    stripe: u32,
+    written: u64,
+    partial: u64,
+    exists: u64,
+) -> UpdatePlan {
     let data = data_mask(width, parity_pos);
     if written == data && partial == 0 {
         return UpdatePlan { stripe, rmw: 0, rcw: 0, written };

@@ -17,7 +17,12 @@ pub struct Fifo {
 impl Fifo {
     /// Empty queues for `dies` dies.
     pub fn new(dies: u32, read_priority: bool) -> Fifo {
-        Fifo { reads: (0..dies).map(|_| VecDeque::new()).collect(), writes: VecDeque::new(), read_count: 0, read_priority }
+        Fifo {
+            reads: (0..dies).map(|_| VecDeque::new()).collect(),
+            writes: VecDeque::new(),
+            read_count: 0,
+            read_priority,
+        }
     }
 }
 

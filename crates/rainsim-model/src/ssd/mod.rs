@@ -285,7 +285,10 @@ impl<O: Observer> Ssd<O> {
             return Err(SimError::Input(format!("request {index} has size 0")));
         }
         if let Some(index) = requests.windows(2).position(|w| w[1].time_ns < w[0].time_ns) {
-            return Err(SimError::Input(format!("request {} arrives before request {index}: requests must be sorted by time", index + 1)));
+            return Err(SimError::Input(format!(
+                "request {} arrives before request {index}: requests must be sorted by time",
+                index + 1
+            )));
         }
         let mut next = 0usize;
         // An aged device may start at its GC threshold: let idle dies collect now.

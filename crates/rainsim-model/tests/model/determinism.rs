@@ -1,8 +1,8 @@
 //! Same config, trace and seed ⇒ the same report, `timing` aside.
 
 use crate::{preset, traces_dir};
-use rainsim_model::run::{capacity_bytes, simulate, RunOptions};
 use rainsim_model::metrics::report::RunTiming;
+use rainsim_model::run::{capacity_bytes, simulate, RunOptions};
 
 fn report_json(seed: u64) -> String {
     let mut cfg = preset("degraded-mode-8ch");
@@ -12,7 +12,12 @@ fn report_json(seed: u64) -> String {
     let mut r = simulate(
         &cfg,
         &trace.requests,
-        RunOptions { scheme: "baseline", verify: false, trace: serde_json::to_value(&trace.info).unwrap(), progress: &mut |_| {} },
+        RunOptions {
+            scheme: "baseline",
+            verify: false,
+            trace: serde_json::to_value(&trace.info).unwrap(),
+            progress: &mut |_| {},
+        },
     )
     .unwrap();
     assert!(r.timing.cpu_s >= 0.0);

@@ -7,8 +7,8 @@ use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 
 fn requests(max_lpn: u64) -> impl Strategy<Value = Vec<Request>> {
-    prop::collection::vec((0u64..2_000_000, 0..max_lpn * 4096, 1u32..20_000, prop::bool::weighted(0.7)), 1..300).prop_map(
-        move |mut v| {
+    prop::collection::vec((0u64..2_000_000, 0..max_lpn * 4096, 1u32..20_000, prop::bool::weighted(0.7)), 1..300)
+        .prop_map(move |mut v| {
             v.sort_by_key(|x| x.0);
             v.into_iter()
                 .map(|(t, off, size, write)| {
@@ -17,8 +17,7 @@ fn requests(max_lpn: u64) -> impl Strategy<Value = Vec<Request>> {
                     Request { time_ns: t, offset: off, size, device: 0, op: if write { Op::Write } else { Op::Read } }
                 })
                 .collect()
-        },
-    )
+        })
 }
 
 proptest! {

@@ -24,7 +24,12 @@ fn exp_gap(rng: &mut Pcg64Mcg, mean_ns: f64) -> f64 {
 }
 
 /// Reads of `pages(rng)` pages each, Poisson arrivals at `rate` per ns.
-fn run(cfg: &rainsim_model::Config, n: usize, rate: f64, mut pages: impl FnMut(&mut Pcg64Mcg) -> u64) -> (Collector, u64) {
+fn run(
+    cfg: &rainsim_model::Config,
+    n: usize,
+    rate: f64,
+    mut pages: impl FnMut(&mut Pcg64Mcg) -> u64,
+) -> (Collector, u64) {
     let mut ssd = Ssd::new(cfg, Collector::new(1), false).unwrap();
     let logical = ssd.stripe_layout().logical_pages();
     let pb = cfg.geometry.page_bytes as u64;
@@ -56,7 +61,10 @@ fn md1_mean_wait_matches_formula() {
         let wait = mean - d as f64;
         let expect = rho * d as f64 / (2.0 * (1.0 - rho));
         let err = (wait - expect).abs() / expect;
-        eprintln!("M/D/1 ρ = {rho}: wait {wait:.0} ns, formula {expect:.0} ns ({:+.2}%)", (wait / expect - 1.0) * 100.0);
+        eprintln!(
+            "M/D/1 ρ = {rho}: wait {wait:.0} ns, formula {expect:.0} ns ({:+.2}%)",
+            (wait / expect - 1.0) * 100.0
+        );
         assert!(err < 0.03, "ρ = {rho}: M/D/1 wait {wait:.0} ns vs formula {expect:.0} ns ({:.1}% off)", err * 100.0);
         // Sanity: the unloaded latency is exactly D.
         assert_eq!(obs.latency[0].hist.min(), d);

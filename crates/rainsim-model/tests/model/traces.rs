@@ -18,9 +18,7 @@ fn verify_passes_for_baseline_on_every_shared_trace_with_gc() {
         let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes)
             .unwrap_or_else(|e| panic!("{e}"));
         let mut ssd = Ssd::new(&cfg, Collector::new(cfg.geometry.channels), true).unwrap();
-        let totals = ssd
-            .run(&trace.requests, &mut |_| {})
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let totals = ssd.run(&trace.requests, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(totals.completed, trace.requests.len() as u64, "{}", path.display());
         let gcs: u64 = ssd.obs.channels.iter().map(|c| c.gc_count).sum();
         assert!(gcs > 0, "{}: GC never ran on the aged device", path.display());

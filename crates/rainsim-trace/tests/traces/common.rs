@@ -43,17 +43,9 @@ pub fn load_with(name: &str, opts: &TraceOptions) -> Trace {
 }
 
 /// Loads `path` expecting an error (without dumping a whole trace if it loads).
-pub fn load_err(
-    path: &Path,
-    opts: &TraceOptions,
-    capacity_bytes: u64,
-) -> rainsim_trace::TraceError {
+pub fn load_err(path: &Path, opts: &TraceOptions, capacity_bytes: u64) -> rainsim_trace::TraceError {
     match load(path, opts, capacity_bytes, PAGE) {
-        Ok(t) => panic!(
-            "{}: expected an error, loaded {} requests",
-            path.display(),
-            t.requests.len()
-        ),
+        Ok(t) => panic!("{}: expected an error, loaded {} requests", path.display(), t.requests.len()),
         Err(e) => e,
     }
 }
@@ -64,9 +56,7 @@ pub struct TempDir(pub PathBuf);
 impl TempDir {
     pub fn new(tag: &str) -> Self {
         static N: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let dir = std::env::temp_dir().join(format!(
             "rainsim-trace-{tag}-{}-{nanos}-{}",
             std::process::id(),

@@ -5,10 +5,7 @@ use crate::common::*;
 use rainsim_trace::{load, Format, TimeUnit, TraceError, TraceOptions};
 
 fn opts(format: Option<Format>) -> TraceOptions {
-    TraceOptions {
-        format,
-        ..Default::default()
-    }
+    TraceOptions { format, ..Default::default() }
 }
 
 /// Good lines of each format, a bad line for line 4, and what its error must say.
@@ -57,26 +54,13 @@ fn a_bad_line_names_file_and_line_in_every_format() {
         text.push('\n');
         text.push_str(c.good[2]);
         let p = tmp.file(c.file, text.as_bytes());
-        let tries: &[Option<Format>] = if c.detectable {
-            &[None, Some(c.format)]
-        } else {
-            &[Some(c.format)]
-        };
+        let tries: &[Option<Format>] = if c.detectable { &[None, Some(c.format)] } else { &[Some(c.format)] };
         for &f in tries {
             let err = load_err(&p, &opts(f), BIG);
             let msg = err.to_string();
-            assert!(
-                matches!(err, TraceError::Parse { line: 4, .. }),
-                "{}: {msg}",
-                c.file
-            );
+            assert!(matches!(err, TraceError::Parse { line: 4, .. }), "{}: {msg}", c.file);
             assert!(msg.contains(&format!("{}:4: ", c.file)), "{msg}");
-            assert!(
-                msg.contains(c.says),
-                "{}: `{msg}` should say `{}`",
-                c.file,
-                c.says
-            );
+            assert!(msg.contains(c.says), "{}: `{msg}` should say `{}`", c.file, c.says);
         }
     }
 }
@@ -96,10 +80,7 @@ fn a_bad_line_after_the_detection_sample_is_found_too() {
     let msg = load_err(&p, &opts(None), BIG).to_string();
     assert!(msg.contains("late.spc:250: size 0"), "{msg}");
     // Blank lines still count in line numbers.
-    let p = tmp.file(
-        "blank.spc",
-        b"\n0,8,4096,W,0.5\n\n0,8,4096,W,0.5,\n0,8,4096,Q,0.5\n",
-    );
+    let p = tmp.file("blank.spc", b"\n0,8,4096,W,0.5\n\n0,8,4096,W,0.5,\n0,8,4096,Q,0.5\n");
     let msg = load_err(&p, &opts(None), BIG).to_string();
     assert!(msg.contains("blank.spc:5: field 4 (Opcode)"), "{msg}");
 }
@@ -111,23 +92,12 @@ fn bad_times_are_rejected() {
         ("nan.spc", "0,8,4096,W,0.5\n0,8,4096,W,NaN\n", "not finite"),
         ("inf.trace", "1.5 0 8 8 1\ninf 0 8 8 1\n", "not finite"),
         ("neg.spc", "0,8,4096,W,0.5\n0,8,4096,W,-0.25\n", "negative"),
-        (
-            "word.trace",
-            "1 0 8 8 1\nabc 0 8 8 1\n",
-            "field 1 (arrival_time)",
-        ),
+        ("word.trace", "1 0 8 8 1\nabc 0 8 8 1\n", "field 1 (arrival_time)"),
     ] {
         let p = tmp.file(name, text.as_bytes());
-        let f = if name.ends_with(".trace") {
-            Some(Format::Disksim)
-        } else {
-            None
-        };
+        let f = if name.ends_with(".trace") { Some(Format::Disksim) } else { None };
         let msg = load_err(&p, &opts(f), BIG).to_string();
-        assert!(
-            msg.contains(&format!("{name}:2: ")) && msg.contains(says),
-            "{msg}"
-        );
+        assert!(msg.contains(&format!("{name}:2: ")) && msg.contains(says), "{msg}");
     }
 }
 
@@ -137,12 +107,7 @@ fn zero_requests_is_an_error() {
     for (name, text, format, says) in [
         ("empty.csv", "", None, "empty"),
         ("blank.csv", "\n \r\n\n", Some(Format::Msr), "empty"),
-        (
-            "header.csv",
-            "Timestamp,Response,IOType,LUN,Offset,Size\n",
-            None,
-            "no data record",
-        ),
+        ("header.csv", "Timestamp,Response,IOType,LUN,Offset,Size\n", None, "no data record"),
         (
             "nodir.csv",
             "Timestamp,Response,IOType,LUN,Offset,Size\n1.5,,,0,0,4096\n2.5,,,0,0,4096\n",
@@ -154,10 +119,7 @@ fn zero_requests_is_an_error() {
         let err = load_err(&p, &opts(format), BIG);
         let msg = err.to_string();
         assert!(matches!(err, TraceError::Empty { .. }), "{msg}");
-        assert!(
-            msg.starts_with(&p.display().to_string()) && msg.contains(says),
-            "{msg}"
-        );
+        assert!(msg.starts_with(&p.display().to_string()) && msg.contains(says), "{msg}");
     }
 }
 
@@ -170,33 +132,17 @@ fn systor_rows_without_direction_are_counted_not_hidden() {
                 1.000000000,0.1,W,0,8192,512\n";
     let p = tmp.file("some.csv", text.as_bytes());
     let t = load(&p, &opts(None), BIG, PAGE).unwrap();
-    assert_eq!(
-        (
-            t.info.records_read,
-            t.info.skipped_no_direction,
-            t.info.requests
-        ),
-        (3, 1, 2)
-    );
+    assert_eq!((t.info.records_read, t.info.skipped_no_direction, t.info.requests), (3, 1, 2));
     assert_eq!(t.info.unsorted_inversions, 1);
-    assert_eq!(
-        t.requests.iter().map(|r| r.time_ns).collect::<Vec<_>>(),
-        [0, 2]
-    );
+    assert_eq!(t.requests.iter().map(|r| r.time_ns).collect::<Vec<_>>(), [0, 2]);
 }
 
 #[test]
 fn missing_device_lists_the_devices_present() {
     let p = sample("alibaba_io_traces_head7.csv");
-    let o = TraceOptions {
-        device: Some(9),
-        ..Default::default()
-    };
+    let o = TraceOptions { device: Some(9), ..Default::default() };
     let msg = load_err(&p, &o, BIG).to_string();
-    assert!(
-        msg.contains("no request for device 9; devices present: 0, 1, 2, 3, 4, 5"),
-        "{msg}"
-    );
+    assert!(msg.contains("no request for device 9; devices present: 0, 1, 2, 3, 4, 5"), "{msg}");
 }
 
 #[test]
@@ -204,61 +150,22 @@ fn detection_and_option_errors_are_explained() {
     let tmp = TempDir::new("detect");
     let p = tmp.file("what.txt", b"hello world\nthis is not a trace\n");
     let msg = load_err(&p, &opts(None), BIG).to_string();
-    assert!(
-        msg.contains("what.txt: cannot detect the trace format: line 1"),
-        "{msg}"
-    );
+    assert!(msg.contains("what.txt: cannot detect the trace format: line 1"), "{msg}");
     let p = tmp.file("mixed.txt", b"0,657728,8192,R,0.011413\n1 0 8 8 1\n");
     let msg = load_err(&p, &opts(None), BIG).to_string();
-    assert!(
-        msg.contains("ambiguous") && msg.contains("format explicitly"),
-        "{msg}"
-    );
+    assert!(msg.contains("ambiguous") && msg.contains("format explicitly"), "{msg}");
 
     let msr = sample("msr_hm_0_slice1000.csv");
-    let o = TraceOptions {
-        time_unit: Some(TimeUnit::Ms),
-        ..Default::default()
-    };
+    let o = TraceOptions { time_unit: Some(TimeUnit::Ms), ..Default::default() };
     let msg = load_err(&msr, &o, BIG).to_string();
     assert!(msg.contains("time_unit") && msg.contains("msr"), "{msg}");
-    let o = TraceOptions {
-        format: Some(Format::Msr),
-        time_unit: Some(TimeUnit::Ms),
-        ..Default::default()
-    };
-    assert!(load_err(&msr, &o, BIG)
-        .to_string()
-        .contains("only applies to the disksim format"));
+    let o = TraceOptions { format: Some(Format::Msr), time_unit: Some(TimeUnit::Ms), ..Default::default() };
+    assert!(load_err(&msr, &o, BIG).to_string().contains("only applies to the disksim format"));
     for (o, says) in [
-        (
-            TraceOptions {
-                repeat: 0,
-                ..Default::default()
-            },
-            "repeat",
-        ),
-        (
-            TraceOptions {
-                time_scale: 0.0,
-                ..Default::default()
-            },
-            "time_scale",
-        ),
-        (
-            TraceOptions {
-                time_scale: f64::NAN,
-                ..Default::default()
-            },
-            "time_scale",
-        ),
-        (
-            TraceOptions {
-                max_requests: Some(0),
-                ..Default::default()
-            },
-            "max_requests",
-        ),
+        (TraceOptions { repeat: 0, ..Default::default() }, "repeat"),
+        (TraceOptions { time_scale: 0.0, ..Default::default() }, "time_scale"),
+        (TraceOptions { time_scale: f64::NAN, ..Default::default() }, "time_scale"),
+        (TraceOptions { max_requests: Some(0), ..Default::default() }, "max_requests"),
     ] {
         let msg = load_err(&msr, &o, BIG).to_string();
         assert!(msg.contains(says), "{msg}");
@@ -266,10 +173,7 @@ fn detection_and_option_errors_are_explained() {
     let missing = tmp.0.join("nope.csv");
     let msg = load_err(&missing, &opts(None), BIG).to_string();
     assert!(msg.starts_with(&missing.display().to_string()), "{msg}");
-    let p = tmp.file(
-        "corrupt.gz",
-        &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4],
-    );
+    let p = tmp.file("corrupt.gz", &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4]);
     let msg = load_err(&p, &opts(None), BIG).to_string();
     assert!(msg.starts_with(&p.display().to_string()), "{msg}");
 }
@@ -278,8 +182,5 @@ fn detection_and_option_errors_are_explained() {
 fn a_request_larger_than_the_capacity_is_an_error() {
     let p = sample("alibaba_io_traces_head7.csv"); // has a 77,824-byte request
     let msg = load_err(&p, &TraceOptions::default(), 64 * 1024).to_string();
-    assert!(
-        msg.contains("alibaba_io_traces_head7.csv: address map wrap") && msg.contains("77824"),
-        "{msg}"
-    );
+    assert!(msg.contains("alibaba_io_traces_head7.csv: address map wrap") && msg.contains("77824"), "{msg}");
 }

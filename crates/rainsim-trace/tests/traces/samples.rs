@@ -66,10 +66,7 @@ fn every_sample_matches_the_readme_table() {
     on_disk.sort();
     let mut listed: Vec<String> = ROWS.iter().map(|r| r.file.to_string()).collect();
     listed.sort();
-    assert_eq!(
-        on_disk, listed,
-        "every sample file must have a row in this test"
-    );
+    assert_eq!(on_disk, listed, "every sample file must have a row in this test");
 
     for row in ROWS {
         let t = load_sample(row.file);
@@ -82,11 +79,7 @@ fn every_sample_matches_the_readme_table() {
         assert_eq!(t.info.records_read, row.requests, "{ctx}: records read");
         assert_eq!(t.info.skipped_no_direction, 0, "{ctx}");
         assert_eq!(t.info.sha256, row.sha256, "{ctx}: sha256");
-        assert_eq!(
-            t.info.file_bytes,
-            std::fs::metadata(sample(row.file)).unwrap().len(),
-            "{ctx}"
-        );
+        assert_eq!(t.info.file_bytes, std::fs::metadata(sample(row.file)).unwrap().len(), "{ctx}");
         let wr = format!("{:.*}", decimals(row.write_pct), s.write_ratio * 100.0);
         assert_eq!(wr, row.write_pct, "{ctx}: write ratio %");
         let avg = format!("{:.*}", decimals(row.avg_kib), s.avg_size_bytes / 1024.0);
@@ -97,25 +90,16 @@ fn every_sample_matches_the_readme_table() {
         let stated: f64 = text.parse().unwrap();
         let got = t.info.span_ns as f64 / unit_ns;
         let tol = 10f64.powi(-(decimals(text) as i32)) + 1e-12;
-        assert!(
-            (got - stated).abs() <= tol,
-            "{ctx}: span {got} vs README {text}"
-        );
+        assert!((got - stated).abs() <= tol, "{ctx}: span {got} vs README {text}");
         assert_eq!(t.info.span_ns, s.span_ns, "{ctx}");
         assert_eq!(t.requests[0].time_ns, 0, "{ctx}: rebased");
-        assert!(
-            t.requests.windows(2).all(|w| w[0].time_ns <= w[1].time_ns),
-            "{ctx}: sorted"
-        );
+        assert!(t.requests.windows(2).all(|w| w[0].time_ns <= w[1].time_ns), "{ctx}: sorted");
     }
 }
 
 #[test]
 fn mqsim_write_count_and_alibaba_writes() {
-    let s = stats(
-        &load_sample("umass_websearch1_head.mqsim.trace").requests,
-        PAGE,
-    );
+    let s = stats(&load_sample("umass_websearch1_head.mqsim.trace").requests, PAGE);
     assert_eq!(s.writes, 4);
     let s = stats(&load_sample("alibaba_io_traces_head7.csv").requests, PAGE);
     assert_eq!(s.writes, 5);
@@ -126,74 +110,37 @@ fn ssdsim_is_disksim_in_ns() {
     let auto = load_sample("umass_financial1_head10k.ssdsim.ascii");
     let explicit = load_with(
         "umass_financial1_head10k.ssdsim.ascii",
-        &TraceOptions {
-            format: Some(Format::Ssdsim),
-            ..Default::default()
-        },
+        &TraceOptions { format: Some(Format::Ssdsim), ..Default::default() },
     );
     assert_eq!(explicit.info.format, "ssdsim");
     assert_eq!(explicit.info.time_unit, None);
     assert_eq!(auto.requests, explicit.requests);
     // CRLF endings and the unterminated last line: `... 146550 1 0`.
     let last = explicit.requests.last().unwrap();
-    assert_eq!(
-        (last.offset, last.size, last.device, last.op),
-        (146_550 * 512, 512, 8, Op::Write)
-    );
+    assert_eq!((last.offset, last.size, last.device, last.op), (146_550 * 512, 512, 8, Op::Write));
     assert_eq!(last.time_ns, 259_601_203_125);
     // First record `0 0 303567 7 0` = SPC `0,303567,3584,w,0.000000`.
     let first = explicit.requests[0];
-    assert_eq!(
-        first,
-        Request {
-            time_ns: 0,
-            offset: 303_567 * 512,
-            size: 3584,
-            device: 0,
-            op: Op::Write
-        }
-    );
+    assert_eq!(first, Request { time_ns: 0, offset: 303_567 * 512, size: 3584, device: 0, op: Op::Write });
 }
 
 #[test]
 fn spc_and_mqsim_agree_on_the_same_requests() {
     let spc = load_sample("umass_websearch1_head10.spc");
     let mq = load_sample("umass_websearch1_head.mqsim.trace");
-    assert_eq!(
-        spc.requests[0],
-        Request {
-            time_ns: 0,
-            offset: 657_728 * 512,
-            size: 8192,
-            device: 0,
-            op: Op::Read
-        }
-    );
+    assert_eq!(spc.requests[0], Request { time_ns: 0, offset: 657_728 * 512, size: 8192, device: 0, op: Op::Read });
     assert_eq!(mq.requests[0], spc.requests[0]);
-    assert_eq!(
-        &mq.requests[..10],
-        &spc.requests[..],
-        "first 10 requests, rebased"
-    );
+    assert_eq!(&mq.requests[..10], &spc.requests[..], "first 10 requests, rebased");
     // Absolute conversions of the first line of each file.
     let p = LineParser::new(Format::Spc, None).unwrap();
     let q = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
     let a = p.parse(b"0,657728,8192,R,0.011413").unwrap();
     let b = q.parse(b"11413000 0 657728 16 1").unwrap();
-    let want = Request {
-        time_ns: 11_413_000,
-        offset: 336_756_736,
-        size: 8192,
-        device: 0,
-        op: Op::Read,
-    };
+    let want = Request { time_ns: 11_413_000, offset: 336_756_736, size: 8192, device: 0, op: Op::Read };
     assert_eq!((a, b), (Parsed::Request(want), Parsed::Request(want)));
     // The last SPC line has no trailing newline: `0,32234576,8192,R,0.034911`.
     let last = spc.requests.last().unwrap();
-    assert_eq!(
-        (last.offset, last.time_ns),
-        (32_234_576 * 512, 34_911_000 - 11_413_000)
-    );
+    assert_eq!((last.offset, last.time_ns), (32_234_576 * 512, 34_911_000 - 11_413_000));
 }
 
 #[test]
@@ -201,33 +148,15 @@ fn msr_filetime_ticks_are_100_ns() {
     let t = load_sample("msr_hm_0_slice1000.csv");
     // 128166385295514663,hm,0,Write,9056014336,2048,2833
     // 128166385295514878,hm,0,Write,11855351808,512,2617
-    assert_eq!(
-        t.requests[0],
-        Request {
-            time_ns: 0,
-            offset: 9_056_014_336,
-            size: 2048,
-            device: 0,
-            op: Op::Write
-        }
-    );
+    assert_eq!(t.requests[0], Request { time_ns: 0, offset: 9_056_014_336, size: 2048, device: 0, op: Op::Write });
     assert_eq!(t.requests[1].time_ns, 21_500);
-    assert_eq!(
-        (t.requests[1].offset, t.requests[1].size),
-        (11_855_351_808, 512)
-    );
+    assert_eq!((t.requests[1].offset, t.requests[1].size), (11_855_351_808, 512));
     let p = LineParser::new(Format::Msr, None).unwrap();
-    let Parsed::Request(r) = p
-        .parse(b"128166385295514663,hm,0,Write,9056014336,2048,2833")
-        .unwrap()
-    else {
+    let Parsed::Request(r) = p.parse(b"128166385295514663,hm,0,Write,9056014336,2048,2833").unwrap() else {
         panic!("not a request")
     };
     assert_eq!(r.time_ns, 12_816_638_529_551_466_300);
-    let Parsed::Request(r) = p
-        .parse(b"128166372003061629,rsrch,0,Read,7014609920,24576,41286")
-        .unwrap()
-    else {
+    let Parsed::Request(r) = p.parse(b"128166372003061629,rsrch,0,Read,7014609920,24576,41286").unwrap() else {
         panic!("not a request")
     };
     assert_eq!((r.op, r.offset, r.size), (Op::Read, 7_014_609_920, 24_576));
@@ -245,34 +174,18 @@ fn systor_fractional_seconds_are_exact_and_rows_sorted() {
     let t = load_sample("systor17_lun0_slice999.csv");
     assert_eq!(t.info.unsorted_inversions, 243);
     let text = std::fs::read_to_string(sample("systor17_lun0_slice999.csv")).unwrap();
-    let min = text
-        .lines()
-        .skip(1)
-        .map(|l| systor_ns(l.split(',').next().unwrap()))
-        .min()
-        .unwrap();
+    let min = text.lines().skip(1).map(|l| systor_ns(l.split(',').next().unwrap())).min().unwrap();
     // Line 2: 1456095145.133076000,0.000806000,R,0,899056122368,131072
-    let r = t
-        .requests
-        .iter()
-        .find(|r| r.offset == 899_056_122_368)
-        .unwrap();
+    let r = t.requests.iter().find(|r| r.offset == 899_056_122_368).unwrap();
     assert_eq!(r.time_ns, systor_ns("1456095145.133076000") - min);
     assert_eq!((r.size, r.op, r.device), (131_072, Op::Read, 0));
     // Every row's time is exact: multiset of rebased times equals the text's.
-    let mut want: Vec<u64> = text
-        .lines()
-        .skip(1)
-        .map(|l| systor_ns(l.split(',').next().unwrap()) - min)
-        .collect();
+    let mut want: Vec<u64> = text.lines().skip(1).map(|l| systor_ns(l.split(',').next().unwrap()) - min).collect();
     want.sort_unstable();
     let got: Vec<u64> = t.requests.iter().map(|r| r.time_ns).collect();
     assert_eq!(got, want);
     let p = LineParser::new(Format::Systor, None).unwrap();
-    let Parsed::Request(r) = p
-        .parse(b"1456095145.133076000,0.000806000,R,0,899056122368,131072")
-        .unwrap()
-    else {
+    let Parsed::Request(r) = p.parse(b"1456095145.133076000,0.000806000,R,0,899056122368,131072").unwrap() else {
         panic!("not a request")
     };
     assert_eq!(r.time_ns, 1_456_095_145_133_076_000);
@@ -285,30 +198,13 @@ fn systor_fractional_seconds_are_exact_and_rows_sorted() {
 fn alibaba_microseconds() {
     let t = load_sample("alibaba_io_traces_head7.csv");
     // 0,R,126703661056,4096,1577808000000046 / 1,W,19496058880,77824,1577808000000426
-    assert_eq!(
-        t.requests[0],
-        Request {
-            time_ns: 0,
-            offset: 126_703_661_056,
-            size: 4096,
-            device: 0,
-            op: Op::Read
-        }
-    );
+    assert_eq!(t.requests[0], Request { time_ns: 0, offset: 126_703_661_056, size: 4096, device: 0, op: Op::Read });
     assert_eq!(
         t.requests[1],
-        Request {
-            time_ns: 380_000,
-            offset: 19_496_058_880,
-            size: 77_824,
-            device: 1,
-            op: Op::Write
-        }
+        Request { time_ns: 380_000, offset: 19_496_058_880, size: 77_824, device: 1, op: Op::Write }
     );
     let p = LineParser::new(Format::Alibaba, None).unwrap();
-    let Parsed::Request(r) = p.parse(b"0,R,126703661056,4096,1577808000000046").unwrap() else {
-        panic!()
-    };
+    let Parsed::Request(r) = p.parse(b"0,R,126703661056,4096,1577808000000046").unwrap() else { panic!() };
     assert_eq!(r.time_ns, 1_577_808_000_000_046_000);
 }
 
@@ -316,25 +212,10 @@ fn alibaba_microseconds() {
 fn msr_window_milliseconds() {
     let t = load_sample("msr.cut.per_10k.rw_20_80.105.trace");
     // 0.000 0 200626176 4096 0 / 223.412 0 3159347200 36864 0
-    assert_eq!(
-        t.requests[0],
-        Request {
-            time_ns: 0,
-            offset: 200_626_176,
-            size: 4096,
-            device: 0,
-            op: Op::Write
-        }
-    );
+    assert_eq!(t.requests[0], Request { time_ns: 0, offset: 200_626_176, size: 4096, device: 0, op: Op::Write });
     assert_eq!(
         t.requests[1],
-        Request {
-            time_ns: 223_412_000,
-            offset: 3_159_347_200,
-            size: 36_864,
-            device: 0,
-            op: Op::Write
-        }
+        Request { time_ns: 223_412_000, offset: 3_159_347_200, size: 36_864, device: 0, op: Op::Write }
     );
     let t = load_sample("msr.cut.per_10k.rw_40_60.1370.trace");
     assert_eq!(t.requests[2].op, Op::Read); // `22.810 0 2205343744 4096 1`
@@ -346,11 +227,7 @@ fn gzip_is_sniffed_by_magic_bytes() {
     use flate2::{write::GzEncoder, Compression};
     use std::io::Write;
     let tmp = TempDir::new("gzip");
-    for name in [
-        "systor17_lun0_slice999.csv",
-        "umass_financial1_head10k.ssdsim.ascii",
-        "umass_websearch1_head10.spc",
-    ] {
+    for name in ["systor17_lun0_slice999.csv", "umass_financial1_head10k.ssdsim.ascii", "umass_websearch1_head10.spc"] {
         let plain = std::fs::read(sample(name)).unwrap();
         let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
         enc.write_all(&plain).unwrap();
@@ -363,36 +240,19 @@ fn gzip_is_sniffed_by_magic_bytes() {
         assert_eq!(a.info.format, b.info.format);
         assert_eq!(a.info.unsorted_inversions, b.info.unsorted_inversions);
         assert_eq!(a.info.file_bytes, gz.len() as u64);
-        let want: String = Sha256::digest(&gz)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let want: String = Sha256::digest(&gz).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(a.info.sha256, want, "hash of the file as stored");
         let q = tmp.file(&format!("{name}.gz"), &gz);
-        assert_eq!(
-            load(&q, &TraceOptions::default(), BIG, PAGE)
-                .unwrap()
-                .requests,
-            b.requests
-        );
+        assert_eq!(load(&q, &TraceOptions::default(), BIG, PAGE).unwrap().requests, b.requests);
     }
 }
 
 #[test]
 fn device_filter_counts_and_keeps_only_that_device() {
     let all = load_sample("umass_websearch1_head.mqsim.trace");
-    let t = load_with(
-        "umass_websearch1_head.mqsim.trace",
-        &TraceOptions {
-            device: Some(2),
-            ..Default::default()
-        },
-    );
+    let t = load_with("umass_websearch1_head.mqsim.trace", &TraceOptions { device: Some(2), ..Default::default() });
     assert!(t.requests.iter().all(|r| r.device == 2));
-    assert_eq!(
-        t.info.requests + t.info.filtered_out_device,
-        all.info.requests
-    );
+    assert_eq!(t.info.requests + t.info.filtered_out_device, all.info.requests);
     assert_eq!(t.requests[0].time_ns, 0, "rebased after the filter");
     let n2 = all.requests.iter().filter(|r| r.device == 2).count() as u64;
     assert_eq!(t.info.requests, n2);
@@ -402,8 +262,5 @@ fn device_filter_counts_and_keeps_only_that_device() {
 fn info_serializes() {
     let t = load_sample("umass_websearch1_head.mqsim.trace");
     let text = toml::to_string(&t.info).unwrap();
-    assert!(
-        text.contains("format = \"disksim\"") && text.contains("time_unit = \"ns\""),
-        "{text}"
-    );
+    assert!(text.contains("format = \"disksim\"") && text.contains("time_unit = \"ns\""), "{text}");
 }

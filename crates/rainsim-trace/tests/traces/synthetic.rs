@@ -24,44 +24,22 @@ fn shape_matches_the_spec() {
     let s = stats(&t.requests, 4096);
     assert_eq!(s.requests, 100_000);
     // Binomial sd of the read fraction ≈ 0.0014; allow > 5 sd.
-    assert!(
-        (1.0 - s.write_ratio - 0.3).abs() < 0.01,
-        "read ratio {}",
-        1.0 - s.write_ratio
-    );
+    assert!((1.0 - s.write_ratio - 0.3).abs() < 0.01, "read ratio {}", 1.0 - s.write_ratio);
     // Exponential gaps: sd of the mean ≈ 500 µs / √1e5 ≈ 1.6 µs.
-    assert!(
-        (s.inter_arrival.mean_ns - 500_000.0).abs() < 10_000.0,
-        "mean gap {}",
-        s.inter_arrival.mean_ns
-    );
+    assert!((s.inter_arrival.mean_ns - 500_000.0).abs() < 10_000.0, "mean gap {}", s.inter_arrival.mean_ns);
     // Median of an exponential = mean × ln 2.
     let median = s.inter_arrival.p50_ns as f64;
-    assert!(
-        (median / 500_000.0 - std::f64::consts::LN_2).abs() < 0.02,
-        "median {median}"
-    );
+    assert!((median / 500_000.0 - std::f64::consts::LN_2).abs() < 0.02, "median {median}");
     let footprint = (CAP as f64 * 0.8) as u64;
-    assert!(t
-        .requests
-        .iter()
-        .all(|r| r.offset + u64::from(r.size) <= footprint));
-    assert!(t
-        .requests
-        .iter()
-        .all(|r| r.offset % 4096 == 0 && r.device == 0));
+    assert!(t.requests.iter().all(|r| r.offset + u64::from(r.size) <= footprint));
+    assert!(t.requests.iter().all(|r| r.offset % 4096 == 0 && r.device == 0));
     assert!(t.requests.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
     assert_eq!(t.requests[0].time_ns, 0);
     // Size mix: 4 KiB ≈ 40 %, 64 KiB ≈ 10 %.
     let frac = |b: u32| t.requests.iter().filter(|r| r.size == b).count() as f64 / 1e5;
     assert!((frac(4096) - 0.4).abs() < 0.01 && (frac(65536) - 0.1).abs() < 0.01);
     // Skew: ≈ 80 % of requests start in the first 20 % of the footprint.
-    let hot = t
-        .requests
-        .iter()
-        .filter(|r| r.offset < footprint / 5)
-        .count() as f64
-        / 1e5;
+    let hot = t.requests.iter().filter(|r| r.offset < footprint / 5).count() as f64 / 1e5;
     assert!((hot - 0.8).abs() < 0.01, "hot share {hot}");
 }
 
@@ -71,16 +49,7 @@ fn small_capacity_and_custom_spec_stay_inside() {
         requests: 5_000,
         mean_interarrival_ns: 0,
         read_ratio: 1.0,
-        sizes: vec![
-            SizeWeight {
-                bytes: 3000,
-                weight: 1.0,
-            },
-            SizeWeight {
-                bytes: 12_288,
-                weight: 2.0,
-            },
-        ],
+        sizes: vec![SizeWeight { bytes: 3000, weight: 1.0 }, SizeWeight { bytes: 12_288, weight: 2.0 }],
         footprint: 1.0,
         hot_fraction: 0.5,
         hot_access: 1.0,
@@ -88,18 +57,14 @@ fn small_capacity_and_custom_spec_stay_inside() {
     };
     let cap = 1 << 20;
     let t = generate(&spec, cap, 1).unwrap();
-    assert!(t
-        .requests
-        .iter()
-        .all(|r| r.offset + u64::from(r.size) <= cap && r.op == Op::Read));
+    assert!(t.requests.iter().all(|r| r.offset + u64::from(r.size) <= cap && r.op == Op::Read));
     assert!(t.requests.iter().all(|r| r.time_ns == 0));
     assert_eq!(t.info.span_ns, 0);
 }
 
 #[test]
 fn spec_deserializes_with_defaults() {
-    let s: SyntheticSpec =
-        toml::from_str("requests = 10\n[[sizes]]\nbytes = 4096\nweight = 1.0\n").unwrap();
+    let s: SyntheticSpec = toml::from_str("requests = 10\n[[sizes]]\nbytes = 4096\nweight = 1.0\n").unwrap();
     assert_eq!(s.requests, 10);
     assert_eq!(s.sizes.len(), 1);
     assert_eq!(s.read_ratio, SyntheticSpec::default().read_ratio);

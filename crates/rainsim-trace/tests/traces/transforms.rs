@@ -6,25 +6,14 @@ use rainsim_trace::transform::{compact, repeat, scale_time, wrap};
 use rainsim_trace::{AddressMap, Op, Request, TraceOptions};
 
 fn rq(offset: u64, size: u32) -> Request {
-    Request {
-        time_ns: 0,
-        offset,
-        size,
-        device: 0,
-        op: Op::Write,
-    }
+    Request { time_ns: 0, offset, size, device: 0, op: Op::Write }
 }
 
 #[test]
 fn wrap_hand_computed() {
     // Capacity 8 pages of 4 KiB = 32 KiB.
-    let mut v = vec![
-        rq(0, 4096),
-        rq(9 * 4096 + 100, 512),
-        rq(7 * 4096 + 512, 4096),
-        rq(15 * 4096, 8192),
-        rq(40 * 4096, 4096),
-    ];
+    let mut v =
+        vec![rq(0, 4096), rq(9 * 4096 + 100, 512), rq(7 * 4096 + 512, 4096), rq(15 * 4096, 8192), rq(40 * 4096, 4096)];
     wrap(&mut v, 32 * 1024, 4096).unwrap();
     let offs: Vec<u64> = v.iter().map(|r| r.offset).collect();
     // page 9 → 1; page 7 spanning 2 pages → moved back to 6; page 15 (2 pages) → 7 → 6; page 40 → 0.
@@ -38,12 +27,8 @@ fn wrap_hand_computed() {
 #[test]
 fn compact_hand_computed() {
     // Touched pages: 1000, 1001 (one request across both), 5, 70000.
-    let mut v = vec![
-        rq(1000 * 4096 + 2048, 4096),
-        rq(5 * 4096, 100),
-        rq(70_000 * 4096 + 4000, 96),
-        rq(1001 * 4096, 4096),
-    ];
+    let mut v =
+        vec![rq(1000 * 4096 + 2048, 4096), rq(5 * 4096, 100), rq(70_000 * 4096 + 4000, 96), rq(1001 * 4096, 4096)];
     compact(&mut v, 4 * 4096, 4096).unwrap();
     let offs: Vec<u64> = v.iter().map(|r| r.offset).collect();
     assert_eq!(offs, [4096 + 2048, 0, 3 * 4096 + 4000, 2 * 4096]);
@@ -54,29 +39,17 @@ fn compact_hand_computed() {
 #[test]
 fn compact_fits_a_huge_address_space_into_a_small_device() {
     // SYSTOR offsets reach 4 TB; the slice touches far fewer pages.
-    let o = TraceOptions {
-        address_map: AddressMap::Compact,
-        ..Default::default()
-    };
+    let o = TraceOptions { address_map: AddressMap::Compact, ..Default::default() };
     let p = sample("systor17_lun0_slice999.csv");
     let cap = 64 << 20;
     let t = rainsim_trace::load(&p, &o, cap, PAGE).unwrap();
-    assert!(t
-        .requests
-        .iter()
-        .all(|r| r.offset + u64::from(r.size) <= cap));
+    assert!(t.requests.iter().all(|r| r.offset + u64::from(r.size) <= cap));
     let orig = load_sample("systor17_lun0_slice999.csv");
     for (a, b) in orig.requests.iter().zip(&t.requests) {
-        assert_eq!(
-            (a.time_ns, a.size, a.op, a.offset % 4096),
-            (b.time_ns, b.size, b.op, b.offset % 4096)
-        );
+        assert_eq!((a.time_ns, a.size, a.op, a.offset % 4096), (b.time_ns, b.size, b.op, b.offset % 4096));
     }
     let w = rainsim_trace::load(&p, &TraceOptions::default(), cap, PAGE).unwrap();
-    assert!(w
-        .requests
-        .iter()
-        .all(|r| r.offset + u64::from(r.size) <= cap));
+    assert!(w.requests.iter().all(|r| r.offset + u64::from(r.size) <= cap));
 }
 
 proptest! {
@@ -130,13 +103,7 @@ fn repeat_time_scale_and_truncation_through_load() {
     let n = base.requests.len();
     let span = base.info.span_ns;
     let gap = (span + (n as u64 - 1) / 2) / (n as u64 - 1);
-    let t = load_with(
-        name,
-        &TraceOptions {
-            repeat: 3,
-            ..Default::default()
-        },
-    );
+    let t = load_with(name, &TraceOptions { repeat: 3, ..Default::default() });
     assert_eq!(t.requests.len(), 3 * n);
     assert_eq!((t.info.repeat, t.info.requests), (3, 3 * n as u64));
     for (i, r) in t.requests.iter().enumerate() {
@@ -146,13 +113,7 @@ fn repeat_time_scale_and_truncation_through_load() {
     }
     assert_eq!(t.info.span_ns, 2 * (span + gap) + span);
 
-    let half = load_with(
-        name,
-        &TraceOptions {
-            time_scale: 0.5,
-            ..Default::default()
-        },
-    );
+    let half = load_with(name, &TraceOptions { time_scale: 0.5, ..Default::default() });
     for (a, b) in base.requests.iter().zip(&half.requests) {
         assert_eq!(b.time_ns, (a.time_ns as f64 * 0.5).round() as u64);
     }
@@ -160,14 +121,7 @@ fn repeat_time_scale_and_truncation_through_load() {
     scale_time(&mut v, 2.0).unwrap();
     assert_eq!(v[9].time_ns, 2 * base.requests[9].time_ns);
 
-    let t = load_with(
-        name,
-        &TraceOptions {
-            repeat: 2,
-            max_requests: Some(13),
-            ..Default::default()
-        },
-    );
+    let t = load_with(name, &TraceOptions { repeat: 2, max_requests: Some(13), ..Default::default() });
     assert_eq!(t.requests.len(), 13);
     assert_eq!(t.requests[10].offset, base.requests[0].offset);
     assert_eq!(t.info.records_read, 10);
@@ -197,16 +151,9 @@ fn options_deserialize_with_defaults_and_names() {
     .unwrap();
     assert_eq!(o.format, Some(rainsim_trace::Format::MsrWindow));
     assert_eq!(o.time_unit, Some(rainsim_trace::TimeUnit::Ms));
-    assert_eq!(
-        (o.device, o.address_map, o.repeat, o.max_requests),
-        (Some(2), AddressMap::Compact, 3, Some(10))
-    );
-    let e = toml::from_str::<TraceOptions>("formt = \"msr\"")
-        .unwrap_err()
-        .to_string();
+    assert_eq!((o.device, o.address_map, o.repeat, o.max_requests), (Some(2), AddressMap::Compact, 3, Some(10)));
+    let e = toml::from_str::<TraceOptions>("formt = \"msr\"").unwrap_err().to_string();
     assert!(e.contains("formt"), "{e}");
-    let e = toml::from_str::<TraceOptions>("format = \"csv\"")
-        .unwrap_err()
-        .to_string();
+    let e = toml::from_str::<TraceOptions>("format = \"csv\"").unwrap_err().to_string();
     assert!(e.contains("msr-window"), "{e}");
 }

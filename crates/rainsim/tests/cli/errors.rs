@@ -152,7 +152,8 @@ fn compare_without_runs() {
 fn arrival_times_beyond_the_clock_are_an_error() {
     let dir = TempDir::new("late");
     let f = dir.join("late.csv");
-    std::fs::write(&f, "0,hm,0,Write,9056014336,2048,2833\n184467440737095516,hm,0,Write,9056014336,2048,2833\n").unwrap();
+    std::fs::write(&f, "0,hm,0,Write,9056014336,2048,2833\n184467440737095516,hm,0,Write,9056014336,2048,2833\n")
+        .unwrap();
     let e = rainsim(["run", "--quiet", "--trace", p(&f)]).fails();
     assert!(e.contains("2^62 ns"), "{e}");
 }
@@ -162,6 +163,10 @@ fn arrival_times_beyond_the_clock_are_an_error() {
 fn repeat_is_bounded_by_max_requests() {
     let dir = TempDir::new("repeat");
     let t = trace("alibaba_io_traces_head7.csv");
-    let r = run_report(&dir, "r", &["--trace", p(&t), "--set", "trace.repeat=4000000000", "--set", "trace.max_requests=10"]);
+    let r = run_report(
+        &dir,
+        "r",
+        &["--trace", p(&t), "--set", "trace.repeat=4000000000", "--set", "trace.max_requests=10"],
+    );
     assert_eq!(u(&r, "trace.requests"), 10);
 }
