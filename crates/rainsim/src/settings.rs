@@ -37,6 +37,9 @@ pub fn load_base(config: Option<&str>) -> Result<(Table, String), SettingsError>
     let path = Path::new(name);
     if path.exists() {
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{name}: {e}")))?;
+        // Parsed alone first, so that a mistake in the file is reported with
+        // its line and column (the merged table has lost them).
+        toml::from_str::<Config>(&text).map_err(|e| SettingsError(format!("{name}: {e}")))?;
         return Ok((parse_table(&text, name)?, name.to_string()));
     }
     let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
@@ -114,7 +117,8 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
     for s in req.sets {
         apply_set(&mut table, s)?;
     }
-    let cfg: Config = Table::try_into(table).map_err(|e| SettingsError(format!("{origin} (with overrides): {e}")))?;
+    let what = if req.sets.is_empty() { origin.clone() } else { format!("{origin} with --set") };
+    let cfg: Config = Table::try_into(table).map_err(|e| SettingsError(format!("{what}: {e}")))?;
     cfg.validate().map_err(|e| SettingsError(format!("{origin}: {e}")))?;
     Ok(cfg)
 }
