@@ -103,3 +103,34 @@ fn gc_holds_its_die_for_the_moves_and_the_erase() {
     let expect = ch.pages_moved * (t.read + t.program + 2 * t.command) + ch.erases * t.erase;
     assert_eq!(ch.gc_ns, expect, "GC die time = moves × (tR + tPROG + commands) + erases × tBERS");
 }
+
+/// Hand-computed stripe writes on an idle 4-channel RAID-5 (3+1) device:
+/// the chunks of a stripe sit on different channels, so their operations run
+/// in parallel and each phase costs one operation's time.
+#[test]
+fn stripe_write_latencies_follow_their_phases() {
+    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+    c.timing.read_ns = T_R;
+    c.timing.program_ns = T_PROG;
+    c.timing.command_ns = 300;
+    c.timing.xor_ns = 19_000;
+    c.timing.stripe_overhead_ns = 1_000;
+    let ctl = 19_000 + 1_000;
+    let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
+    let gap = 100_000_000;
+    let reqs = [
+        // Stripe 0 whole (3 pages): XOR, then 3 data + parity programs in parallel.
+        Request { time_ns: 0, offset: 0, size: 3 * PB as u32, device: 0, op: Op::Write },
+        // One page: RMW pre-reads old data and old parity (parallel), XOR, programs.
+        Request { time_ns: gap, offset: 0, size: PB as u32, device: 0, op: Op::Write },
+        // Two pages: RCW pre-reads the third (2 < 3), XOR, programs.
+        Request { time_ns: 2 * gap, offset: 0, size: 2 * PB as u32, device: 0, op: Op::Write },
+    ];
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    let program = XFER + T_PROG;
+    let preread = T_R + XFER;
+    assert_eq!(
+        ssd.obs.0,
+        vec![(Op::Write, ctl + program), (Op::Write, preread + ctl + program), (Op::Write, preread + ctl + program)]
+    );
+}
