@@ -309,7 +309,6 @@ impl Config {
                 free * g.blocks_per_plane as f64
             ));
         }
-        self.policy.validate()?;
         Ok(())
     }
 

@@ -99,11 +99,6 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Schedules `event` after `delay` nanoseconds.
-    pub fn after(&mut self, delay: SimTime, event: E) {
-        self.at(self.now + delay, event);
-    }
-
     /// The first busy wheel slot at or after the current one, circularly.
     fn next_busy(&self) -> Option<usize> {
         if self.on_wheel == 0 {

@@ -10,7 +10,7 @@ pub mod in_order;
 pub mod normal_read;
 pub mod stripe_channel;
 
-use crate::config::{ConfigError, Timing};
+use crate::config::Timing;
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::ftl::block::BlockMeta;
@@ -171,11 +171,6 @@ pub struct Policies {
 }
 
 impl PolicySpec {
-    /// Checks combinations that cannot work.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        Ok(())
-    }
-
     /// Builds the policy objects (the registration point of every scheme).
     pub fn build(&self) -> Policies {
         Policies {

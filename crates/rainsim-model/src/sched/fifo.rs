@@ -64,9 +64,6 @@ impl ChannelScheduler for Fifo {
     fn writes_queued(&self) -> u32 {
         self.writes.len() as u32
     }
-    fn queued_reads(&self) -> Box<dyn Iterator<Item = &FlashOp> + '_> {
-        Box::new(self.reads.iter().flat_map(|q| q.iter()))
-    }
 }
 
 #[cfg(test)]

@@ -27,8 +27,6 @@ pub trait ChannelScheduler {
     fn reads_queued_for(&self, die: u32) -> u32;
     /// Programs waiting on the channel.
     fn writes_queued(&self) -> u32;
-    /// Iterates the queued reads (for policies' cost models).
-    fn queued_reads(&self) -> Box<dyn Iterator<Item = &FlashOp> + '_>;
 }
 
 /// Scheduler implementations.

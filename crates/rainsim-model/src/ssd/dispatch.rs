@@ -75,7 +75,6 @@ impl<O: Observer> Ssd<O> {
                 let d = &mut self.dies[die as usize];
                 d.op = Some(op);
                 d.busy_since = now;
-                d.busy_until = now + self.t.read;
                 self.q.at(now + self.t.read, Ev::ReadSensed(die));
             }
             OpKind::Program => {
@@ -94,7 +93,6 @@ impl<O: Observer> Ssd<O> {
                 let d = &mut self.dies[die as usize];
                 d.op = Some(op);
                 d.busy_since = now;
-                d.busy_until = end;
                 self.q.at(end, Ev::OpDone(die));
             }
         }
@@ -107,7 +105,6 @@ impl<O: Observer> Ssd<O> {
         let c = &mut self.channels[ch as usize];
         let start = c.bus_free_at.max(now);
         c.bus_free_at = start + self.t.xfer;
-        self.dies[die as usize].busy_until = start + self.t.xfer;
         self.q.at(start + self.t.xfer, Ev::OpDone(die));
     }
 
@@ -132,9 +129,6 @@ impl<O: Observer> Ssd<O> {
     /// Starts GC on `die` if one of its planes is below the threshold and has
     /// something to reclaim (otherwise the die keeps serving I/O).
     fn start_gc_if_needed(&mut self, die: u32) -> bool {
-        if self.ftl.die_needs_gc(die).is_none() {
-            return false;
-        }
         let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
             Ok(Some(w)) => w,
             Ok(None) => return false,
@@ -163,7 +157,6 @@ impl<O: Observer> Ssd<O> {
         let d = &mut self.dies[die as usize];
         d.gc_until = Some(now + dur);
         d.busy_since = now;
-        d.busy_until = now + dur;
         let ch = self.layout.channel_of_die(die);
         self.obs.gc_done(ch, &work, dur);
         self.q.at(now + dur, Ev::GcDone(die));

@@ -147,8 +147,6 @@ pub struct RunTotals {
     pub admitted: u64,
     /// Requests that completed.
     pub completed: u64,
-    /// Time of the last completion.
-    pub last_completion: SimTime,
     /// Stripes checked recoverable at the end (verify mode).
     pub stripes_verified: u64,
 }
@@ -364,7 +362,6 @@ impl<O: Observer> Ssd<O> {
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(op, r.arrival, now, r.size);
         self.totals.completed += 1;
-        self.totals.last_completion = now;
         self.reqs.remove(id);
         self.outstanding -= 1;
         if let Some(h) = self.held.pop_front() {

@@ -29,9 +29,6 @@ pub struct DieState {
     pub gc_until: Option<SimTime>,
     /// When the current operation or GC started.
     pub busy_since: SimTime,
-    /// When the current operation is expected to end (programs: exact; reads:
-    /// end of sensing until the bus is granted).
-    pub busy_until: SimTime,
 }
 
 impl DieState {
