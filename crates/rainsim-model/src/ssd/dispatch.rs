@@ -129,6 +129,10 @@ impl<O: Observer> Ssd<O> {
     /// Starts GC on `die` if one of its planes is below the threshold and has
     /// something to reclaim (otherwise the die keeps serving I/O).
     fn start_gc_if_needed(&mut self, die: u32) -> bool {
+        // Cheap inline filter before the out-of-line collection.
+        if self.ftl.die_needs_gc(die).is_none() {
+            return false;
+        }
         let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
             Ok(Some(w)) => w,
             Ok(None) => return false,
