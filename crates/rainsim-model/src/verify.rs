@@ -94,6 +94,11 @@ impl Verifier {
         self.page_token[ppn as usize]
     }
 
+    /// Token of the latest committed version of `chunk`.
+    pub fn latest(&self, chunk: u32) -> u32 {
+        self.chunk_token[chunk as usize]
+    }
+
     /// GC moved a page.
     pub fn moved(&mut self, old: Ppn, new: Ppn) {
         self.page_token[new as usize] = self.page_token[old as usize];

@@ -69,6 +69,8 @@ pub struct ChannelCounters {
     pub erases: u64,
     /// Total GC die time in ns.
     pub gc_ns: u64,
+    /// Sum of the DM-Eq. 7 estimates made before each GC, in ns.
+    pub gc_estimate_ns: f64,
     /// Host read sub-request latencies on this channel.
     pub read_lat: LatencyStats,
 }
@@ -97,6 +99,16 @@ pub struct RaidCounters {
     pub fresh: u64,
     /// Pre-reads issued.
     pub prereads: u64,
+    /// Reads rebuilt by the cost model (degraded reads).
+    pub degraded_reads: u64,
+    /// Reads rebuilt because their die was in GC.
+    pub gc_tolerant_reads: u64,
+    /// Chunk reads issued by both kinds of rebuild.
+    pub rebuild_reads: u64,
+    /// Updates moved outside their stripe (degraded updates).
+    pub degraded_updates: u64,
+    /// Controller XORs (parity and rebuilds).
+    pub xors: u64,
 }
 
 /// Gathers everything the report needs.
@@ -185,9 +197,10 @@ impl Observer for Collector {
         self.first_activity = Some(self.first_activity.map_or(start, |a| a.min(start)));
         self.last_activity = self.last_activity.max(end);
     }
-    fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime) {
+    fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime, estimate_ns: f64) {
         let c = &mut self.channels[channel as usize];
         c.gc_count += 1;
+        c.gc_estimate_ns += estimate_ns;
         c.pages_moved += work.moved as u64;
         c.wl_moved += work.wl_moved as u64;
         c.erases += work.erased as u64;
@@ -203,6 +216,21 @@ impl Observer for Collector {
         }
         self.raid.adjusted += adjusted as u64;
         self.raid.prereads += prereads as u64;
+    }
+    fn degraded_read(&mut self, gc_tolerant: bool, reads: u32) {
+        if gc_tolerant {
+            self.raid.gc_tolerant_reads += 1;
+        } else {
+            self.raid.degraded_reads += 1;
+        }
+        self.raid.rebuild_reads += reads as u64;
+    }
+    fn degraded_update(&mut self, prereads: u32) {
+        self.raid.degraded_updates += 1;
+        self.raid.prereads += prereads as u64;
+    }
+    fn xor(&mut self) {
+        self.raid.xors += 1;
     }
     fn unmapped_read(&mut self) {
         self.unmapped_reads += 1;

@@ -32,11 +32,20 @@ pub trait Observer {
     fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {}
     /// A die of `channel` was busy from `start` to `end` (I/O or GC).
     fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {}
-    /// A garbage collection finished on `channel`.
-    fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime) {}
+    /// A garbage collection started on `channel`; `estimate_ns` is what DM-Eq. 7
+    /// predicted for it from the channel's previous GCs.
+    fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime, estimate_ns: f64) {}
     /// A stripe write was planned; `adjusted` when the policy's routine differs
     /// from the fewest-pre-reads choice; `prereads` pre-reads were issued.
     fn stripe_write(&mut self, kind: StripeWrite, adjusted: bool, prereads: u32) {}
+    /// A host read is rebuilt from `reads` partner chunks (a degraded read);
+    /// `gc_tolerant` when because its die was in GC.
+    fn degraded_read(&mut self, gc_tolerant: bool, reads: u32) {}
+    /// A single-chunk update went to a channel outside its stripe, with
+    /// `prereads` reads to rebuild the old chunk.
+    fn degraded_update(&mut self, prereads: u32) {}
+    /// The controller computed an XOR (parity or rebuild).
+    fn xor(&mut self) {}
     /// A host read hit a never-written page (served as zeros, no flash access).
     fn unmapped_read(&mut self) {}
     /// A request waited for the host queue-depth cap.

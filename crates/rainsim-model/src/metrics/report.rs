@@ -102,6 +102,10 @@ pub struct ChannelReport {
     pub reads: u64,
     /// 99.9th percentile of host read sub-request latency here.
     pub read_p99_9_ns: u64,
+    /// Mean GC duration here in ns (0 without GC).
+    pub gc_mean_ns: f64,
+    /// Mean of the GC durations DM-Eq. 7 predicted here before each GC, in ns.
+    pub gc_estimate_mean_ns: f64,
 }
 
 /// Completed operations by origin.
@@ -182,10 +186,16 @@ pub struct RaidReport {
     pub rcw: u64,
     /// Routines that differ from fewest pre-reads.
     pub adjusted: u64,
-    /// Degraded reads.
+    /// Host reads rebuilt from their stripe by the queuing-cost model.
     pub degraded_reads: u64,
-    /// Degraded updates.
+    /// Host reads rebuilt because their die (or channel) was in GC.
+    pub gc_tolerant_reads: u64,
+    /// Chunk reads issued for both kinds of rebuilt read.
+    pub rebuild_reads: u64,
+    /// Single-chunk updates written outside their stripe.
     pub degraded_updates: u64,
+    /// XORs computed by the controller (parity updates and rebuilds).
+    pub xors: u64,
     /// Page writes without parity (RAID off).
     pub plain_writes: u64,
     /// Writes to stripes that held no data yet (no pre-read, not an update).
@@ -358,6 +368,8 @@ impl Report {
                     } else {
                         ch.read_lat.hist.value_at_quantile(0.999).min(ch.read_lat.max)
                     },
+                    gc_mean_ns: if ch.gc_count == 0 { 0.0 } else { ch.gc_ns as f64 / ch.gc_count as f64 },
+                    gc_estimate_mean_ns: if ch.gc_count == 0 { 0.0 } else { ch.gc_estimate_ns / ch.gc_count as f64 },
                 }
             })
             .collect();
@@ -403,8 +415,11 @@ impl Report {
                 rmw: c.raid.rmw,
                 rcw: c.raid.rcw,
                 adjusted: c.raid.adjusted,
-                degraded_reads: 0,
-                degraded_updates: 0,
+                degraded_reads: c.raid.degraded_reads,
+                gc_tolerant_reads: c.raid.gc_tolerant_reads,
+                rebuild_reads: c.raid.rebuild_reads,
+                degraded_updates: c.raid.degraded_updates,
+                xors: c.raid.xors,
                 plain_writes: c.raid.plain,
                 new_stripe_writes: c.raid.fresh,
                 prereads: c.raid.prereads,

@@ -1,23 +1,33 @@
 //! Policy axes (DESIGN.md §7). Each axis is one small trait; each scheme is
-//! its own file; [`PolicySpec`] names the implementation of every axis and
-//! [`PolicySpec::build`] is the one registration point.
+//! its own file; [`PolicySpec`] (in `spec.rs`) names the implementation of
+//! every axis and [`PolicySpec::build`] is the one registration point.
 //!
 //! **Invariant:** policies read a [`DeviceView`] and return a decision; they
 //! never schedule events or touch the FTL.
 
+pub mod degraded_read;
+pub mod degraded_update;
 pub mod fewest_prereads;
+pub mod gc_tolerant_read;
 pub mod in_order;
 pub mod normal_read;
+pub mod queuing_cost;
+pub mod spec;
 pub mod stripe_channel;
+
+pub use spec::{
+    BlockAllocationKind, DegradedParams, GcScope, GcTolerantParams, ParityUpdateKind, Policies, PolicySpec,
+    ReadRoutingKind, UpdatePlacementKind,
+};
 
 use crate::config::Timing;
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
+use crate::flash::timing::FlashTiming;
 use crate::ftl::block::BlockMeta;
+use crate::ftl::Ftl;
 use crate::raid::stripe::{ChunkId, StripeLayout};
-use crate::sched::{ChannelScheduler, SchedulerKind};
 use crate::ssd::state::{ChannelState, DieState};
-use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Read-only snapshot of the device handed to policies.
@@ -28,12 +38,42 @@ pub struct DeviceView<'a> {
     pub channels: &'a [ChannelState],
     /// Die states (busy, GC) by global die index.
     pub dies: &'a [DieState],
-    /// Latencies.
+    /// Latencies as configured.
     pub timing: &'a Timing,
+    /// Per-operation times derived from them (bus transfer included).
+    pub t: &'a FlashTiming,
+    /// FTL state (free space, block wear), read-only.
+    pub ftl: &'a Ftl,
     /// Address arithmetic.
     pub layout: &'a Layout,
     /// Stripe geometry.
     pub stripes: &'a StripeLayout,
+}
+
+/// Where one existing chunk of a stripe lives now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Member {
+    /// Chunk id.
+    pub chunk: ChunkId,
+    /// Its current physical page.
+    pub ppn: u32,
+    /// Die holding that page.
+    pub die: u32,
+    /// Channel of that die.
+    pub channel: u32,
+    /// Time to read the page off its die unloaded (sensing, retries, transfer).
+    pub read_ns: SimTime,
+}
+
+/// A host read of one chunk as the routing policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadTarget<'a> {
+    /// The chunk to read.
+    pub target: Member,
+    /// The stripe's other written chunks (parity included): what a rebuild
+    /// reads. Empty when the policy does not ask for them or the stripe cannot
+    /// be rebuilt now (a write to it is in flight).
+    pub partners: &'a [Member],
 }
 
 /// How a host read of one chunk is served.
@@ -41,20 +81,47 @@ pub struct DeviceView<'a> {
 pub enum Route {
     /// Read the chunk where it lives.
     Normal,
-    /// Rebuild it from the rest of its stripe (XOR).
+    /// Rebuild it from the rest of its stripe (XOR), chosen by a cost model.
     Degraded,
+    /// Rebuild it because its die or channel is collecting garbage.
+    GcTolerant,
 }
 
 /// Read routing axis.
 pub trait ReadRouting {
-    /// Decides how to serve a read of `chunk`, which currently lives on `channel`.
-    fn route(&mut self, view: &DeviceView, chunk: ChunkId, channel: u32) -> Route;
+    /// Whether [`ReadTarget::partners`] is needed (costs a stripe walk per read).
+    fn wants_partners(&self) -> bool {
+        true
+    }
+    /// Decides how to serve `read`. A rebuild is only possible when
+    /// `read.partners` is not empty; otherwise the model reads normally.
+    fn route(&mut self, view: &DeviceView, read: &ReadTarget) -> Route;
 }
 
-/// Update placement axis: the channel that receives a chunk's new version.
+/// A single-chunk update of a written stripe, as the placement policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkUpdate<'a> {
+    /// The chunk being overwritten, where its old version lives.
+    pub target: Member,
+    /// The stripe's other written chunks, parity included.
+    pub partners: &'a [Member],
+    /// Channels free of the stripe: none of its chunks lives there and no
+    /// unwritten position of it has its home there.
+    pub outside: &'a [u32],
+    /// Channel of the stripe's parity chunk.
+    pub parity_channel: u32,
+}
+
+/// Update placement axis: where a chunk's new version is programmed.
 pub trait UpdatePlacement {
-    /// Channel for the new copy of `chunk`; `home` is its stripe channel.
-    fn channel_for(&mut self, view: &DeviceView, chunk: ChunkId, home: u32) -> u32;
+    /// Whether single-chunk updates should be offered to [`UpdatePlacement::place`].
+    fn wants_updates(&self) -> bool {
+        true
+    }
+    /// `None` keeps the chunk on its channel (a normal RMW/RCW update);
+    /// `Some(ch)` makes a degraded update: the old version is rebuilt from the
+    /// partners and the new one is programmed on `ch`, one of `u.outside`.
+    fn place(&mut self, view: &DeviceView, u: &ChunkUpdate) -> Option<u32>;
 }
 
 /// Parity update routine for a partial-stripe write.
@@ -68,7 +135,7 @@ pub enum Routine {
 
 /// A partial-stripe write as the parity-update policy sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct UpdatePlan {
+pub struct UpdatePlan<'a> {
     /// Stripe number.
     pub stripe: u32,
     /// Positions RMW must pre-read (bit j = position j).
@@ -77,6 +144,8 @@ pub struct UpdatePlan {
     pub rcw: u64,
     /// Positions being written.
     pub written: u64,
+    /// Where each position lives now (`None`: never written), by position.
+    pub at: &'a [Option<Member>],
 }
 
 /// Parity update axis.
@@ -89,108 +158,4 @@ pub trait ParityUpdate {
 pub trait BlockAllocator {
     /// Removes and returns the plane-local index of the block to open.
     fn open_block(&mut self, free: &mut VecDeque<u32>, plane_blocks: &[BlockMeta]) -> Option<u32>;
-}
-
-/// Read routing implementations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReadRoutingKind {
-    /// Always read the chunk where it lives.
-    #[default]
-    Normal,
-}
-
-/// Update placement implementations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum UpdatePlacementKind {
-    /// New versions go to the chunk's stripe channel.
-    #[default]
-    StripeChannel,
-}
-
-/// Parity update implementations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum ParityUpdateKind {
-    /// Fewer pre-reads wins; a tie goes to RCW (as Linux md does).
-    #[default]
-    FewestPrereads,
-}
-
-/// Block allocation implementations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum BlockAllocationKind {
-    /// Erased blocks are opened in the order they were freed.
-    #[default]
-    InOrder,
-}
-
-/// The implementation chosen on every axis (TOML section `[policy]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PolicySpec {
-    /// Read routing.
-    pub read_routing: ReadRoutingKind,
-    /// Update placement.
-    pub update_placement: UpdatePlacementKind,
-    /// Parity update routine.
-    pub parity_update: ParityUpdateKind,
-    /// Per-channel request scheduler.
-    pub scheduler: SchedulerKind,
-    /// Serve queued reads before queued writes on each channel.
-    pub read_priority: bool,
-    /// Block allocation.
-    pub block_allocation: BlockAllocationKind,
-}
-
-impl Default for PolicySpec {
-    fn default() -> Self {
-        PolicySpec {
-            read_routing: ReadRoutingKind::default(),
-            update_placement: UpdatePlacementKind::default(),
-            parity_update: ParityUpdateKind::default(),
-            scheduler: SchedulerKind::default(),
-            read_priority: true,
-            block_allocation: BlockAllocationKind::default(),
-        }
-    }
-}
-
-/// The built policy objects of one device.
-pub struct Policies {
-    /// Read routing.
-    pub read: Box<dyn ReadRouting>,
-    /// Update placement.
-    pub place: Box<dyn UpdatePlacement>,
-    /// Parity update routine.
-    pub parity: Box<dyn ParityUpdate>,
-    /// Block allocation.
-    pub alloc: Box<dyn BlockAllocator>,
-}
-
-impl PolicySpec {
-    /// Builds the policy objects (the registration point of every scheme).
-    pub fn build(&self) -> Policies {
-        Policies {
-            read: match self.read_routing {
-                ReadRoutingKind::Normal => Box::new(normal_read::NormalRead),
-            },
-            place: match self.update_placement {
-                UpdatePlacementKind::StripeChannel => Box::new(stripe_channel::StripeChannel),
-            },
-            parity: match self.parity_update {
-                ParityUpdateKind::FewestPrereads => Box::new(fewest_prereads::FewestPrereads),
-            },
-            alloc: match self.block_allocation {
-                BlockAllocationKind::InOrder => Box::new(in_order::InOrder),
-            },
-        }
-    }
-
-    /// One scheduler per channel.
-    pub fn build_scheduler(&self, dies_per_channel: u32) -> Box<dyn ChannelScheduler> {
-        self.scheduler.build(dies_per_channel, self.read_priority)
-    }
 }

@@ -1,13 +1,15 @@
 //! Baseline read routing: every read goes to the chunk's own channel.
 
-use super::{DeviceView, ReadRouting, Route};
-use crate::raid::stripe::ChunkId;
+use super::{DeviceView, ReadRouting, ReadTarget, Route};
 
 /// Always a normal read.
 pub struct NormalRead;
 
 impl ReadRouting for NormalRead {
-    fn route(&mut self, _view: &DeviceView, _chunk: ChunkId, _channel: u32) -> Route {
+    fn wants_partners(&self) -> bool {
+        false
+    }
+    fn route(&mut self, _view: &DeviceView, _read: &ReadTarget) -> Route {
         Route::Normal
     }
 }

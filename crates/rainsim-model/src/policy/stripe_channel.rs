@@ -1,13 +1,15 @@
-//! Baseline update placement: a chunk's new version goes to its stripe channel.
+//! Baseline update placement: a chunk's new version stays on its channel.
 
-use super::{DeviceView, UpdatePlacement};
-use crate::raid::stripe::ChunkId;
+use super::{ChunkUpdate, DeviceView, UpdatePlacement};
 
-/// Write in place (at the stripe level).
+/// Always the chunk's own channel.
 pub struct StripeChannel;
 
 impl UpdatePlacement for StripeChannel {
-    fn channel_for(&mut self, _view: &DeviceView, _chunk: ChunkId, home: u32) -> u32 {
-        home
+    fn wants_updates(&self) -> bool {
+        false
+    }
+    fn place(&mut self, _view: &DeviceView, _u: &ChunkUpdate) -> Option<u32> {
+        None
     }
 }

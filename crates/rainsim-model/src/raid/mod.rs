@@ -1,5 +1,6 @@
-//! RAID inside one SSD: stripe layout and the stripe write path (full-stripe
-//! writes, RMW and RCW with pre-reads).
+//! RAID inside one SSD: stripe layout, the stripe write path (full-stripe
+//! writes, RMW, RCW and degraded updates, with pre-reads) and degraded reads.
 
+pub mod degraded_read;
 pub mod stripe;
 pub mod update;

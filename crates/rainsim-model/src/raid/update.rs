@@ -12,12 +12,18 @@
 //! - RCW: ((data ∖ W) ∩ E) ∪ (P ∩ E) — the rest of the stripe, plus old pages
 //!   that are only partly overwritten (they must be merged).
 //!
+//! - degraded update (a placement policy moved the one chunk written to a
+//!   channel outside the stripe): every other written chunk, parity included —
+//!   the old chunk is rebuilt from them instead of read from its busy channel.
+//!
 //! A chunk never written reads as zeros and needs no pre-read. Without RAID a
 //! job is a single page: a partial page with old data is pre-read, then written.
+//! Chunks are programmed where they live now (a degraded update may have moved
+//! them); a chunk never written goes to its layout home.
 
 use crate::flash::op::{FlashOp, Origin};
 use crate::metrics::observer::{Observer, StripeWrite};
-use crate::policy::{fewest_prereads::fewest, Routine, UpdatePlan};
+use crate::policy::{fewest_prereads::fewest, ChunkUpdate, Member, Routine, UpdatePlan};
 use crate::ssd::{Ev, Fault, Ssd};
 use crate::verify::token;
 
@@ -45,6 +51,35 @@ pub struct StripeJob {
     pub serial: u64,
     /// XOR of pre-read tokens that contribute to the new parity.
     pub acc: u32,
+    /// Channel of a degraded update's new chunk (`NO_CHANNEL`: a normal update).
+    pub moved_to: u32,
+}
+
+/// Marker for "no channel".
+pub const NO_CHANNEL: u32 = u32::MAX;
+
+/// Who holds a stripe: one write job, or degraded reads; and who waits.
+#[derive(Debug, Clone, Copy)]
+pub struct StripeLock {
+    /// A write job is running.
+    pub writing: bool,
+    /// Degraded reads in flight.
+    pub readers: u32,
+    /// First and last waiting write job (`NO_JOB` when none wait).
+    pub head: u32,
+    /// Last waiting write job.
+    pub tail: u32,
+}
+
+impl StripeLock {
+    /// Nobody holds it, nobody waits.
+    pub fn free() -> Self {
+        StripeLock { writing: false, readers: 0, head: NO_JOB, tail: NO_JOB }
+    }
+    /// A degraded read may join: no writer runs or waits.
+    pub fn readable(&self) -> bool {
+        !self.writing && self.head == NO_JOB
+    }
 }
 
 /// Bit mask of the data positions of a stripe of `width` with parity at `parity_pos`.
@@ -55,20 +90,21 @@ pub fn data_mask(width: u32, parity_pos: u32) -> u64 {
 
 /// The pre-read sets of both routines for a stripe write (module docs give the
 /// rule). A full-stripe write has both sets empty.
-pub fn plan_stripe_write(
-    width: u32,
+pub fn plan_stripe_write<'a>(
     parity_pos: u32,
     stripe: u32,
     written: u64,
     partial: u64,
-    exists: u64,
-) -> UpdatePlan {
+    at: &'a [Option<Member>],
+) -> UpdatePlan<'a> {
+    let width = at.len() as u32;
+    let exists = at.iter().enumerate().filter(|(_, m)| m.is_some()).fold(0u64, |e, (j, _)| e | 1 << j);
     let data = data_mask(width, parity_pos);
     if written == data && partial == 0 {
-        return UpdatePlan { stripe, rmw: 0, rcw: 0, written };
+        return UpdatePlan { stripe, rmw: 0, rcw: 0, written, at };
     }
     let p = 1u64 << parity_pos;
-    UpdatePlan { stripe, rmw: (written | p) & exists, rcw: ((data & !written) | partial) & exists, written }
+    UpdatePlan { stripe, rmw: (written | p) & exists, rcw: ((data & !written) | partial) & exists, written, at }
 }
 
 impl<O: Observer> Ssd<O> {
@@ -85,45 +121,70 @@ impl<O: Observer> Ssd<O> {
             next_waiting: NO_JOB,
             serial: self.serial,
             acc: 0,
+            moved_to: NO_CHANNEL,
         };
         let id = self.jobs.insert(job);
-        match self.locks.get_mut(&stripe) {
-            Some((head, tail)) => {
-                if *head == NO_JOB {
-                    *head = id;
-                } else {
-                    self.jobs[*tail].next_waiting = id;
-                }
-                *tail = id;
+        let lock = self.locks.entry(stripe).or_insert_with(StripeLock::free);
+        if lock.writing || lock.readers > 0 {
+            if lock.head == NO_JOB {
+                lock.head = id;
+            } else {
+                self.jobs[lock.tail].next_waiting = id;
             }
-            None => {
-                self.locks.insert(stripe, (NO_JOB, NO_JOB));
-                self.start_job(id);
-            }
+            lock.tail = id;
+        } else {
+            lock.writing = true;
+            self.start_job(id);
         }
     }
 
-    fn position_exists(&self, stripe: u32, pos: u32) -> bool {
-        self.ftl.lookup(stripe * self.stripes.width + pos).is_some()
+    /// A degraded read of stripe `s` finished: the last one lets a waiting write in.
+    pub(crate) fn release_read_share(&mut self, s: u32) {
+        let lock = self.locks.get_mut(&s).expect("a degraded read holds its stripe");
+        lock.readers -= 1;
+        if lock.readers == 0 {
+            self.next_writer(s);
+        }
+    }
+
+    /// Starts the stripe's first waiting job, or unlocks it when none waits.
+    fn next_writer(&mut self, s: u32) {
+        let lock = self.locks.get_mut(&s).expect("locked stripe");
+        if lock.head == NO_JOB {
+            if lock.readers == 0 {
+                self.locks.remove(&s);
+            }
+            return;
+        }
+        let head = lock.head;
+        let next = self.jobs[head].next_waiting;
+        lock.head = next;
+        if next == NO_JOB {
+            lock.tail = NO_JOB;
+        }
+        lock.writing = true;
+        self.start_job(head);
     }
 
     /// Plans the job's pre-reads and issues them.
     fn start_job(&mut self, id: u32) {
         let j = self.jobs[id];
         let w = self.stripes.width;
-        let mut exists = 0u64;
-        for pos in 0..w {
-            if self.position_exists(j.stripe, pos) {
-                exists |= 1 << pos;
-            }
-        }
+        let mut at = std::mem::take(&mut self.scratch_at);
+        at.clear();
+        at.extend((0..w).map(|pos| self.member(j.stripe * w + pos)));
         let reads = if self.stripes.parity {
-            let plan = plan_stripe_write(w, self.stripes.parity_pos(j.stripe), j.stripe, j.written, j.partial, exists);
+            let pp = self.stripes.parity_pos(j.stripe);
+            let plan = plan_stripe_write(pp, j.stripe, j.written, j.partial, &at);
             if plan.rmw == 0 && plan.rcw == 0 {
                 // Nothing to read: a full-stripe write, or a stripe with no data yet.
-                let full = j.written == data_mask(w, self.stripes.parity_pos(j.stripe)) && j.partial == 0;
+                let full = j.written == data_mask(w, pp) && j.partial == 0;
                 self.obs.stripe_write(if full { StripeWrite::Full } else { StripeWrite::Fresh }, false, 0);
                 0
+            } else if let Some((ch, set)) = self.degraded_update(&j, &at) {
+                self.jobs[id].moved_to = ch;
+                self.obs.degraded_update(set.count_ones());
+                set
             } else {
                 let view = crate::ssd::device_view!(self);
                 let routine = self.policies.parity.choose(&view, &plan);
@@ -137,7 +198,7 @@ impl<O: Observer> Ssd<O> {
                 set
             }
         } else {
-            let set = j.partial & exists;
+            let set = if at[0].is_some() { j.partial } else { 0 };
             self.obs.stripe_write(StripeWrite::Plain, false, set.count_ones());
             set
         };
@@ -146,11 +207,53 @@ impl<O: Observer> Ssd<O> {
         while bits != 0 {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
-            let chunk = j.stripe * w + pos;
-            let ppn = self.ftl.lookup(chunk).expect("pre-read set only holds written chunks");
-            self.enqueue_read(chunk, ppn, id, Origin::PreRead);
+            let m = at[pos as usize].expect("pre-read set only holds written chunks");
+            self.enqueue_read(m.chunk, m.ppn, id, Origin::PreRead);
         }
+        self.scratch_at = at;
         self.phase_step(id);
+    }
+
+    /// Offers a single-chunk update of a written chunk to the placement
+    /// policy; on a degraded update returns its channel and pre-read set
+    /// (every other written position).
+    fn degraded_update(&mut self, j: &StripeJob, at: &[Option<Member>]) -> Option<(u32, u64)> {
+        if j.written.count_ones() != 1 || !self.policies.place.wants_updates() {
+            return None;
+        }
+        let pos = j.written.trailing_zeros() as usize;
+        let target = at[pos]?;
+        let mut partners = std::mem::take(&mut self.scratch);
+        partners.clear();
+        let mut taken = 1u64 << target.channel;
+        let mut set = 0u64;
+        for (q, m) in at.iter().enumerate() {
+            if q == pos {
+                continue;
+            }
+            let ch = match m {
+                Some(m) => {
+                    partners.push(*m);
+                    set |= 1 << q;
+                    m.channel
+                }
+                None => self.stripes.channel(j.stripe, q as u32),
+            };
+            taken |= 1u64 << ch;
+        }
+        let outside: Vec<u32> = (0..self.layout.channels).filter(|&c| c >= 64 || taken & (1 << c) == 0).collect();
+        let pp = self.stripes.parity_pos(j.stripe) as usize;
+        let parity_channel = at[pp].map_or(self.stripes.channel(j.stripe, pp as u32), |m| m.channel);
+        let mut choice = None;
+        if !outside.is_empty() {
+            let view = crate::ssd::device_view!(self);
+            let u = ChunkUpdate { target, partners: &partners, outside: &outside, parity_channel };
+            choice = self.policies.place.place(&view, &u);
+        }
+        self.scratch = partners;
+        let ch = choice?;
+        debug_assert!(outside.contains(&ch), "a degraded update must leave the stripe's channels");
+        Some((ch, set))
     }
 
     /// A pre-read of job `op.owner` finished.
@@ -159,9 +262,14 @@ impl<O: Observer> Ssd<O> {
         if let Some(v) = &self.verifier {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
-            let contributes = match j.routine {
-                Routine::Rmw => self.fault != Some(Fault::RmwIgnoresOldData) || self.stripes.is_parity(op.chunk),
-                Routine::Rcw => j.written & (1 << pos) == 0,
+            let contributes = if j.moved_to != NO_CHANNEL {
+                // Old chunk rebuilt, then merged: what remains is RCW's sum.
+                j.written & (1 << pos) == 0 && !self.stripes.is_parity(op.chunk)
+            } else {
+                match j.routine {
+                    Routine::Rmw => self.fault != Some(Fault::RmwIgnoresOldData) || self.stripes.is_parity(op.chunk),
+                    Routine::Rcw => j.written & (1 << pos) == 0,
+                }
             };
             if contributes {
                 let t = v.peek(op.ppn);
@@ -179,6 +287,7 @@ impl<O: Observer> Ssd<O> {
             return;
         }
         if self.stripes.parity {
+            self.obs.xor();
             let at = self.controller_delay(self.cfg.timing.xor_ns + self.cfg.timing.stripe_overhead_ns);
             self.q.at(at, Ev::XorDone(id));
         } else {
@@ -200,16 +309,14 @@ impl<O: Observer> Ssd<O> {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
             let chunk = j.stripe * w + pos;
-            let home = self.stripes.channel(j.stripe, pos);
-            let view = crate::ssd::device_view!(self);
-            let ch = self.policies.place.channel_for(&view, chunk, home);
+            let ch = if j.moved_to != NO_CHANNEL { j.moved_to } else { self.chunk_channel(j.stripe, pos) };
             self.enqueue_program(ch, chunk, id, Origin::HostProgram);
         }
         if self.stripes.parity {
             let pos = self.stripes.parity_pos(j.stripe);
             let chunk = j.stripe * w + pos;
-            let home = self.stripes.channel(j.stripe, pos);
-            self.enqueue_program(home, chunk, id, Origin::ParityProgram);
+            let ch = self.chunk_channel(j.stripe, pos);
+            self.enqueue_program(ch, chunk, id, Origin::ParityProgram);
         }
     }
 
@@ -250,17 +357,9 @@ impl<O: Observer> Ssd<O> {
     }
 
     fn finish_job(&mut self, id: u32) {
-        let j = self.jobs[id];
-        self.jobs.remove(id);
-        let (head, tail) = self.locks[&j.stripe];
-        if head == NO_JOB {
-            self.locks.remove(&j.stripe);
-        } else {
-            let next = self.jobs[head].next_waiting;
-            let new_tail = if next == NO_JOB { NO_JOB } else { tail };
-            self.locks.insert(j.stripe, (next, new_tail));
-            self.start_job(head);
-        }
+        let j = self.jobs.remove(id);
+        self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
+        self.next_writer(j.stripe);
         self.finish_unit(j.req);
     }
 }
@@ -273,33 +372,41 @@ mod tests {
         v.iter().map(|&b| 1u64 << b).sum()
     }
 
+    /// Six positions, those in `mask` written (on channel = position).
+    fn at(mask: u64) -> Vec<Option<Member>> {
+        (0..6u32)
+            .map(|j| (mask & 1 << j != 0).then_some(Member { chunk: j, ppn: j, die: j, channel: j, read_ns: 0 }))
+            .collect()
+    }
+
     /// A 5+1 stripe with parity at position 5, every chunk already written.
     #[test]
     fn rmw_and_rcw_sets_for_a_5_plus_1_stripe() {
-        let all = bits(&[0, 1, 2, 3, 4, 5]);
+        let all = at(bits(&[0, 1, 2, 3, 4, 5]));
+        let some = at(bits(&[3, 5]));
         // One chunk (d0): RMW reads d0 + P (2), RCW reads d1..d4 (4).
-        let p = plan_stripe_write(6, 5, 0, bits(&[0]), 0, all);
+        let p = plan_stripe_write(5, 0, bits(&[0]), 0, &all);
         assert_eq!((p.rmw, p.rcw), (bits(&[0, 5]), bits(&[1, 2, 3, 4])));
         assert_eq!(fewest(&p), Routine::Rmw);
         // Three chunks: RMW 4, RCW 2.
-        let p = plan_stripe_write(6, 5, 0, bits(&[0, 1, 2]), 0, all);
+        let p = plan_stripe_write(5, 0, bits(&[0, 1, 2]), 0, &all);
         assert_eq!((p.rmw, p.rcw), (bits(&[0, 1, 2, 5]), bits(&[3, 4])));
         assert_eq!(fewest(&p), Routine::Rcw);
         // Two chunks: 3 vs 3, a tie goes to RCW (Linux md).
-        let p = plan_stripe_write(6, 5, 0, bits(&[1, 2]), 0, all);
+        let p = plan_stripe_write(5, 0, bits(&[1, 2]), 0, &all);
         assert_eq!((p.rmw.count_ones(), p.rcw.count_ones()), (3, 3));
         assert_eq!(fewest(&p), Routine::Rcw);
         // Half of d0: RCW must also read old d0 to merge the page.
-        let p = plan_stripe_write(6, 5, 0, bits(&[0]), bits(&[0]), all);
+        let p = plan_stripe_write(5, 0, bits(&[0]), bits(&[0]), &all);
         assert_eq!((p.rmw, p.rcw), (bits(&[0, 5]), bits(&[0, 1, 2, 3, 4])));
         // Full stripe: nothing to read.
-        let p = plan_stripe_write(6, 5, 0, bits(&[0, 1, 2, 3, 4]), 0, all);
+        let p = plan_stripe_write(5, 0, bits(&[0, 1, 2, 3, 4]), 0, &all);
         assert_eq!((p.rmw, p.rcw), (0, 0));
         // Never-written chunks are zeros: no pre-read. Only d3 and P exist.
-        let p = plan_stripe_write(6, 5, 0, bits(&[0]), 0, bits(&[3, 5]));
+        let p = plan_stripe_write(5, 0, bits(&[0]), 0, &some);
         assert_eq!((p.rmw, p.rcw), (bits(&[5]), bits(&[3])));
         // Parity in the middle (position 2): data positions skip it.
-        let p = plan_stripe_write(6, 2, 0, bits(&[0, 1]), 0, all);
+        let p = plan_stripe_write(2, 0, bits(&[0, 1]), 0, &all);
         assert_eq!((p.rmw, p.rcw), (bits(&[0, 1, 2]), bits(&[3, 4, 5])));
     }
 }

@@ -75,7 +75,8 @@ impl<O: Observer> Ssd<O> {
                 let d = &mut self.dies[die as usize];
                 d.op = Some(op);
                 d.busy_since = now;
-                self.q.at(now + self.t.read, Ev::ReadSensed(die));
+                let sense = self.read_time(ppn);
+                self.q.at(now + sense, Ev::ReadSensed(die));
             }
             OpKind::Program => {
                 let ppn = match self.ftl.allocate(die, self.policies.alloc.as_mut()) {
@@ -120,7 +121,8 @@ impl<O: Observer> Ssd<O> {
         self.obs.op_done(ch, op.origin, queued, now - op.enqueued);
         match op.origin {
             Origin::HostRead => self.finish_unit(op.owner),
-            Origin::PreRead | Origin::DegradedRead => self.preread_done(op),
+            Origin::PreRead => self.preread_done(op),
+            Origin::DegradedRead => self.rebuild_read_done(op),
             Origin::HostProgram | Origin::ParityProgram => self.program_done(op),
         }
         self.try_start(die);
@@ -161,8 +163,14 @@ impl<O: Observer> Ssd<O> {
         let d = &mut self.dies[die as usize];
         d.gc_until = Some(now + dur);
         d.busy_since = now;
+        d.gc_moves += work.moved as u64;
+        d.gc_erases += work.erased as u64;
         let ch = self.layout.channel_of_die(die);
-        self.obs.gc_done(ch, &work, dur);
+        let c = &mut self.channels[ch as usize];
+        // The estimate a cost model would have made before this GC (DM-Eq. 7).
+        let estimate = c.gc_recent.estimate_ns(&self.t);
+        c.gc_recent.record(work.moved, work.erased);
+        self.obs.gc_done(ch, &work, dur, estimate);
         self.q.at(now + dur, Ev::GcDone(die));
         true
     }

@@ -4,7 +4,7 @@
 use super::{Ev, HostReq, Ssd};
 use crate::flash::op::{FlashOp, Origin};
 use crate::metrics::observer::Observer;
-use crate::policy::Route;
+use crate::policy::{ReadTarget, Route};
 use rainsim_trace::{Op, Request};
 
 impl<O: Observer> Ssd<O> {
@@ -30,7 +30,7 @@ impl<O: Observer> Ssd<O> {
 
     /// The request, holding a slot, enters the device.
     pub(crate) fn enter(&mut self, id: u32) {
-        let overhead = self.cfg.timing.request_overhead_ns;
+        let overhead = self.cfg.timing.request_overhead_ns + self.cfg.policy.decision_ns();
         if overhead > 0 {
             let at = self.controller_delay(overhead);
             self.q.at(at, Ev::Admit(id));
@@ -77,22 +77,25 @@ impl<O: Observer> Ssd<O> {
     }
 
     fn host_read(&mut self, id: u32, chunk: u32) {
-        let Some(ppn) = self.ftl.lookup(chunk) else {
+        let Some(target) = self.member(chunk) else {
             self.obs.unmapped_read();
             return;
         };
-        let ch = self.layout.channel_of(ppn);
-        let view = crate::ssd::device_view!(self);
-        match self.policies.read.route(&view, chunk, ch) {
-            Route::Normal => {
-                self.reqs[id].pending += 1;
-                self.enqueue_read(chunk, ppn, id, Origin::HostRead);
-            }
-            Route::Degraded => {
-                // Degraded reads arrive with the degraded-mode schemes.
-                self.fail(super::SimError::Unsupported("degraded reads are not implemented yet".into()));
-            }
+        let mut partners = std::mem::take(&mut self.scratch);
+        partners.clear();
+        let stripe = chunk / self.stripes.width;
+        if self.stripes.parity && self.policies.read.wants_partners() && self.rebuildable(stripe) {
+            self.stripe_partners(stripe, chunk, &mut partners);
         }
+        let view = crate::ssd::device_view!(self);
+        let route = self.policies.read.route(&view, &ReadTarget { target, partners: &partners });
+        self.reqs[id].pending += 1;
+        if route == Route::Normal || partners.is_empty() {
+            self.enqueue_read(chunk, target.ppn, id, Origin::HostRead);
+        } else {
+            self.start_rebuild(id, chunk, &partners, route == Route::GcTolerant);
+        }
+        self.scratch = partners;
     }
 
     /// Queues a read of `chunk` (now at `ppn`) on its die.
@@ -102,7 +105,9 @@ impl<O: Observer> Ssd<O> {
         self.seq = self.seq.wrapping_add(1);
         let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn, seq: self.seq };
         let local = die - self.layout.first_die(ch);
-        self.channels[ch as usize].sched.push_read(local, op);
+        let c = &mut self.channels[ch as usize];
+        c.arrivals.record(op.enqueued);
+        c.sched.push_read(local, op);
         self.try_start(die);
     }
 
@@ -110,7 +115,9 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn enqueue_program(&mut self, ch: u32, chunk: u32, owner: u32, origin: Origin) {
         self.seq = self.seq.wrapping_add(1);
         let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
-        self.channels[ch as usize].sched.push_write(op);
+        let c = &mut self.channels[ch as usize];
+        c.arrivals.record(op.enqueued);
+        c.sched.push_write(op);
         // Any idle die of the channel may take it; stop at the first that does.
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {

@@ -23,13 +23,14 @@ use crate::flash::address::Layout;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::{precondition::precondition, Ftl, OutOfSpace};
 use crate::metrics::observer::Observer;
-use crate::policy::Policies;
+use crate::policy::{Member, Policies, UpdatePlacementKind};
+use crate::raid::degraded_read::Rebuild;
 use crate::raid::stripe::StripeLayout;
-use crate::raid::update::StripeJob;
+use crate::raid::update::{StripeJob, StripeLock};
 use crate::verify::{Verifier, VerifyError};
 use rainsim_trace::{Op, Request};
 use rustc_hash::FxHashMap;
-use state::{ChannelState, DieState};
+use state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 
 /// A read-only view for policies, borrowing only the fields it shows (so the
 /// policy objects can be borrowed mutably beside it).
@@ -40,6 +41,8 @@ macro_rules! device_view {
             channels: &$s.channels,
             dies: &$s.dies,
             timing: &$s.cfg.timing,
+            t: &$s.t,
+            ftl: &$s.ftl,
             layout: &$s.layout,
             stripes: &$s.stripes,
         }
@@ -64,6 +67,8 @@ pub(crate) enum Ev {
     GcDone(u32),
     /// The controller finished XOR for a stripe job.
     XorDone(u32),
+    /// The controller finished XOR for a degraded read.
+    RebuildDone(u32),
 }
 
 /// Why a run stopped early.
@@ -167,8 +172,15 @@ pub struct Ssd<O: Observer> {
     pub(crate) policies: Policies,
     pub(crate) reqs: slab::Slab<HostReq>,
     pub(crate) jobs: slab::Slab<StripeJob>,
-    /// Locked stripes → (first, last) waiting job, `NONE` when none wait.
-    pub(crate) locks: FxHashMap<u32, (u32, u32)>,
+    pub(crate) rebuilds: slab::Slab<Rebuild>,
+    /// Stripes with a write job or degraded reads in flight.
+    pub(crate) locks: FxHashMap<u32, StripeLock>,
+    /// Reusable buffer of stripe members for policy queries.
+    pub(crate) scratch: Vec<Member>,
+    /// Reusable buffer of per-position members.
+    pub(crate) scratch_at: Vec<Option<Member>>,
+    /// Things the user should know about this run (printed once, reported).
+    pub notes: Vec<String>,
     pub(crate) verifier: Option<Verifier>,
     pub(crate) fault: Option<Fault>,
     controller: Controller,
@@ -201,9 +213,23 @@ impl<O: Observer> Ssd<O> {
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         precondition(&mut ftl, &stripes, cfg.precondition.valid, cfg.precondition.invalid, cfg.seed)?;
         let verifier = verify.then(|| Verifier::new(&ftl, &stripes));
+        let d = &cfg.policy.degraded;
         let channels = (0..layout.channels)
-            .map(|_| ChannelState { bus_free_at: 0, sched: cfg.policy.build_scheduler(layout.dies_per_channel) })
+            .map(|_| ChannelState {
+                bus_free_at: 0,
+                sched: cfg.policy.build_scheduler(layout.dies_per_channel),
+                arrivals: ArrivalWindow::new(d.arrival_window as usize),
+                gc_recent: GcHistory::new(d.gc_history as usize),
+            })
             .collect();
+        let mut notes = Vec::new();
+        if cfg.policy.update_placement == UpdatePlacementKind::Degraded && parity && width >= layout.channels {
+            notes.push(format!(
+                "degraded updates need a channel outside the stripe, but raid.stripe_width = {width} uses all \
+                 {} channels: every update stays on its stripe channel (degraded reads still apply)",
+                layout.channels
+            ));
+        }
         Ok(Ssd {
             obs,
             t: FlashTiming::new(&cfg.timing, layout.page_bytes),
@@ -218,7 +244,11 @@ impl<O: Observer> Ssd<O> {
             channels,
             reqs: Default::default(),
             jobs: Default::default(),
+            rebuilds: Default::default(),
             locks: FxHashMap::default(),
+            scratch: Vec::new(),
+            scratch_at: Vec::new(),
+            notes,
             verifier,
             fault: None,
             seq: 0,
@@ -259,6 +289,30 @@ impl<O: Observer> Ssd<O> {
     #[doc(hidden)]
     pub fn inject_fault(&mut self, f: Fault) {
         self.fault = Some(f);
+    }
+
+    /// Sensing time of `ppn` (the read-retry model hooks in here).
+    #[inline]
+    pub(crate) fn read_time(&self, ppn: u32) -> SimTime {
+        let _ = ppn;
+        self.t.read
+    }
+
+    /// Where chunk `chunk` lives now, if it was ever written.
+    pub(crate) fn member(&self, chunk: u32) -> Option<Member> {
+        let ppn = self.ftl.lookup(chunk)?;
+        let die = self.layout.die_of(ppn);
+        let channel = self.layout.channel_of_die(die);
+        Some(Member { chunk, ppn, die, channel, read_ns: self.read_time(ppn) + self.t.xfer })
+    }
+
+    /// The channel a chunk of stripe `s` at position `pos` is written to by a
+    /// normal update: where it lives now, or its layout home if never written.
+    pub(crate) fn chunk_channel(&self, s: u32, pos: u32) -> u32 {
+        match self.ftl.lookup(s * self.stripes.width + pos) {
+            Some(ppn) => self.layout.channel_of(ppn),
+            None => self.stripes.channel(s, pos),
+        }
     }
 
     pub(crate) fn controller_delay(&mut self, ns: SimTime) -> SimTime {
@@ -313,6 +367,7 @@ impl<O: Observer> Ssd<O> {
                 Ev::OpDone(die) => self.op_done(die),
                 Ev::GcDone(die) => self.gc_done(die),
                 Ev::XorDone(job) => self.xor_done(job),
+                Ev::RebuildDone(id) => self.rebuild_done(id),
             }
             if let Some(e) = self.error.take() {
                 return Err(e);

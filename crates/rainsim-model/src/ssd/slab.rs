@@ -14,7 +14,7 @@ impl<T> Default for Slab<T> {
     }
 }
 
-impl<T> Slab<T> {
+impl<T: Copy> Slab<T> {
     /// Stores `item` in a free slot and returns its id.
     pub fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
@@ -29,9 +29,10 @@ impl<T> Slab<T> {
         }
     }
 
-    /// Frees slot `id` for reuse (its value stays until overwritten).
-    pub fn remove(&mut self, id: u32) {
+    /// Frees slot `id` for reuse and returns its value (which stays until overwritten).
+    pub fn remove(&mut self, id: u32) -> T {
         self.free.push(id);
+        self.items[id as usize]
     }
 }
 

@@ -1,0 +1,23 @@
+//! Degraded read (degraded-mode scheduling, Algorithm 1 lines 3–9): rebuild
+//! the chunk from its stripe when the target channel's queuing cost T_A
+//! exceeds the cost T_B the rebuild's reads add to the other stripe channels.
+
+use super::queuing_cost::read_costs;
+use super::{DeviceView, ReadRouting, ReadTarget, Route};
+
+/// Queuing-cost read routing.
+pub struct DegradedRead;
+
+impl ReadRouting for DegradedRead {
+    fn route(&mut self, view: &DeviceView, read: &ReadTarget) -> Route {
+        if read.partners.is_empty() {
+            return Route::Normal;
+        }
+        let (t_a, t_b) = read_costs(view, &read.target, read.partners);
+        if t_a > t_b {
+            Route::Degraded
+        } else {
+            Route::Normal
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Which implementation runs on each policy axis, with its parameters (TOML
+//! section `[policy]`), and the one place where schemes are registered.
+
+use super::*;
+use crate::sched::{ChannelScheduler, SchedulerKind};
+use serde::{Deserialize, Serialize};
+
+/// Read routing implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadRoutingKind {
+    /// Always read the chunk where it lives.
+    #[default]
+    Normal,
+    /// Rebuild reads whose die (or channel) is in GC (Tiny-Tail Flash).
+    GcTolerant,
+    /// Rebuild reads when the queuing-cost model says so (degraded-mode scheduling).
+    Degraded,
+}
+
+/// Update placement implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum UpdatePlacementKind {
+    /// New versions go to the chunk's stripe channel.
+    #[default]
+    StripeChannel,
+    /// Degraded update to the idlest channel outside the stripe when the
+    /// queuing-cost model says so (degraded-mode scheduling).
+    Degraded,
+}
+
+/// Parity update implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParityUpdateKind {
+    /// Fewer pre-reads wins; a tie goes to RCW (as Linux md does).
+    #[default]
+    FewestPrereads,
+}
+
+/// Block allocation implementations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockAllocationKind {
+    /// Erased blocks are opened in the order they were freed.
+    #[default]
+    InOrder,
+}
+
+/// The implementation chosen on every axis (TOML section `[policy]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PolicySpec {
+    /// Read routing.
+    pub read_routing: ReadRoutingKind,
+    /// Update placement.
+    pub update_placement: UpdatePlacementKind,
+    /// Parity update routine.
+    pub parity_update: ParityUpdateKind,
+    /// Per-channel request scheduler.
+    pub scheduler: SchedulerKind,
+    /// Serve queued reads before queued writes on each channel.
+    pub read_priority: bool,
+    /// Block allocation.
+    pub block_allocation: BlockAllocationKind,
+    /// Parameters of the degraded-mode queuing-cost model.
+    pub degraded: DegradedParams,
+    /// Parameters of GC-tolerant reads.
+    pub gc_tolerant: GcTolerantParams,
+}
+
+/// Parameters of the degraded-mode queuing-cost model (`[policy.degraded]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DegradedParams {
+    /// Controller time of one scheduling decision, charged per host request
+    /// while a degraded policy is active (the paper measured 4.9 µs on its ARM core).
+    pub decision_ns: u64,
+    /// Recent channel arrivals giving its request frequency f_i (the paper: 128).
+    pub arrival_window: u32,
+    /// Recent GCs of a channel averaged for t_gc (DM-Eq. 7; the paper: 8).
+    pub gc_history: u32,
+}
+
+impl Default for DegradedParams {
+    fn default() -> Self {
+        DegradedParams { decision_ns: 0, arrival_window: 128, gc_history: 8 }
+    }
+}
+
+/// What "busy with GC" means for a GC-tolerant read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcScope {
+    /// The die holding the page is collecting.
+    #[default]
+    Die,
+    /// Any die of the page's channel is collecting.
+    Channel,
+}
+
+/// Parameters of GC-tolerant reads (`[policy.gc_tolerant]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcTolerantParams {
+    /// Die or channel.
+    pub scope: GcScope,
+}
+impl Default for PolicySpec {
+    fn default() -> Self {
+        PolicySpec {
+            read_routing: ReadRoutingKind::default(),
+            update_placement: UpdatePlacementKind::default(),
+            parity_update: ParityUpdateKind::default(),
+            scheduler: SchedulerKind::default(),
+            read_priority: true,
+            block_allocation: BlockAllocationKind::default(),
+            degraded: DegradedParams::default(),
+            gc_tolerant: GcTolerantParams::default(),
+        }
+    }
+}
+
+/// The built policy objects of one device.
+pub struct Policies {
+    /// Read routing.
+    pub read: Box<dyn ReadRouting>,
+    /// Update placement.
+    pub place: Box<dyn UpdatePlacement>,
+    /// Parity update routine.
+    pub parity: Box<dyn ParityUpdate>,
+    /// Block allocation.
+    pub alloc: Box<dyn BlockAllocator>,
+}
+
+impl PolicySpec {
+    /// Builds the policy objects (the registration point of every scheme).
+    pub fn build(&self) -> Policies {
+        Policies {
+            read: match self.read_routing {
+                ReadRoutingKind::Normal => Box::new(normal_read::NormalRead),
+                ReadRoutingKind::GcTolerant => Box::new(gc_tolerant_read::GcTolerantRead::new(self.gc_tolerant.scope)),
+                ReadRoutingKind::Degraded => Box::new(degraded_read::DegradedRead),
+            },
+            place: match self.update_placement {
+                UpdatePlacementKind::StripeChannel => Box::new(stripe_channel::StripeChannel),
+                UpdatePlacementKind::Degraded => Box::new(degraded_update::DegradedUpdate),
+            },
+            parity: match self.parity_update {
+                ParityUpdateKind::FewestPrereads => Box::new(fewest_prereads::FewestPrereads),
+            },
+            alloc: match self.block_allocation {
+                BlockAllocationKind::InOrder => Box::new(in_order::InOrder),
+            },
+        }
+    }
+
+    /// Controller time of the per-request scheduling decision.
+    pub fn decision_ns(&self) -> u64 {
+        let degraded =
+            self.read_routing == ReadRoutingKind::Degraded || self.update_placement == UpdatePlacementKind::Degraded;
+        if degraded {
+            self.degraded.decision_ns
+        } else {
+            0
+        }
+    }
+
+    /// One scheduler per channel.
+    pub fn build_scheduler(&self, dies_per_channel: u32) -> Box<dyn ChannelScheduler> {
+        self.scheduler.build(dies_per_channel, self.read_priority)
+    }
+}

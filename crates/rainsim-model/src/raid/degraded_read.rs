@@ -1,0 +1,98 @@
+//! Degraded read: a host read served by reading the stripe's other written
+//! chunks (parity included) and XOR-ing them, instead of the chunk itself.
+//!
+//! ```text
+//!  take a read share of the stripe lock → read the k−1 partners (any channels)
+//!      → XOR on the controller → the host read is done → release the share
+//! ```
+//!
+//! The share keeps write jobs off the stripe while its partners are read, so
+//! they all belong to one parity generation. A rebuild is only started on a
+//! stripe with no write job running or waiting (writers are never starved).
+
+use crate::flash::op::{FlashOp, Origin};
+use crate::metrics::observer::Observer;
+use crate::policy::Member;
+use crate::raid::update::StripeLock;
+use crate::ssd::{Ev, Ssd};
+use crate::verify::VerifyError;
+
+/// One degraded read in flight.
+#[derive(Debug, Clone, Copy)]
+pub struct Rebuild {
+    /// Host request it serves.
+    pub req: u32,
+    /// Chunk being rebuilt.
+    pub chunk: u32,
+    /// Partner reads outstanding.
+    pub pending: u32,
+    /// XOR of the partner tokens read so far (verify mode).
+    pub acc: u32,
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Whether a degraded read of stripe `s` may start now.
+    pub(crate) fn rebuildable(&self, s: u32) -> bool {
+        self.locks.get(&s).is_none_or(|l| l.readable())
+    }
+
+    /// The written chunks of stripe `s` other than `chunk`, into `out`.
+    pub(crate) fn stripe_partners(&self, s: u32, chunk: u32, out: &mut Vec<Member>) {
+        let w = self.stripes.width;
+        for c in s * w..(s + 1) * w {
+            if c != chunk {
+                if let Some(m) = self.member(c) {
+                    out.push(m);
+                }
+            }
+        }
+    }
+
+    /// Starts rebuilding `chunk` for host request `req` from `partners`.
+    pub(crate) fn start_rebuild(&mut self, req: u32, chunk: u32, partners: &[Member], gc_tolerant: bool) {
+        let s = chunk / self.stripes.width;
+        self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
+        let id = self.rebuilds.insert(Rebuild { req, chunk, pending: partners.len() as u32, acc: 0 });
+        self.obs.degraded_read(gc_tolerant, partners.len() as u32);
+        for m in partners {
+            self.enqueue_read(m.chunk, m.ppn, id, Origin::DegradedRead);
+        }
+    }
+
+    /// A partner read of rebuild `op.owner` finished.
+    pub(crate) fn rebuild_read_done(&mut self, op: FlashOp) {
+        let id = op.owner;
+        if let Some(v) = &self.verifier {
+            self.rebuilds[id].acc ^= v.peek(op.ppn);
+        }
+        let r = &mut self.rebuilds[id];
+        r.pending -= 1;
+        if r.pending == 0 {
+            let at = self.controller_delay(self.cfg.timing.xor_ns);
+            self.q.at(at, Ev::RebuildDone(id));
+        }
+    }
+
+    /// XOR done: the rebuilt chunk goes to the host.
+    pub(crate) fn rebuild_done(&mut self, id: u32) {
+        let r = self.rebuilds.remove(id);
+        self.obs.xor();
+        if let Some(v) = &self.verifier {
+            let want = v.latest(r.chunk);
+            if r.acc != want {
+                let now = self.q.now();
+                self.fail(VerifyError {
+                    time_ns: now,
+                    what: format!(
+                        "degraded read of chunk {} rebuilt token {:#x}, latest written is {want:#x}",
+                        r.chunk, r.acc
+                    ),
+                });
+                return;
+            }
+        }
+        let s = r.chunk / self.stripes.width;
+        self.release_read_share(s);
+        self.finish_unit(r.req);
+    }
+}
