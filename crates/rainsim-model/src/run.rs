@@ -52,6 +52,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
             pe_cycle_limit: cfg.ftl.pe_cycle_limit,
         },
     );
+    report.notes = std::mem::take(&mut ssd.notes);
     report.timing = RunTiming {
         wall_s,
         cpu_s,

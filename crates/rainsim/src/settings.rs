@@ -1,6 +1,7 @@
 //! Building the effective configuration: preset or file → scheme overlay →
 //! `--set key=value` overrides, merged as TOML tables and then parsed once
-//! (so unknown keys are reported with their path).
+//! (so unknown keys are reported with their path). A preset or file may start
+//! with `extends = "<preset or file>"`: it is then an overlay on that base.
 
 use rainsim_model::Config;
 use std::path::Path;
@@ -12,12 +13,18 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("rep-raid-8ch", include_str!("../../../configs/rep-raid-8ch.toml")),
     ("degraded-mode-8ch", include_str!("../../../configs/degraded-mode-8ch.toml")),
     ("degraded-mode-16ch", include_str!("../../../configs/degraded-mode-16ch.toml")),
+    ("degraded-mode-16ch-5p1", include_str!("../../../configs/degraded-mode-16ch-5p1.toml")),
+    ("degraded-mode-16ch-7p1", include_str!("../../../configs/degraded-mode-16ch-7p1.toml")),
     ("adaptive-parity-6ch", include_str!("../../../configs/adaptive-parity-6ch.toml")),
     ("adaptive-parity-8ch", include_str!("../../../configs/adaptive-parity-8ch.toml")),
 ];
 
 /// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).
-pub const SCHEMES: &[(&str, &str)] = &[("baseline", include_str!("../../../configs/schemes/baseline.toml"))];
+pub const SCHEMES: &[(&str, &str)] = &[
+    ("baseline", include_str!("../../../configs/schemes/baseline.toml")),
+    ("gc-tolerant-read", include_str!("../../../configs/schemes/gc-tolerant-read.toml")),
+    ("degraded", include_str!("../../../configs/schemes/degraded.toml")),
+];
 
 /// A configuration problem, said for a person.
 #[derive(Debug, thiserror::Error)]
@@ -28,22 +35,44 @@ fn parse_table(text: &str, origin: &str) -> Result<Table, SettingsError> {
     text.parse::<Table>().map_err(|e| SettingsError(format!("{origin}: {e}")))
 }
 
-/// Loads a preset by name or a TOML file by path.
+/// Loads a preset by name or a TOML file by path, with what it extends.
 pub fn load_base(config: Option<&str>) -> Result<(Table, String), SettingsError> {
-    let name = config.unwrap_or("default");
-    if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) {
-        return Ok((parse_table(text, &format!("preset {name}"))?, name.to_string()));
+    load_layer(config.unwrap_or("default"), 0)
+}
+
+fn load_layer(name: &str, depth: u32) -> Result<(Table, String), SettingsError> {
+    if depth > 8 {
+        return Err(SettingsError(format!("{name}: 'extends' nests more than 8 deep (a cycle?)")));
     }
-    let path = Path::new(name);
-    if path.exists() {
+    let mut table = if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) {
+        parse_table(text, &format!("preset {name}"))?
+    } else {
+        let path = Path::new(name);
+        if !path.exists() {
+            let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+            return Err(SettingsError(format!(
+                "'{name}' is neither a file nor a preset; presets: {}",
+                names.join(", ")
+            )));
+        }
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{name}: {e}")))?;
-        // Parsed alone first, so that a mistake in the file is reported with
-        // its line and column (the merged table has lost them).
-        toml::from_str::<Config>(&text).map_err(|e| SettingsError(format!("{name}: {e}")))?;
-        return Ok((parse_table(&text, name)?, name.to_string()));
+        let table = parse_table(&text, name)?;
+        if !table.contains_key("extends") {
+            // Parsed alone first, so that a mistake in the file is reported
+            // with its line and column (the merged table has lost them).
+            toml::from_str::<Config>(&text).map_err(|e| SettingsError(format!("{name}: {e}")))?;
+        }
+        table
+    };
+    match table.remove("extends") {
+        None => Ok((table, name.to_string())),
+        Some(Value::String(base)) => {
+            let (mut merged, _) = load_layer(&base, depth + 1)?;
+            merge(&mut merged, table);
+            Ok((merged, name.to_string()))
+        }
+        Some(v) => Err(SettingsError(format!("{name}: 'extends' must be a preset name or file path, not {v}"))),
     }
-    let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-    Err(SettingsError(format!("'{name}' is neither a file nor a preset; presets: {}", names.join(", "))))
 }
 
 /// Deep-merges `over` into `base` (tables merge, everything else replaces).
@@ -152,6 +181,11 @@ mod tests {
         assert!(e.contains("stripe_width"), "{e}");
         let e = resolve(&Request { config: Some("no-such"), scheme: None, sets: &[] }).unwrap_err().to_string();
         assert!(e.contains("rep-raid-8ch"), "lists presets: {e}");
+        // A variant preset is its base with its own keys on top.
+        let base = resolve(&Request { config: Some("degraded-mode-16ch"), scheme: None, sets: &[] }).unwrap();
+        let v = resolve(&Request { config: Some("degraded-mode-16ch-7p1"), scheme: None, sets: &[] }).unwrap();
+        assert_eq!(v.raid.stripe_width, 8);
+        assert_eq!(Config { raid: base.raid.clone(), ..v }, base);
         // Bare default words clear an optional key set earlier.
         let sets = vec!["trace.device=3".to_string(), "trace.device=all".into(), "trace.format=detect".into()];
         let cfg = resolve(&Request { config: None, scheme: None, sets: &sets }).unwrap();

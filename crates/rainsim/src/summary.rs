@@ -82,8 +82,18 @@ pub fn render(r: &Report) -> String {
     let d = &r.raid;
     let _ = writeln!(
         o,
-        "raid: full-stripe {}, RMW {}, RCW {}, adjusted {}, plain {}, pre-reads {}, degraded reads {}, degraded updates {}",
-        d.full_stripe_writes, d.rmw, d.rcw, d.adjusted, d.plain_writes, d.prereads, d.degraded_reads, d.degraded_updates
+        "raid: full-stripe {}, RMW {}, RCW {}, adjusted {}, plain {}, pre-reads {}, degraded reads {}, \
+         GC-tolerant reads {}, degraded updates {}, XORs {}",
+        d.full_stripe_writes,
+        d.rmw,
+        d.rcw,
+        d.adjusted,
+        d.plain_writes,
+        d.prereads,
+        d.degraded_reads,
+        d.gc_tolerant_reads,
+        d.degraded_updates,
+        d.xors
     );
     let _ = writeln!(
         o,
@@ -99,6 +109,9 @@ pub fn render(r: &Report) -> String {
     }
     if r.host.held_by_queue_depth > 0 {
         let _ = writeln!(o, "note: {} requests waited for the host queue-depth cap", r.host.held_by_queue_depth);
+    }
+    for n in &r.notes {
+        let _ = writeln!(o, "note: {n}");
     }
     let t = &r.timing;
     let _ = writeln!(

@@ -290,6 +290,8 @@ pub struct Report {
     pub trace: serde_json::Value,
     /// The effective configuration.
     pub config: serde_json::Value,
+    /// Things the run wants the user to know (e.g. a policy half that could not apply).
+    pub notes: Vec<String>,
     /// Host cost of the run.
     pub timing: RunTiming,
 }
@@ -446,6 +448,7 @@ impl Report {
             sim: SimSpan { span_ns: span, capacity_bytes: inp.capacity_bytes },
             trace: inp.trace,
             config: inp.config,
+            notes: Vec::new(),
             timing: RunTiming::default(),
         }
     }

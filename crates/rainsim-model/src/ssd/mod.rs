@@ -315,6 +315,12 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
+    /// Replaces the read-routing policy (tests drive routes by hand).
+    #[doc(hidden)]
+    pub fn set_read_routing(&mut self, r: Box<dyn crate::policy::ReadRouting>) {
+        self.policies.read = r;
+    }
+
     pub(crate) fn controller_delay(&mut self, ns: SimTime) -> SimTime {
         let now = self.q.now();
         self.controller.run(now, ns)

@@ -1,0 +1,301 @@
+//! Degraded-mode scheduling and GC-tolerant reads: the policies' decisions on
+//! hand-built channel states (costs checked against DM-Eq. 3–6 by hand), the
+//! timing of a rebuilt read, and verification on every shared trace.
+
+use crate::{preset, tiny, trace_files};
+use rainsim_model::config::Config;
+use rainsim_model::engine::SimTime;
+use rainsim_model::flash::address::Layout;
+use rainsim_model::flash::op::{FlashOp, Origin};
+use rainsim_model::flash::timing::FlashTiming;
+use rainsim_model::ftl::Ftl;
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::policy::queuing_cost::{read_costs, update_costs};
+use rainsim_model::policy::{
+    degraded_read::DegradedRead, degraded_update::DegradedUpdate, gc_tolerant_read::GcTolerantRead, ChunkUpdate,
+    DeviceView, GcScope, Member, ReadRouting, ReadRoutingKind, ReadTarget, Route, UpdatePlacement, UpdatePlacementKind,
+};
+use rainsim_model::raid::stripe::StripeLayout;
+use rainsim_model::run::capacity_bytes;
+use rainsim_model::sched::fifo::Fifo;
+use rainsim_model::ssd::state::{ArrivalWindow, ChannelState, DieState, GcHistory};
+use rainsim_model::Ssd;
+use rainsim_trace::{Op, Request};
+
+/// A device state built by hand: `m` channels of `dies` dies, one plane each.
+struct Fixture {
+    cfg: Config,
+    layout: Layout,
+    stripes: StripeLayout,
+    ftl: Ftl,
+    t: FlashTiming,
+    channels: Vec<ChannelState>,
+    dies: Vec<DieState>,
+    now: SimTime,
+}
+
+impl Fixture {
+    fn new(m: u32, dies: u32) -> Fixture {
+        let cfg = tiny(m, dies, 1, 64, 16, Some(4));
+        let layout = Layout::new(&cfg.geometry);
+        let stripes = StripeLayout::new(m, 4, true, 100);
+        let ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, 0);
+        let t = FlashTiming::new(&cfg.timing, cfg.geometry.page_bytes);
+        let channels = (0..m)
+            .map(|_| ChannelState {
+                bus_free_at: 0,
+                sched: Box::new(Fifo::new(dies, true)),
+                arrivals: ArrivalWindow::new(128),
+                gc_recent: GcHistory::new(8),
+            })
+            .collect();
+        Fixture { cfg, layout, stripes, ftl, t, channels, dies: vec![DieState::default(); (m * dies) as usize], now: 0 }
+    }
+
+    fn view(&self) -> DeviceView<'_> {
+        DeviceView {
+            now: self.now,
+            channels: &self.channels,
+            dies: &self.dies,
+            timing: &self.cfg.timing,
+            t: &self.t,
+            ftl: &self.ftl,
+            layout: &self.layout,
+            stripes: &self.stripes,
+        }
+    }
+
+    /// Queues `reads` reads and `writes` programs on channel `ch`.
+    fn load(&mut self, ch: u32, reads: u32, writes: u32) {
+        let op = |origin| FlashOp { chunk: 0, owner: 0, origin, enqueued: 0, ppn: 0, seq: 0 };
+        let s = &mut self.channels[ch as usize].sched;
+        for _ in 0..reads {
+            s.push_read(0, op(Origin::HostRead));
+        }
+        for _ in 0..writes {
+            s.push_write(op(Origin::HostProgram));
+        }
+    }
+
+    /// Channel `ch` saw arrivals every `gap` ns up to now.
+    fn arrivals(&mut self, ch: u32, n: u64, gap: SimTime) {
+        for i in 0..n {
+            self.channels[ch as usize].arrivals.record(self.now - (n - i) * gap);
+        }
+    }
+
+    fn member(&self, chunk: u32, ch: u32) -> Member {
+        Member {
+            chunk,
+            ppn: 0,
+            die: ch * self.layout.dies_per_channel,
+            channel: ch,
+            read_ns: self.t.read + self.t.xfer,
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+}
+
+/// Stripe on channels 0..3, target on channel 0; channels 4 and 5 are outside.
+#[test]
+fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
+    let mut f = Fixture::new(6, 1);
+    f.now = 10_000_000;
+    let t_rd = (f.t.read + f.t.xfer) as f64;
+    let t_wr = (f.t.xfer + f.t.program) as f64;
+    let t_xor = f.cfg.timing.xor_ns as f64;
+    let target = f.member(0, 0);
+    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
+
+    // Congested target (5 reads, 2 programs, one arrival per 100 µs), idle partners.
+    f.load(0, 5, 2);
+    f.arrivals(0, 50, 100_000);
+    f.load(1, 1, 0);
+    let rate = 50.0 / (50.0 * 100_000.0);
+    let wait = 5.0 * t_rd + 2.0 * t_wr;
+    let (t_a, t_b) = read_costs(&f.view(), &target, &partners);
+    assert!(close(t_a, wait * (1.0 + t_rd * rate)), "Eq. 3: {t_a}");
+    assert!(close(t_b, t_xor + t_rd), "Eq. 4: {t_b}");
+    let read = ReadTarget { target, partners: &partners };
+    assert_eq!(DegradedRead.route(&f.view(), &read), Route::Degraded);
+
+    // Update: x is the idler of the outside channels 4 (3 queued) and 5 (1 queued).
+    f.load(4, 3, 0);
+    f.load(5, 0, 1);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5], parity_channel: 3 };
+    let (ua, ub) = update_costs(&f.view(), &target, &partners, 5);
+    assert!(close(ua, wait * (1.0 + t_wr * rate) + t_wr), "Eq. 5: {ua}");
+    assert!(close(ub, t_xor + t_rd + t_wr * 1.0 + t_wr), "Eq. 6: {ub}");
+    assert_eq!(DegradedUpdate.place(&f.view(), &u), Some(5), "to the idlest channel outside the stripe");
+
+    // The reverse: an idle target, loaded partners.
+    let mut g = Fixture::new(6, 1);
+    g.now = 10_000_000;
+    g.load(0, 1, 0);
+    for ch in 1..4 {
+        g.load(ch, 3, 1);
+    }
+    let (t_a, t_b) = read_costs(&g.view(), &target, &partners);
+    assert!(close(t_a, t_rd) && close(t_b, t_xor + t_rd * 12.0), "{t_a} vs {t_b}");
+    let read = ReadTarget { target, partners: &partners };
+    assert_eq!(DegradedRead.route(&g.view(), &read), Route::Normal);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5], parity_channel: 3 };
+    assert_eq!(DegradedUpdate.place(&g.view(), &u), None);
+    // No channel outside the stripe: no degraded update, however busy the target.
+    f.load(0, 50, 50);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[], parity_channel: 3 };
+    assert_eq!(DegradedUpdate.place(&f.view(), &u), None);
+}
+
+/// A GC running on the target's die, or one its plane is due for, counts in
+/// T_wait even with empty queues (DM-Eq. 1 and 7).
+#[test]
+fn gc_on_the_target_counts_in_its_wait() {
+    let mut f = Fixture::new(6, 1);
+    f.now = 1_000_000;
+    let target = f.member(0, 0);
+    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
+    f.load(1, 2, 0);
+    let read = ReadTarget { target, partners: &partners };
+    assert_eq!(DegradedRead.route(&f.view(), &read), Route::Normal, "idle target");
+    // A GC with 2 ms left.
+    f.dies[0].gc_until = Some(f.now + 2_000_000);
+    let (t_a, _) = read_costs(&f.view(), &target, &partners);
+    assert!(close(t_a, 2_000_000.0), "{t_a}");
+    assert_eq!(DegradedRead.route(&f.view(), &read), Route::Degraded);
+    // No GC running, but the plane is below its threshold: c = 1, and t_gc by
+    // Eq. 7 from the channel's last GCs (10 and 20 moves, one erase each).
+    f.dies[0].gc_until = None;
+    let keep = f.ftl.gc_trigger_blocks as usize - 1;
+    f.ftl.planes[0].free.truncate(keep);
+    f.channels[0].gc_recent.record(10, 1);
+    f.channels[0].gc_recent.record(20, 1);
+    let t_gc = (f.t.read + f.t.program) as f64 * 15.0 + f.t.erase as f64;
+    let (t_a, _) = read_costs(&f.view(), &target, &partners);
+    assert!(close(t_a, t_gc), "{t_a} vs {t_gc}");
+}
+
+#[test]
+fn gc_tolerant_read_only_when_the_target_is_collecting() {
+    let mut f = Fixture::new(4, 2);
+    let target = f.member(0, 0); // die 0 of channel 0
+    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
+    let read = ReadTarget { target, partners: &partners };
+    let mut die = GcTolerantRead::new(GcScope::Die);
+    let mut chan = GcTolerantRead::new(GcScope::Channel);
+    // Heavy queues but no GC: normal.
+    f.load(0, 40, 40);
+    assert_eq!(die.route(&f.view(), &read), Route::Normal);
+    // The other die of channel 0 collects: only the channel scope reacts.
+    f.dies[1].gc_until = Some(5_000_000);
+    assert_eq!(die.route(&f.view(), &read), Route::Normal);
+    assert_eq!(chan.route(&f.view(), &read), Route::GcTolerant);
+    // The target's own die collects.
+    f.dies[0].gc_until = Some(5_000_000);
+    assert_eq!(die.route(&f.view(), &read), Route::GcTolerant);
+    // ... but a partner's die too: the rebuild would wait as well.
+    f.dies[4].gc_until = Some(5_000_000);
+    assert_eq!(die.route(&f.view(), &read), Route::Normal);
+    // No partners given (the stripe is being written): normal.
+    f.dies[4].gc_until = None;
+    assert_eq!(die.route(&f.view(), &ReadTarget { target, partners: &[] }), Route::Normal);
+}
+
+/// GC-tolerant reads never touch writes: a write-only run is the baseline's.
+#[test]
+fn gc_tolerant_read_leaves_a_write_only_run_unchanged() {
+    let mut cfg = preset("degraded-mode-8ch");
+    cfg.geometry.blocks_per_plane = 64;
+    cfg.workload.requests = 3_000;
+    cfg.workload.read_ratio = 0.0;
+    let trace = rainsim_trace::generate(&cfg.workload, capacity_bytes(&cfg), cfg.seed).unwrap();
+    let run = |routing| {
+        let mut c = cfg.clone();
+        c.policy.read_routing = routing;
+        let mut ssd = Ssd::new(&c, Collector::new(c.geometry.channels), true).unwrap();
+        ssd.run(&trace.requests, &mut |_| {}).unwrap();
+        let o = ssd.obs;
+        (o.latency[2].sum, o.raid.gc_tolerant_reads, o.channels.iter().map(|c| c.gc_count).sum::<u64>())
+    };
+    let (base, gt) = (run(ReadRoutingKind::Normal), run(ReadRoutingKind::GcTolerant));
+    assert!(base.2 > 0, "GC ran");
+    assert_eq!(gt.1, 0);
+    assert_eq!(base, gt);
+}
+
+/// Always rebuild (to time a degraded read by hand).
+struct AlwaysRebuild;
+impl ReadRouting for AlwaysRebuild {
+    fn route(&mut self, _: &DeviceView, _: &ReadTarget) -> Route {
+        Route::Degraded
+    }
+}
+
+#[derive(Default)]
+struct Lat(Vec<(Op, u64)>);
+impl rainsim_model::metrics::observer::Observer for Lat {
+    fn request_done(&mut self, op: Op, arrival: u64, done: u64, _bytes: u32) {
+        self.0.push((op, done - arrival));
+    }
+}
+
+/// On an idle 3+1 device a rebuilt read costs one partner read (the three run
+/// in parallel on their channels) plus the XOR; a write to the stripe that
+/// arrives meanwhile waits for the rebuild before its own phases.
+#[test]
+fn degraded_read_takes_a_partner_read_plus_xor_and_holds_off_writers() {
+    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.timing.read_ns = 20_000;
+    c.timing.program_ns = 500_000;
+    c.timing.command_ns = 300;
+    c.timing.xor_ns = 19_000;
+    let xfer = 10_240 + 300; // 4096 B at 400 MB/s plus command cycles
+    let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
+    ssd.set_read_routing(Box::new(AlwaysRebuild));
+    let pb = 4096u64;
+    // The first stripe whose four chunks were all written by preconditioning.
+    let s = (0..ssd.stripe_layout().stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+    let offset = s as u64 * 3 * pb;
+    let reqs = [
+        Request { time_ns: 0, offset, size: pb as u32, device: 0, op: Op::Read },
+        Request { time_ns: 1_000, offset, size: pb as u32, device: 0, op: Op::Write },
+    ];
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    let rebuild = 20_000 + xfer + 19_000;
+    // The write (RCW: one data chunk, 2 vs 2 pre-reads) starts at the rebuild's end.
+    let write_end = rebuild + (20_000 + xfer) + 19_000 + (xfer + 500_000);
+    assert_eq!(ssd.obs.0, vec![(Op::Read, rebuild), (Op::Write, write_end - 1_000)]);
+}
+
+#[test]
+fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
+    let mut cfg = preset("degraded-mode-8ch");
+    cfg.precondition.invalid += 0.01;
+    let mut moved = 0;
+    for (read, place) in [
+        (ReadRoutingKind::GcTolerant, UpdatePlacementKind::StripeChannel),
+        (ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded),
+    ] {
+        cfg.policy.read_routing = read;
+        cfg.policy.update_placement = place;
+        let mut rebuilt = 0;
+        for path in trace_files() {
+            let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut ssd = Ssd::new(&cfg, Collector::new(cfg.geometry.channels), true).unwrap();
+            let totals =
+                ssd.run(&trace.requests, &mut |_| {}).unwrap_or_else(|e| panic!("{read:?} {}: {e}", path.display()));
+            assert_eq!(totals.completed, trace.requests.len() as u64);
+            let r = &ssd.obs.raid;
+            rebuilt += r.degraded_reads + r.gc_tolerant_reads;
+            moved += r.degraded_updates;
+        }
+        assert!(rebuilt > 0, "{read:?}: no read was rebuilt on any trace");
+    }
+    assert!(moved > 0, "no degraded update was exercised");
+}
