@@ -80,7 +80,11 @@ impl ArrivalWindow {
         } else {
             self.times[self.next] = t;
         }
-        self.next = (self.next + 1) % self.capacity;
+        // No division on this hot path.
+        self.next += 1;
+        if self.next == self.capacity {
+            self.next = 0;
+        }
     }
 
     /// Arrivals per nanosecond: the arrivals held, over the time from the

@@ -29,11 +29,16 @@ proptest! {
         k in prop::sample::select(vec![0u32, 3, 4]),
         valid in prop::sample::select(vec![0.0, 0.5, 0.7]),
         read_priority in any::<bool>(),
+        scheme in 0usize..3,
     ) {
         let mut cfg = tiny(4, 2, 2, 16, 8, if k == 0 { None } else { Some(k) });
         cfg.precondition.valid = valid;
         cfg.precondition.invalid = if valid > 0.0 { 0.1 } else { 0.0 };
         cfg.policy.read_priority = read_priority;
+        // Baseline, GC-tolerant reads, degraded reads and updates (k < m = 4 only for k = 3).
+        use rainsim_model::policy::{ReadRoutingKind as R, UpdatePlacementKind as U};
+        (cfg.policy.read_routing, cfg.policy.update_placement) =
+            [(R::Normal, U::StripeChannel), (R::GcTolerant, U::StripeChannel), (R::Degraded, U::Degraded)][scheme];
         cfg.ftl.gc_threshold = 0.2;
         cfg.geometry.over_provisioning = 0.3;
         let mut ssd = Ssd::new(&cfg, Collector::new(4), true).unwrap();
