@@ -17,6 +17,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("degraded-mode-16ch-7p1", include_str!("../../../configs/degraded-mode-16ch-7p1.toml")),
     ("adaptive-parity-6ch", include_str!("../../../configs/adaptive-parity-6ch.toml")),
     ("adaptive-parity-8ch", include_str!("../../../configs/adaptive-parity-8ch.toml")),
+    ("adaptive-parity-8ch-7p1", include_str!("../../../configs/adaptive-parity-8ch-7p1.toml")),
 ];
 
 /// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).

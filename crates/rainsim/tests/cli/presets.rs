@@ -23,7 +23,7 @@ struct Claim {
 
 const PAPER_LAT: [i64; 4] = [45_000, 700_000, 3_500_000, 19_000];
 
-const CLAIMS: [Claim; 6] = [
+const CLAIMS: [Claim; 9] = [
     // "an 8-channel, 32 GiB RAID-5 (3+1) SSD ... Geometry and latencies follow degraded-mode-scheduling Table 2"
     Claim {
         name: "default",
@@ -74,6 +74,31 @@ const CLAIMS: [Claim; 6] = [
         name: "adaptive-parity-8ch",
         geometry: [8, 4, 1, 4, 512, 64, 8192],
         stripe_width: 6,
+        precondition: Some((0.8, 0.1)),
+        latencies: PAPER_LAT,
+        stripe_overhead_ns: None,
+    },
+    // Variants (`extends`): "the device of adaptive-parity-8ch ... 7 data + 1 parity"
+    Claim {
+        name: "adaptive-parity-8ch-7p1",
+        geometry: [8, 4, 1, 4, 512, 64, 8192],
+        stripe_width: 8,
+        precondition: Some((0.8, 0.1)),
+        latencies: PAPER_LAT,
+        stripe_overhead_ns: None,
+    },
+    Claim {
+        name: "degraded-mode-16ch-5p1",
+        geometry: [16, 4, 1, 4, 256, 128, 8192],
+        stripe_width: 6,
+        precondition: Some((0.8, 0.1)),
+        latencies: PAPER_LAT,
+        stripe_overhead_ns: None,
+    },
+    Claim {
+        name: "degraded-mode-16ch-7p1",
+        geometry: [16, 4, 1, 4, 256, 128, 8192],
+        stripe_width: 8,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
         stripe_overhead_ns: None,
