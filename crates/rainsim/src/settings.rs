@@ -17,7 +17,11 @@ pub const PRESETS: &[(&str, &str)] = &[
 ];
 
 /// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).
-pub const SCHEMES: &[(&str, &str)] = &[("baseline", include_str!("../../../configs/schemes/baseline.toml"))];
+pub const SCHEMES: &[(&str, &str)] = &[
+    ("baseline", include_str!("../../../configs/schemes/baseline.toml")),
+    ("bpu", include_str!("../../../configs/schemes/bpu.toml")),
+    ("adaptive", include_str!("../../../configs/schemes/adaptive.toml")),
+];
 
 /// A configuration problem, said for a person.
 #[derive(Debug, thiserror::Error)]
