@@ -52,6 +52,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
             pe_cycle_limit: cfg.ftl.pe_cycle_limit,
         },
     );
+    report.notes = ssd.notes.clone();
     report.timing = RunTiming {
         wall_s,
         cpu_s,
