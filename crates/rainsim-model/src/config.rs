@@ -288,6 +288,7 @@ impl Config {
                 ));
             }
         }
+        self.policy.validate().map_err(ConfigError)?;
         let p = &self.precondition;
         if p.valid < 0.0 || p.invalid < 0.0 || p.valid + p.invalid > 1.0 {
             return err(format!(

@@ -25,6 +25,8 @@ pub const SCHEMES: &[(&str, &str)] = &[
     ("baseline", include_str!("../../../configs/schemes/baseline.toml")),
     ("gc-tolerant-read", include_str!("../../../configs/schemes/gc-tolerant-read.toml")),
     ("degraded", include_str!("../../../configs/schemes/degraded.toml")),
+    ("bpu", include_str!("../../../configs/schemes/bpu.toml")),
+    ("adaptive", include_str!("../../../configs/schemes/adaptive.toml")),
 ];
 
 /// A configuration problem, said for a person.

@@ -73,6 +73,18 @@ pub fn render(r: &Report) -> String {
         "  cv: blocked {:.3}, completed {:.3}, GC {:.3}, busy {:.3}",
         b.cv_blocked, b.cv_completed, b.cv_gc, b.cv_busy
     );
+    let t = &b.read_tail.p99_9;
+    let _ = writeln!(
+        o,
+        "  read p99.9 over {} channels: min {}, mean {}, max {}",
+        b.read_tail.channels,
+        ns(t.min_ns as f64),
+        ns(t.mean_ns),
+        ns(t.max_ns as f64)
+    );
+    let x = &b.blocked_chi2;
+    let _ =
+        writeln!(o, "  blocked vs uniform over channels: chi2 {:.1}, dof {}, p {:.3e}", x.statistic, x.dof, x.p_value);
     let f = &r.flash_ops;
     let _ = writeln!(
         o,
@@ -82,12 +94,14 @@ pub fn render(r: &Report) -> String {
     let d = &r.raid;
     let _ = writeln!(
         o,
-        "raid: full-stripe {}, RMW {}, RCW {}, adjusted {}, plain {}, pre-reads {}, degraded reads {}, \
-         GC-tolerant reads {}, degraded updates {}, XORs {}",
+        "raid: full-stripe {}, RMW {}, RCW {}, adjusted {} (to RMW {}, to RCW {}), plain {}, pre-reads {}, \
+         degraded reads {}, GC-tolerant reads {}, degraded updates {}, XORs {}",
         d.full_stripe_writes,
         d.rmw,
         d.rcw,
         d.adjusted,
+        d.adjusted_to_rmw,
+        d.adjusted_to_rcw,
         d.plain_writes,
         d.prereads,
         d.degraded_reads,
@@ -144,11 +158,15 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
         ("IOPS", |r| format!("{:.1}", r.iops)),
         ("cv blocked", |r| format!("{:.3}", r.balance.cv_blocked)),
         ("cv completed", |r| format!("{:.3}", r.balance.cv_completed)),
+        ("chan read p99.9 min", |r| ns(r.balance.read_tail.p99_9.min_ns as f64)),
+        ("chan read p99.9 max", |r| ns(r.balance.read_tail.p99_9.max_ns as f64)),
+        ("chi2 blocked", |r| format!("{:.1}", r.balance.blocked_chi2.statistic)),
         ("GC count", |r| r.channels.iter().map(|c| c.gc_count).sum::<u64>().to_string()),
         ("full-stripe writes", |r| r.raid.full_stripe_writes.to_string()),
         ("RMW", |r| r.raid.rmw.to_string()),
         ("RCW", |r| r.raid.rcw.to_string()),
         ("adjusted", |r| r.raid.adjusted.to_string()),
+        ("adjusted share", |r| format!("{:.3}", r.raid.routines.adjusted)),
         ("pre-reads", |r| r.raid.prereads.to_string()),
         ("WAF", |r| format!("{:.3}", r.waf)),
     ];

@@ -40,6 +40,14 @@ impl LatencyStats {
     pub fn count(&self) -> u64 {
         self.hist.len()
     }
+    /// The `q` quantile in ns, at most the exact maximum (0 when empty).
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.count() == 0 {
+            0
+        } else {
+            self.hist.value_at_quantile(q).min(self.max)
+        }
+    }
     /// Exact mean in ns (0 when empty).
     pub fn mean(&self) -> f64 {
         if self.count() == 0 {
@@ -93,6 +101,8 @@ pub struct RaidCounters {
     pub rcw: u64,
     /// Partial-stripe writes whose routine differs from fewest pre-reads.
     pub adjusted: u64,
+    /// Of those, the ones that chose RMW (the rest chose RCW).
+    pub adjusted_rmw: u64,
     /// Page writes without parity.
     pub plain: u64,
     /// Writes to stripes holding no data yet.
@@ -215,6 +225,7 @@ impl Observer for Collector {
             StripeWrite::Fresh => self.raid.fresh += 1,
         }
         self.raid.adjusted += adjusted as u64;
+        self.raid.adjusted_rmw += (adjusted && kind == StripeWrite::Rmw) as u64;
         self.raid.prereads += prereads as u64;
     }
     fn degraded_read(&mut self, gc_tolerant: bool, reads: u32) {

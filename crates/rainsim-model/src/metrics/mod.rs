@@ -4,3 +4,4 @@
 pub mod collector;
 pub mod observer;
 pub mod report;
+pub mod stats;

@@ -2,6 +2,7 @@
 //! `timing` is a pure function of config, trace and seed.
 
 use super::collector::{Collector, LatencyStats};
+use super::stats::{chi2_uniform, spread, ChiSquare, Spread};
 use crate::flash::op::Origin;
 use crate::ftl::Ftl;
 use serde::Serialize;
@@ -89,6 +90,9 @@ pub struct ChannelReport {
     pub ops_by_origin: OpsByOrigin,
     /// Queue length sampled at each completion, summed, over completions.
     pub avg_blocked: f64,
+    /// Queue length sampled at each completion, summed (the numerator of
+    /// `avg_blocked`; the count `balance.blocked_chi2` tests).
+    pub blocked_sum: u64,
     /// Die busy time (I/O and GC) / (dies × active span), where the active span
     /// also covers die work before the first arrival or after the last completion.
     pub busy_fraction: f64,
@@ -100,8 +104,12 @@ pub struct ChannelReport {
     pub erases: u64,
     /// Host read sub-requests served here.
     pub reads: u64,
+    /// 99th percentile of host read sub-request latency here (enqueue to completion).
+    pub read_p99_ns: u64,
     /// 99.9th percentile of host read sub-request latency here.
     pub read_p99_9_ns: u64,
+    /// 99.99th percentile of host read sub-request latency here.
+    pub read_p99_99_ns: u64,
     /// Mean GC duration here in ns (0 without GC).
     pub gc_mean_ns: f64,
     /// Mean of the GC durations DM-Eq. 7 predicted here before each GC, in ns.
@@ -152,6 +160,26 @@ pub struct Balance {
     pub cv_erases: f64,
     /// Of per-channel read p99.9 latency.
     pub cv_read_p99_9: f64,
+    /// Per-channel read tail latencies across channels (Figs. 12–13 of
+    /// adaptive-parity-update).
+    pub read_tail: ReadTail,
+    /// χ² of the per-channel `blocked_sum` against a uniform spread over the
+    /// channels (adaptive-parity-update, Appendix A).
+    pub blocked_chi2: ChiSquare,
+}
+
+/// Smallest, mean and largest per-channel read tail latency, over the
+/// channels that served host reads.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReadTail {
+    /// Channels that served at least one host read (the others are left out).
+    pub channels: u32,
+    /// Of `channels[i].read_p99_ns`.
+    pub p99: Spread,
+    /// Of `channels[i].read_p99_9_ns`.
+    pub p99_9: Spread,
+    /// Of `channels[i].read_p99_99_ns`.
+    pub p99_99: Spread,
 }
 
 /// Flash operations by origin over the device.
@@ -186,6 +214,12 @@ pub struct RaidReport {
     pub rcw: u64,
     /// Routines that differ from fewest pre-reads.
     pub adjusted: u64,
+    /// Adjusted decisions that chose RMW.
+    pub adjusted_to_rmw: u64,
+    /// Adjusted decisions that chose RCW.
+    pub adjusted_to_rcw: u64,
+    /// Shares of the RMW + RCW updates (Fig. 6 of adaptive-parity-update).
+    pub routines: RoutineShares,
     /// Host reads rebuilt from their stripe by the queuing-cost model.
     pub degraded_reads: u64,
     /// Host reads rebuilt because their die (or channel) was in GC.
@@ -202,6 +236,33 @@ pub struct RaidReport {
     pub new_stripe_writes: u64,
     /// Pre-reads issued.
     pub prereads: u64,
+}
+
+/// How partial-stripe updates were carried out, as fractions of all RMW and
+/// RCW updates (each 0 without any); the three add up to 1.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RoutineShares {
+    /// RMW, as fewest pre-reads would have chosen.
+    pub rmw: f64,
+    /// RCW, as fewest pre-reads would have chosen.
+    pub rcw: f64,
+    /// Either routine against the fewest-pre-reads choice.
+    pub adjusted: f64,
+}
+
+impl RoutineShares {
+    fn new(rmw: u64, rcw: u64, adjusted_rmw: u64, adjusted: u64) -> Self {
+        let n = (rmw + rcw) as f64;
+        if n == 0.0 {
+            return RoutineShares { rmw: 0.0, rcw: 0.0, adjusted: 0.0 };
+        }
+        let adjusted_rcw = adjusted - adjusted_rmw;
+        RoutineShares {
+            rmw: (rmw - adjusted_rmw) as f64 / n,
+            rcw: (rcw - adjusted_rcw) as f64 / n,
+            adjusted: adjusted as f64 / n,
+        }
+    }
 }
 
 /// Wear state at the end of the run.
@@ -356,6 +417,7 @@ impl Report {
                     ops,
                     ops_by_origin: OpsByOrigin::new(&ch.ops),
                     avg_blocked: if ops == 0 { 0.0 } else { ch.blocked_sum as f64 / ops as f64 },
+                    blocked_sum: ch.blocked_sum,
                     busy_fraction: if active == 0 {
                         0.0
                     } else {
@@ -365,11 +427,9 @@ impl Report {
                     pages_moved: ch.pages_moved,
                     erases: ch.erases,
                     reads: ch.read_lat.count(),
-                    read_p99_9_ns: if ch.read_lat.count() == 0 {
-                        0
-                    } else {
-                        ch.read_lat.hist.value_at_quantile(0.999).min(ch.read_lat.max)
-                    },
+                    read_p99_ns: ch.read_lat.quantile(0.99),
+                    read_p99_9_ns: ch.read_lat.quantile(0.999),
+                    read_p99_99_ns: ch.read_lat.quantile(0.9999),
                     gc_mean_ns: if ch.gc_count == 0 { 0.0 } else { ch.gc_ns as f64 / ch.gc_count as f64 },
                     gc_estimate_mean_ns: if ch.gc_count == 0 { 0.0 } else { ch.gc_estimate_ns / ch.gc_count as f64 },
                 }
@@ -382,6 +442,14 @@ impl Report {
         let parity_program = c.ops(Origin::ParityProgram);
         let (emin, emax, emean) = ftl.erase_spread();
         let count = c.latency[2].count();
+        let read = || channels.iter().filter(|r| r.reads > 0);
+        let read_tail = ReadTail {
+            channels: read().count() as u32,
+            p99: spread(&read().map(|r| r.read_p99_ns).collect::<Vec<_>>()),
+            p99_9: spread(&read().map(|r| r.read_p99_9_ns).collect::<Vec<_>>()),
+            p99_99: spread(&read().map(|r| r.read_p99_99_ns).collect::<Vec<_>>()),
+        };
+        let blocked_chi2 = chi2_uniform(&channels.iter().map(|r| r.blocked_sum).collect::<Vec<_>>());
         Report {
             version: env!("CARGO_PKG_VERSION").to_string(),
             scheme: inp.scheme.to_string(),
@@ -400,6 +468,8 @@ impl Report {
                 cv_moved: cv(&col(&|r| r.pages_moved as f64)),
                 cv_erases: cv(&col(&|r| r.erases as f64)),
                 cv_read_p99_9: cv(&col(&|r| r.read_p99_9_ns as f64)),
+                read_tail,
+                blocked_chi2,
             },
             channels,
             flash_ops: FlashOps {
@@ -417,6 +487,9 @@ impl Report {
                 rmw: c.raid.rmw,
                 rcw: c.raid.rcw,
                 adjusted: c.raid.adjusted,
+                adjusted_to_rmw: c.raid.adjusted_rmw,
+                adjusted_to_rcw: c.raid.adjusted - c.raid.adjusted_rmw,
+                routines: RoutineShares::new(c.raid.rmw, c.raid.rcw, c.raid.adjusted_rmw, c.raid.adjusted),
                 degraded_reads: c.raid.degraded_reads,
                 gc_tolerant_reads: c.raid.gc_tolerant_reads,
                 rebuild_reads: c.raid.rebuild_reads,

@@ -5,6 +5,8 @@
 //! **Invariant:** policies read a [`DeviceView`] and return a decision; they
 //! never schedule events or touch the FTL.
 
+pub mod adaptive;
+pub mod bpu;
 pub mod degraded_read;
 pub mod degraded_update;
 pub mod fewest_prereads;
@@ -14,7 +16,11 @@ pub mod normal_read;
 pub mod queuing_cost;
 pub mod spec;
 pub mod stripe_channel;
+#[cfg(test)]
+pub(crate) mod testkit;
 
+pub use adaptive::{AdaptiveParams, QueueScope};
+pub use bpu::BpuParams;
 pub use spec::{
     BlockAllocationKind, DegradedParams, GcScope, GcTolerantParams, ParityUpdateKind, Policies, PolicySpec,
     ReadRoutingKind, UpdatePlacementKind,

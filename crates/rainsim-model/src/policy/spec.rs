@@ -2,6 +2,8 @@
 //! section `[policy]`), and the one place where schemes are registered.
 
 use super::*;
+use crate::policy::adaptive::AdaptiveParams;
+use crate::policy::bpu::BpuParams;
 use crate::sched::{ChannelScheduler, SchedulerKind};
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +39,12 @@ pub enum ParityUpdateKind {
     /// Fewer pre-reads wins; a tie goes to RCW (as Linux md does).
     #[default]
     FewestPrereads,
+    /// Fixed-threshold classes on pre-read counts and queue lengths (BPU,
+    /// Chen et al., ICPADS'16); parameters in `[policy.bpu]`.
+    Bpu,
+    /// The cost model of adaptive-parity-update (Eq. 3–9, Algorithm 1);
+    /// parameters in `[policy.adaptive]`.
+    Adaptive,
 }
 
 /// Block allocation implementations.
@@ -68,6 +76,10 @@ pub struct PolicySpec {
     pub degraded: DegradedParams,
     /// Parameters of GC-tolerant reads.
     pub gc_tolerant: GcTolerantParams,
+    /// Parameters of the BPU parity-update classes.
+    pub bpu: BpuParams,
+    /// Parameters of the adaptive parity-update cost model.
+    pub adaptive: AdaptiveParams,
 }
 
 /// Parameters of the degraded-mode queuing-cost model (`[policy.degraded]`).
@@ -118,6 +130,8 @@ impl Default for PolicySpec {
             block_allocation: BlockAllocationKind::default(),
             degraded: DegradedParams::default(),
             gc_tolerant: GcTolerantParams::default(),
+            bpu: BpuParams::default(),
+            adaptive: AdaptiveParams::default(),
         }
     }
 }
@@ -135,6 +149,11 @@ pub struct Policies {
 }
 
 impl PolicySpec {
+    /// Rejects parameters no policy can work with, naming the key.
+    pub fn validate(&self) -> Result<(), String> {
+        self.bpu.validate()
+    }
+
     /// Builds the policy objects (the registration point of every scheme).
     pub fn build(&self) -> Policies {
         Policies {
@@ -149,6 +168,8 @@ impl PolicySpec {
             },
             parity: match self.parity_update {
                 ParityUpdateKind::FewestPrereads => Box::new(fewest_prereads::FewestPrereads),
+                ParityUpdateKind::Bpu => Box::new(bpu::Bpu::new(self.bpu.clone())),
+                ParityUpdateKind::Adaptive => Box::new(adaptive::Adaptive::new(self.adaptive.clone())),
             },
             alloc: match self.block_allocation {
                 BlockAllocationKind::InOrder => Box::new(in_order::InOrder),

@@ -23,7 +23,7 @@ use crate::flash::address::Layout;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::{precondition::precondition, Ftl, OutOfSpace};
 use crate::metrics::observer::Observer;
-use crate::policy::{Member, Policies, UpdatePlacementKind};
+use crate::policy::{Member, ParityUpdateKind, Policies, UpdatePlacementKind};
 use crate::raid::degraded_read::Rebuild;
 use crate::raid::stripe::StripeLayout;
 use crate::raid::update::{StripeJob, StripeLock};
@@ -229,6 +229,13 @@ impl<O: Observer> Ssd<O> {
                  {} channels: every update stays on its stripe channel (degraded reads still apply)",
                 layout.channels
             ));
+        }
+        if cfg.policy.parity_update == ParityUpdateKind::Adaptive && !cfg.policy.read_priority {
+            notes.push(
+                "the adaptive parity update assumes pre-reads are served before queued writes, but \
+                 policy.read_priority = false serves them in arrival order: its delay cost (Eq. 6-7) does not hold"
+                    .into(),
+            );
         }
         Ok(Ssd {
             obs,

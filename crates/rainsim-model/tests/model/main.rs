@@ -3,6 +3,7 @@
 mod degraded;
 mod determinism;
 mod gc;
+mod parity_update;
 mod props;
 mod queueing;
 mod timing;
@@ -62,6 +63,14 @@ pub fn trace_files() -> Vec<PathBuf> {
 /// A preset from `configs/`.
 pub fn preset(name: &str) -> Config {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs").join(format!("{name}.toml"));
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    Config::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A scheme from `configs/schemes/` (only its `[policy]` matters; the rest
+/// of the returned config is defaults).
+pub fn scheme(name: &str) -> Config {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/schemes").join(format!("{name}.toml"));
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     Config::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

@@ -14,5 +14,6 @@ mod determinism;
 mod errors;
 mod presets;
 mod report;
+mod schemes;
 mod trace_stats;
 mod traces;

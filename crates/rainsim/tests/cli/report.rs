@@ -18,13 +18,34 @@ const PCTS: [(&str, f64); 7] = [
     ("p99_999_ns", 0.99999),
     ("max_ns", 1.0),
 ];
-const CHANNEL_KEYS: [&str; 7] =
-    ["ops", "avg_blocked", "busy_fraction", "gc_count", "pages_moved", "erases", "read_p99_9_ns"];
+const CHANNEL_KEYS: [&str; 10] = [
+    "ops",
+    "avg_blocked",
+    "blocked_sum",
+    "busy_fraction",
+    "gc_count",
+    "pages_moved",
+    "erases",
+    "read_p99_ns",
+    "read_p99_9_ns",
+    "read_p99_99_ns",
+];
 /// Flash operations that channels count in `ops` (GC moves are separate).
 const CHANNEL_ORIGINS: [&str; 5] = ["host_read", "host_program", "pre_read", "degraded_read", "parity_program"];
 const FLASH_KEYS: [&str; 8] =
     ["host_read", "host_program", "pre_read", "degraded_read", "parity_program", "gc_read", "gc_program", "erase"];
-const RAID_KEYS: [&str; 6] = ["full_stripe_writes", "rmw", "rcw", "adjusted", "degraded_reads", "degraded_updates"];
+const RAID_KEYS: [&str; 8] = [
+    "full_stripe_writes",
+    "rmw",
+    "rcw",
+    "adjusted",
+    "adjusted_to_rmw",
+    "adjusted_to_rcw",
+    "degraded_reads",
+    "degraded_updates",
+];
+/// Per-channel read tail keys and their `balance.read_tail` spreads.
+const TAILS: [(&str, &str); 3] = [("read_p99_ns", "p99"), ("read_p99_9_ns", "p99_9"), ("read_p99_99_ns", "p99_99")];
 
 /// Population coefficient of variation, as the report defines it (0 when μ = 0).
 fn cv(xs: &[f64]) -> f64 {
@@ -140,6 +161,13 @@ pub fn check_report(r: &Value, requests: u64) {
             assert!(busy > 0.0, "channel {i}: {} ops but busy_fraction 0", u(ch, "ops"));
         }
         assert!(f(ch, "avg_blocked") >= 0.0, "channel {i}: avg_blocked < 0");
+        rel_close(
+            &format!("channel {i}: avg_blocked vs blocked_sum / ops"),
+            f(ch, "avg_blocked"),
+            if u(ch, "ops") == 0 { 0.0 } else { u(ch, "blocked_sum") as f64 / u(ch, "ops") as f64 },
+        );
+        let tails: Vec<u64> = TAILS.iter().map(|(k, _)| u(ch, k)).collect();
+        assert!(tails.windows(2).all(|w| w[0] <= w[1]), "channel {i}: read tails not increasing: {tails:?}");
         let mut by_origin = 0;
         for (j, o) in CHANNEL_ORIGINS.iter().enumerate() {
             let n = u(ch, &format!("ops_by_origin.{o}"));
@@ -179,6 +207,8 @@ pub fn check_report(r: &Value, requests: u64) {
     rel_close("balance.cv_blocked", f(r, "balance.cv_blocked"), cv(&col("avg_blocked")));
     rel_close("balance.cv_completed", f(r, "balance.cv_completed"), cv(&col("ops")));
     rel_close("balance.cv_gc", f(r, "balance.cv_gc"), cv(&col("gc_count")));
+    check_read_tail(r, channels);
+    check_chi2(r, channels);
 
     // RAID and write amplification.
     for key in RAID_KEYS {
@@ -187,6 +217,7 @@ pub fn check_report(r: &Value, requests: u64) {
     let width = u(r, "config.raid.stripe_width");
     assert!((3..=channels.len() as u64).contains(&width), "config.raid.stripe_width = {width}");
     assert_eq!(u(r, "raid.prereads"), u(r, "flash_ops.pre_read"), "pre-reads issued != pre-reads completed");
+    check_routines(r);
     let hp = u(r, "flash_ops.host_program");
     let waf = f(r, "waf");
     if hp > 0 {
@@ -207,6 +238,47 @@ pub fn check_report(r: &Value, requests: u64) {
     for key in ["wall_s", "cpu_s", "requests_per_cpu_s"] {
         assert!(f(r, &format!("timing.{key}")) >= 0.0, "timing.{key} < 0");
     }
+}
+
+/// `balance.read_tail`: min, mean and max of each per-channel read tail over
+/// the channels that served host reads.
+fn check_read_tail(r: &Value, channels: &[Value]) {
+    let served: Vec<&Value> = channels.iter().filter(|c| u(c, "reads") > 0).collect();
+    assert_eq!(u(r, "balance.read_tail.channels"), served.len() as u64, "balance.read_tail.channels");
+    for (key, name) in TAILS {
+        let xs: Vec<u64> = served.iter().map(|c| u(c, key)).collect();
+        let k = |part: &str| format!("balance.read_tail.{name}.{part}");
+        let (min, max) = (xs.iter().min().copied().unwrap_or(0), xs.iter().max().copied().unwrap_or(0));
+        let mean = if xs.is_empty() { 0.0 } else { xs.iter().sum::<u64>() as f64 / xs.len() as f64 };
+        assert_eq!((u(r, &k("min_ns")), u(r, &k("max_ns"))), (min, max), "{name} min/max over {xs:?}");
+        rel_close(&k("mean_ns"), f(r, &k("mean_ns")), mean);
+    }
+}
+
+/// `balance.blocked_chi2`: Pearson's χ² of the channels' `blocked_sum`
+/// against their mean, with channels − 1 degrees of freedom.
+fn check_chi2(r: &Value, channels: &[Value]) {
+    let obs: Vec<f64> = channels.iter().map(|c| u(c, "blocked_sum") as f64).collect();
+    let e = obs.iter().sum::<f64>() / obs.len() as f64;
+    let chi2 = if e == 0.0 { 0.0 } else { obs.iter().map(|o| (o - e).powi(2) / e).sum() };
+    rel_close("balance.blocked_chi2.statistic", f(r, "balance.blocked_chi2.statistic"), chi2);
+    assert_eq!(u(r, "balance.blocked_chi2.dof"), channels.len() as u64 - 1, "balance.blocked_chi2.dof");
+    let p = f(r, "balance.blocked_chi2.p_value");
+    assert!((0.0..=1.0).contains(&p), "balance.blocked_chi2.p_value = {p}");
+}
+
+/// `raid.routines` (Fig. 6): fewest-pre-reads RMW, RCW and adjusted updates
+/// as shares of all RMW and RCW updates.
+fn check_routines(r: &Value) {
+    let (rmw, rcw, adj) = (u(r, "raid.rmw"), u(r, "raid.rcw"), u(r, "raid.adjusted"));
+    let (to_rmw, to_rcw) = (u(r, "raid.adjusted_to_rmw"), u(r, "raid.adjusted_to_rcw"));
+    assert_eq!(to_rmw + to_rcw, adj, "adjusted_to_rmw + adjusted_to_rcw != adjusted");
+    assert!(to_rmw <= rmw && to_rcw <= rcw, "more adjusted decisions than updates of that routine");
+    let n = (rmw + rcw) as f64;
+    let share = |x: u64| if n == 0.0 { 0.0 } else { x as f64 / n };
+    rel_close("raid.routines.rmw", f(r, "raid.routines.rmw"), share(rmw - to_rmw));
+    rel_close("raid.routines.rcw", f(r, "raid.routines.rcw"), share(rcw - to_rcw));
+    rel_close("raid.routines.adjusted", f(r, "raid.routines.adjusted"), share(adj));
 }
 
 /// Item 1: the built-in workload on the default preset.

@@ -1,0 +1,112 @@
+//! Hand-built device states for policy unit tests: real channel schedulers,
+//! dies and FTL, with queues filled and GCs started by the test.
+
+use super::{DeviceView, Member};
+use crate::config::{Config, Timing};
+use crate::flash::address::Layout;
+use crate::flash::op::{FlashOp, Origin};
+use crate::flash::timing::FlashTiming;
+use crate::ftl::Ftl;
+use crate::raid::stripe::StripeLayout;
+use crate::sched::fifo::Fifo;
+use crate::ssd::state::{ArrivalWindow, ChannelState, DieState, GcHistory};
+
+/// Bit mask of positions.
+pub fn bits(v: &[u32]) -> u64 {
+    v.iter().fold(0, |m, &b| m | 1u64 << b)
+}
+
+/// A small device's state, every queue empty and no GC running.
+pub struct Bench {
+    pub layout: Layout,
+    pub stripes: StripeLayout,
+    pub ftl: Ftl,
+    pub t: FlashTiming,
+    pub timing: Timing,
+    pub channels: Vec<ChannelState>,
+    pub dies: Vec<DieState>,
+    seq: u32,
+}
+
+impl Bench {
+    /// `channels` channels of `dies` dies, one plane each, default timing.
+    pub fn new(channels: u32, dies: u32) -> Bench {
+        let mut cfg = Config::default();
+        let g = &mut cfg.geometry;
+        (g.channels, g.chips_per_channel, g.dies_per_chip) = (channels, 1, dies);
+        (g.planes_per_die, g.blocks_per_plane, g.pages_per_block) = (1, 8, 8);
+        let layout = Layout::new(&cfg.geometry);
+        let stripes = StripeLayout::new(channels, channels, true, 4);
+        Bench {
+            ftl: Ftl::new(layout.clone(), stripes.chunks(), 0.1, 0),
+            t: FlashTiming::new(&cfg.timing, cfg.geometry.page_bytes),
+            timing: cfg.timing.clone(),
+            channels: (0..channels)
+                .map(|_| ChannelState {
+                    bus_free_at: 0,
+                    sched: Box::new(Fifo::new(dies, true)),
+                    arrivals: ArrivalWindow::new(0),
+                    gc_recent: GcHistory::new(0),
+                })
+                .collect(),
+            dies: vec![DieState::default(); layout.dies() as usize],
+            layout,
+            stripes,
+            seq: 0,
+        }
+    }
+
+    /// Stripe positions living on the given global dies, read at nominal speed.
+    pub fn stripe_on_dies(&self, dies: &[u32]) -> Vec<Option<Member>> {
+        dies.iter()
+            .enumerate()
+            .map(|(j, &die)| {
+                let channel = self.layout.channel_of_die(die);
+                Some(Member { chunk: j as u32, ppn: j as u32, die, channel, read_ns: self.t.read + self.t.xfer })
+            })
+            .collect()
+    }
+
+    fn op(&mut self, origin: Origin) -> FlashOp {
+        self.seq += 1;
+        FlashOp { chunk: 0, owner: 0, origin, enqueued: 0, ppn: 0, seq: self.seq }
+    }
+
+    /// Queues `n` host reads for global die `die`.
+    pub fn queue_reads(&mut self, die: u32, n: u32) {
+        let ch = self.layout.channel_of_die(die);
+        let local = die - self.layout.first_die(ch);
+        for _ in 0..n {
+            let op = self.op(Origin::HostRead);
+            self.channels[ch as usize].sched.push_read(local, op);
+        }
+    }
+
+    /// Queues `n` host programs on channel `ch`.
+    pub fn queue_writes(&mut self, ch: u32, n: u32) {
+        for _ in 0..n {
+            let op = self.op(Origin::HostProgram);
+            self.channels[ch as usize].sched.push_write(op);
+        }
+    }
+
+    /// Die `die` is collecting, after `moves` page moves and `erases` erases in all.
+    pub fn gc(&mut self, die: u32, moves: u64, erases: u64) {
+        let d = &mut self.dies[die as usize];
+        (d.gc_until, d.gc_moves, d.gc_erases) = (Some(1_000_000), moves, erases);
+    }
+
+    /// The policies' view of this state at time 0.
+    pub fn view(&self) -> DeviceView<'_> {
+        DeviceView {
+            now: 0,
+            channels: &self.channels,
+            dies: &self.dies,
+            timing: &self.timing,
+            t: &self.t,
+            ftl: &self.ftl,
+            layout: &self.layout,
+            stripes: &self.stripes,
+        }
+    }
+}
