@@ -71,14 +71,24 @@ impl<O: Observer> Ssd<O> {
                         return;
                     }
                 }
+                // The level is taken before this read counts against its
+                // block: read disturb comes from the reads before it.
+                let sense = match &self.ldpc {
+                    None => self.t.read,
+                    Some(m) => {
+                        let level = self.read_level(m, ppn);
+                        self.obs.flash_read(ch, op.origin, level, m.retry_ns(level));
+                        m.read_ns(level)
+                    }
+                };
                 self.ftl.note_read(ppn);
                 let d = &mut self.dies[die as usize];
                 d.op = Some(op);
                 d.busy_since = now;
-                let sense = self.read_time(ppn);
                 self.q.at(now + sense, Ev::ReadSensed(die));
             }
             OpKind::Program => {
+                self.sync_ftl_clock();
                 let ppn = match self.ftl.allocate(die, self.policies.alloc.as_mut()) {
                     Ok(p) => p,
                     Err(e) => {
@@ -135,6 +145,7 @@ impl<O: Observer> Ssd<O> {
         if self.ftl.die_needs_gc(die).is_none() {
             return false;
         }
+        self.sync_ftl_clock();
         let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
             Ok(Some(w)) => w,
             Ok(None) => return false,
