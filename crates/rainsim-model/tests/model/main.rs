@@ -2,6 +2,7 @@
 
 mod determinism;
 mod gc;
+mod ldpc;
 mod props;
 mod queueing;
 mod timing;
