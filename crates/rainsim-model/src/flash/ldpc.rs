@@ -18,12 +18,21 @@ const NS_PER_S: u64 = 1_000_000_000;
 const S_PER_DAY: f64 = 86_400.0;
 
 /// RBER of a page in a block with `pe` P/E cycles whose data is `age_days`
-/// old and which was read `reads` times since its last erase.
+/// old and which was read `reads` times since its last erase (all ≥ 0).
 pub fn rber(m: &RberModel, pe: f64, age_days: f64, reads: f64) -> f64 {
-    let wear = m.alpha * pe.powf(m.k);
-    let retention = m.beta * pe.powf(m.m) * age_days.powf(m.n);
-    let disturb = m.gamma * pe.powf(m.p) * reads.powf(m.q);
+    // Every read evaluates this, so each term is one exp of a sum of
+    // logarithms (ln 0 = −∞ gives 0) rather than a product of powf calls.
+    let (lp, lt, lr) = (pe.ln(), age_days.ln(), reads.ln());
+    let wear = m.alpha * exp_sum(&[(m.k, lp)]);
+    let retention = m.beta * exp_sum(&[(m.m, lp), (m.n, lt)]);
+    let disturb = m.gamma * exp_sum(&[(m.p, lp), (m.q, lr)]);
     m.epsilon + wear + retention + disturb
+}
+
+/// Π bᵢ^eᵢ from (eᵢ, ln bᵢ), with b^0 = 1 for every b (0^0 included, as powf).
+#[inline]
+fn exp_sum(factors: &[(f64, f64)]) -> f64 {
+    factors.iter().map(|&(e, ln_b)| if e == 0.0 { 0.0 } else { e * ln_b }).sum::<f64>().exp()
 }
 
 /// The level a page of RBER `rber` needs: how many of the (increasing)

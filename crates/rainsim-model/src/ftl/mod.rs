@@ -110,13 +110,12 @@ impl Ftl {
                     &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize],
                 )?;
                 pm.active = Some(b);
+                // Only erased blocks are opened: its first page is taken now.
+                self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
                 b
             }
         };
         let meta = &mut self.blocks[(first + open) as usize];
-        if meta.written == 0 {
-            meta.opened_at_s = self.clock_s;
-        }
         let ppn = self.layout.first_page(first + open) + meta.written as u32;
         meta.written += 1;
         if meta.written as u32 == ppb {

@@ -311,7 +311,9 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// LDPC level of `ppn` if it were read now (from its block's wear, data
-    /// age and reads so far).
+    /// age and reads so far). Out of line, so that the read paths stay as
+    /// small as without the model when it is off.
+    #[inline(never)]
     pub(crate) fn read_level(&self, m: &LdpcModel, ppn: u32) -> u8 {
         m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.q.now())
     }
@@ -326,6 +328,7 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Where chunk `chunk` lives now, if it was ever written.
+    #[inline]
     pub(crate) fn member(&self, chunk: u32) -> Option<Member> {
         let ppn = self.ftl.lookup(chunk)?;
         let die = self.layout.die_of(ppn);
