@@ -206,7 +206,7 @@ fn zero_retries_change_nothing() {
     let reqs: Vec<Request> = (0..3000)
         .map(|i| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let op = if (x >> 33) % 3 == 0 { Op::Write } else { Op::Read };
+            let op = if (x >> 33).is_multiple_of(3) { Op::Write } else { Op::Read };
             req(i * 100_000, (x >> 20) % cap, op)
         })
         .collect();
