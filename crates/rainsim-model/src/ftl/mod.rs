@@ -110,7 +110,7 @@ impl Ftl {
                     &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize],
                 )?;
                 pm.active = Some(b);
-                // Only erased blocks are opened: its first page is taken now.
+                // Only erased blocks are opened, so the block takes its first page now.
                 self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
                 b
             }
