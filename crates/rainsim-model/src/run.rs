@@ -50,6 +50,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
             capacity_bytes: ssd.capacity_bytes(),
             cdf_points: cfg.report.cdf_points,
             pe_cycle_limit: cfg.ftl.pe_cycle_limit,
+            ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
         },
     );
     report.notes = std::mem::take(&mut ssd.notes);

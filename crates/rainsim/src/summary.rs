@@ -114,6 +114,16 @@ pub fn render(r: &Report) -> String {
         "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}",
         r.waf, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_max
     );
+    if let Some(l) = &r.ldpc {
+        let by: Vec<String> = l.reads_by_level.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            o,
+            "LDPC: flash reads by level [{}], mean level {:.2}, mean retry time {}",
+            by.join(", "),
+            l.mean_level,
+            ns(l.mean_retry_ns)
+        );
+    }
     if r.host.unmapped_reads > 0 {
         let _ = writeln!(
             o,

@@ -14,6 +14,10 @@ pub struct BlockMeta {
     pub erases: u32,
     /// Reads since the last erase (read disturb).
     pub reads: u32,
+    /// The FTL's clock (`Ftl::set_clock_s`, whole seconds) when the block took
+    /// its first page after its last erase, or was refilled by wear levelling:
+    /// the age of its data for the retention model. 0 for preconditioned blocks.
+    pub opened_at_s: u32,
 }
 
 /// Free and open blocks of one plane.

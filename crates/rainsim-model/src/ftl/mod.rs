@@ -47,6 +47,8 @@ pub struct Ftl {
     pub moves: Vec<(Ppn, Ppn)>,
     /// Full blocks by valid count, for greedy victim selection.
     index: victim_block::GreedyIndex,
+    /// Clock stamped on blocks as they are opened (see `set_clock_s`).
+    clock_s: u32,
 }
 
 /// No page could be allocated: the plane is full and GC cannot help.
@@ -81,8 +83,18 @@ impl Ftl {
             plane_cursor: vec![0; layout.dies() as usize],
             moves: Vec::new(),
             index: victim_block::GreedyIndex::new(layout.planes(), layout.blocks_per_plane, layout.pages_per_block),
+            clock_s: 0,
             layout,
         }
+    }
+
+    /// Sets the clock (whole seconds, on whatever origin the caller keeps)
+    /// that blocks opened from now on are stamped with (`BlockMeta::opened_at_s`).
+    /// The device sets it before it allocates or collects when a model needs
+    /// data ages; otherwise every stamp stays 0.
+    #[inline]
+    pub fn set_clock_s(&mut self, s: u32) {
+        self.clock_s = s;
     }
 
     /// Takes the next page of `plane`'s active block, opening a block when needed.
@@ -98,6 +110,8 @@ impl Ftl {
                     &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize],
                 )?;
                 pm.active = Some(b);
+                // Only erased blocks are opened, so the block takes its first page now.
+                self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
                 b
             }
         };
@@ -334,6 +348,8 @@ impl Ftl {
         let meta = &mut self.blocks[(first + hot) as usize];
         meta.written = ppb as u16;
         meta.valid = n as u16;
+        // The cold data is programmed again now: its age restarts.
+        meta.opened_at_s = self.clock_s;
         self.planes[plane as usize].invalid += (ppb as usize - n) as u64;
         self.index.insert(first + hot, n as u16);
         self.erase(plane, cold);

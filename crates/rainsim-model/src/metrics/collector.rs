@@ -121,6 +121,15 @@ pub struct RaidCounters {
     pub xors: u64,
 }
 
+/// Flash reads by LDPC level (only with the model on).
+#[derive(Debug, Clone, Default)]
+pub struct LdpcCounters {
+    /// Reads (host, pre-read, degraded) started at each level, level 0 first.
+    pub reads: Vec<u64>,
+    /// Sum of their sensing time beyond tR (read retries), ns.
+    pub retry_ns: u128,
+}
+
 /// Gathers everything the report needs.
 #[derive(Debug, Clone)]
 pub struct Collector {
@@ -130,6 +139,8 @@ pub struct Collector {
     pub channels: Vec<ChannelCounters>,
     /// RAID decisions.
     pub raid: RaidCounters,
+    /// Flash reads by LDPC level.
+    pub ldpc: LdpcCounters,
     /// Host reads of never-written pages.
     pub unmapped_reads: u64,
     /// Requests held back by the queue-depth cap.
@@ -153,6 +164,7 @@ impl Collector {
             latency: Default::default(),
             channels: vec![ChannelCounters::default(); channels as usize],
             raid: RaidCounters::default(),
+            ldpc: LdpcCounters::default(),
             unmapped_reads: 0,
             held: 0,
             bytes: [0; 2],
@@ -201,6 +213,14 @@ impl Observer for Collector {
         if origin == Origin::HostRead {
             c.read_lat.record(latency);
         }
+    }
+    fn flash_read(&mut self, _channel: u32, _origin: Origin, level: u8, retry_ns: SimTime) {
+        let l = level as usize;
+        if l >= self.ldpc.reads.len() {
+            self.ldpc.reads.resize(l + 1, 0);
+        }
+        self.ldpc.reads[l] += 1;
+        self.ldpc.retry_ns += retry_ns as u128;
     }
     fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {
         self.channels[channel as usize].busy_ns += end - start;

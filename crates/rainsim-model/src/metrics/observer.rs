@@ -30,6 +30,10 @@ pub trait Observer {
     /// operations still waiting in that channel's queues; `latency` counts
     /// from its enqueue.
     fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {}
+    /// A flash read of `origin` on `channel` starts sensing at LDPC `level`,
+    /// spending `retry_ns` on read retries beyond tR (fired only with the LDPC
+    /// model on; GC copyback moves are not flash reads here).
+    fn flash_read(&mut self, channel: u32, origin: Origin, level: u8, retry_ns: SimTime) {}
     /// A die of `channel` was busy from `start` to `end` (I/O or GC).
     fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {}
     /// A garbage collection started on `channel`; `estimate_ns` is what DM-Eq. 7

@@ -1,7 +1,7 @@
 //! The machine-readable report of one run (DESIGN.md §8). Everything but
 //! `timing` is a pure function of config, trace and seed.
 
-use super::collector::{Collector, LatencyStats};
+use super::collector::{Collector, LatencyStats, LdpcCounters};
 use super::stats::{chi2_uniform, spread, ChiSquare, Spread};
 use crate::flash::op::Origin;
 use crate::ftl::Ftl;
@@ -283,6 +283,35 @@ pub struct Wear {
     pub predicted_lifetime_s: Option<f64>,
 }
 
+/// Flash reads by LDPC level (present only with `ldpc.enabled`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LdpcReport {
+    /// Sensing time of each level (tR + retries × step), ns, level 0 first.
+    pub level_read_ns: Vec<u64>,
+    /// Flash reads (host, pre-read, degraded; not GC copyback) started at each level.
+    pub reads_by_level: Vec<u64>,
+    /// Mean level of those reads (0 without reads).
+    pub mean_level: f64,
+    /// Mean sensing time per read beyond tR, spent on read retries, ns.
+    pub mean_retry_ns: f64,
+}
+
+impl LdpcReport {
+    fn new(c: &LdpcCounters, level_read_ns: &[u64]) -> LdpcReport {
+        let mut reads = c.reads.clone();
+        reads.resize(level_read_ns.len().max(reads.len()), 0);
+        let n: u64 = reads.iter().sum();
+        let weighted: u64 = reads.iter().enumerate().map(|(l, &r)| l as u64 * r).sum();
+        let mean = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
+        LdpcReport {
+            level_read_ns: level_read_ns.to_vec(),
+            reads_by_level: reads,
+            mean_level: mean(weighted as f64),
+            mean_retry_ns: mean(c.retry_ns as f64),
+        }
+    }
+}
+
 /// Host-side counts.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct HostReport {
@@ -343,6 +372,8 @@ pub struct Report {
     pub waf: f64,
     /// Wear.
     pub wear: Wear,
+    /// Flash reads by LDPC level (null with the LDPC model off).
+    pub ldpc: Option<LdpcReport>,
     /// Host-side counts.
     pub host: HostReport,
     /// Simulated span.
@@ -401,6 +432,8 @@ pub struct ReportInputs<'a> {
     pub cdf_points: u32,
     /// P/E cycle limit per block.
     pub pe_cycle_limit: u32,
+    /// Sensing time of each LDPC level when the model is on.
+    pub ldpc_level_read_ns: Option<&'a [u64]>,
 }
 
 impl Report {
@@ -512,6 +545,7 @@ impl Report {
                 pe_cycle_limit: inp.pe_cycle_limit,
                 predicted_lifetime_s: lifetime(ftl, erases, span, inp.pe_cycle_limit),
             },
+            ldpc: inp.ldpc_level_read_ns.map(|t| LdpcReport::new(&c.ldpc, t)),
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,
                 held_by_queue_depth: c.held,

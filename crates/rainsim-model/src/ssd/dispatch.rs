@@ -2,6 +2,7 @@
 //! bus, then tPROG), and garbage collection, which holds the die until done.
 
 use super::{Ev, Ssd};
+use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Origin};
 use crate::metrics::observer::Observer;
 use crate::verify::Verifier;
@@ -71,14 +72,17 @@ impl<O: Observer> Ssd<O> {
                         return;
                     }
                 }
+                // The level is taken before this read counts against its
+                // block: read disturb comes from the reads before it.
+                let sense = if self.ldpc.is_some() { self.ldpc_sense(ch, op.origin, ppn) } else { self.t.read };
                 self.ftl.note_read(ppn);
                 let d = &mut self.dies[die as usize];
                 d.op = Some(op);
                 d.busy_since = now;
-                let sense = self.read_time(ppn);
                 self.q.at(now + sense, Ev::ReadSensed(die));
             }
             OpKind::Program => {
+                self.sync_ftl_clock();
                 let ppn = match self.ftl.allocate(die, self.policies.alloc.as_mut()) {
                     Ok(p) => p,
                     Err(e) => {
@@ -97,6 +101,18 @@ impl<O: Observer> Ssd<O> {
                 self.q.at(end, Ev::OpDone(die));
             }
         }
+    }
+
+    /// Sensing time of a read of `ppn` starting now under the LDPC model, with
+    /// its probe. Out of line, so that the dispatch loop stays as small as
+    /// without the model when it is off.
+    #[inline(never)]
+    fn ldpc_sense(&mut self, ch: u32, origin: Origin, ppn: u32) -> SimTime {
+        let Some(m) = &self.ldpc else { return self.t.read };
+        let level = self.read_level(m, ppn);
+        let (sense, retry) = (m.read_ns(level), m.retry_ns(level));
+        self.obs.flash_read(ch, origin, level, retry);
+        sense
     }
 
     /// Sensing done: the page waits for the bus, then crosses it.
@@ -135,6 +151,7 @@ impl<O: Observer> Ssd<O> {
         if self.ftl.die_needs_gc(die).is_none() {
             return false;
         }
+        self.sync_ftl_clock();
         let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
             Ok(Some(w)) => w,
             Ok(None) => return false,

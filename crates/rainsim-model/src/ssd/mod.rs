@@ -20,6 +20,7 @@ pub mod state;
 use crate::config::{Config, ConfigError, RaidLevel};
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
+use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::{precondition::precondition, Ftl, OutOfSpace};
 use crate::metrics::observer::Observer;
@@ -164,6 +165,8 @@ pub struct Ssd<O: Observer> {
     pub(crate) layout: Layout,
     pub(crate) stripes: StripeLayout,
     pub(crate) t: FlashTiming,
+    /// LDPC read-retry model; `None` when off (every read senses for tR).
+    pub(crate) ldpc: Option<LdpcModel>,
     /// FTL state (public for inspection in tests).
     pub ftl: Ftl,
     pub(crate) q: EventQueue<Ev>,
@@ -240,6 +243,7 @@ impl<O: Observer> Ssd<O> {
         Ok(Ssd {
             obs,
             t: FlashTiming::new(&cfg.timing, layout.page_bytes),
+            ldpc: LdpcModel::new(&cfg.ldpc, cfg.timing.read_ns),
             dies: vec![DieState::default(); layout.dies() as usize],
             policies: cfg.policy.build(),
             controller: Controller { free_at: vec![0; cfg.controller.cores as usize] },
@@ -287,6 +291,11 @@ impl<O: Observer> Ssd<O> {
         &self.t
     }
 
+    /// The LDPC read-retry model, when on.
+    pub fn ldpc(&self) -> Option<&LdpcModel> {
+        self.ldpc.as_ref()
+    }
+
     /// Totals of the last run.
     pub fn totals(&self) -> RunTotals {
         self.totals
@@ -298,14 +307,35 @@ impl<O: Observer> Ssd<O> {
         self.fault = Some(f);
     }
 
-    /// Sensing time of `ppn` (the read-retry model hooks in here).
+    /// Sensing time of `ppn` if it were read now: tR, plus the retries of its
+    /// LDPC level when the model is on.
     #[inline]
     pub(crate) fn read_time(&self, ppn: u32) -> SimTime {
-        let _ = ppn;
-        self.t.read
+        match &self.ldpc {
+            None => self.t.read,
+            Some(m) => m.read_ns(self.read_level(m, ppn)),
+        }
+    }
+
+    /// LDPC level of `ppn` if it were read now (from its block's wear, data
+    /// age and reads so far). Out of line, so that the read paths stay as
+    /// small as without the model when it is off.
+    #[inline(never)]
+    pub(crate) fn read_level(&self, m: &LdpcModel, ppn: u32) -> u8 {
+        m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.q.now())
+    }
+
+    /// Tells the FTL the LDPC age clock, so that blocks it opens now are
+    /// stamped with it (a no-op with the model off).
+    #[inline]
+    pub(crate) fn sync_ftl_clock(&mut self) {
+        if let Some(m) = &self.ldpc {
+            self.ftl.set_clock_s(m.clock_s(self.q.now()));
+        }
     }
 
     /// Where chunk `chunk` lives now, if it was ever written.
+    #[inline]
     pub(crate) fn member(&self, chunk: u32) -> Option<Member> {
         let ppn = self.ftl.lookup(chunk)?;
         let die = self.layout.die_of(ppn);

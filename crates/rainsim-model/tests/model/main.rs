@@ -3,6 +3,7 @@
 mod degraded;
 mod determinism;
 mod gc;
+mod ldpc;
 mod parity_update;
 mod props;
 mod queueing;

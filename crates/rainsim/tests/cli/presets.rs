@@ -1,7 +1,7 @@
 //! Item 8: each preset's effective configuration (`config show`) has what its
 //! file comment cites, and each preset runs.
 
-use crate::config::{show, tf, ti};
+use crate::config::{show, tf, ti, tv};
 use crate::report::check_report;
 use crate::support::*;
 use std::path::Path;
@@ -19,6 +19,8 @@ struct Claim {
     latencies: [i64; 4],
     /// software latency per stripe update (ns), when cited.
     stripe_overhead_ns: Option<i64>,
+    /// The paper's device uses 7-level LDPC: the read-retry model is on.
+    ldpc: bool,
 }
 
 const PAPER_LAT: [i64; 4] = [45_000, 700_000, 3_500_000, 19_000];
@@ -31,6 +33,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 4,
         precondition: None,
         latencies: PAPER_LAT,
+        ldpc: false,
         stripe_overhead_ns: None,
     },
     // "8 channels × 4 chips × 4 planes × 512 blocks × 256 pages × 8 KiB ... software latency 1.82 ms ... 80 % and 10 %"
@@ -40,6 +43,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 4,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: false,
         stripe_overhead_ns: Some(1_820_000),
     },
     // "8 channels × 4 chips × 4 planes × 256 blocks × 128 pages × 8 KiB ... 3 data + 1 parity ... 80 % valid / 10 % invalid"
@@ -49,6 +53,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 4,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
     // "16 channels × 4 chips × 4 planes × 256 blocks × 128 pages × 8 KiB ... 3 data + 1 parity"
@@ -58,6 +63,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 4,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
     // "6 channels × 4 chips × 4 planes × 512 blocks × 64 pages × 8 KiB = 24 GiB ... 5 data + 1 parity"
@@ -67,6 +73,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 6,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
     // "8 channels × 4 chips × 4 planes × 512 blocks × 64 pages × 8 KiB = 32 GiB ... 5 data + 1 parity"
@@ -76,6 +83,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 6,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
     // Variants (`extends`): "the device of adaptive-parity-8ch ... 7 data + 1 parity"
@@ -85,6 +93,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 8,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
     Claim {
@@ -93,6 +102,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 6,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
     Claim {
@@ -101,6 +111,7 @@ const CLAIMS: [Claim; 9] = [
         stripe_width: 8,
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
+        ldpc: true,
         stripe_overhead_ns: None,
     },
 ];
@@ -150,6 +161,14 @@ fn presets_have_the_geometry_their_comments_cite() {
             "{}: stripe_overhead_ns",
             c.name
         );
+        let ldpc = tv(&t, "ldpc.enabled").as_bool();
+        assert_eq!(ldpc, Some(c.ldpc), "{}: ldpc.enabled", c.name);
+        if c.ldpc {
+            // 0.045 ms + 0.024 ms per retry (adaptive-parity §IV-A), 7 levels.
+            assert_eq!(ti(&t, "ldpc.retry_step_ns"), 24_000, "{}: ldpc.retry_step_ns", c.name);
+            let levels = tv(&t, "ldpc.retries").as_array().map(Vec::len);
+            assert_eq!(levels, Some(7), "{}: 7 LDPC levels", c.name);
+        }
         // Common choices the comments state: GC threshold 10 %, over-provisioning 15 %, bus 400 MB/s.
         assert_eq!(tf(&t, "ftl.gc_threshold"), 0.10, "{}: ftl.gc_threshold", c.name);
         assert_eq!(tf(&t, "geometry.over_provisioning"), 0.15, "{}: over_provisioning", c.name);
@@ -170,6 +189,9 @@ fn presets_have_the_geometry_their_comments_cite() {
             .or_else(|| number_before(&text, "+1)"))
             .unwrap_or_else(|| panic!("{}: comment cites no data + parity split: {text}", c.name));
         assert_eq!(c.stripe_width as u64, data + 1, "{}: comment says {data} data + 1 parity", c.name);
+        if c.ldpc {
+            assert!(text.contains("LDPC (7 levels)") || text.contains("7-level LDPC"), "{}: comment: {text}", c.name);
+        }
         for part in [format!("{} channels", c.geometry[0]), format!("{} pages", c.geometry[5])] {
             if c.name != "default" {
                 assert!(text.contains(&part), "{}: comment does not cite `{part}`: {text}", c.name);

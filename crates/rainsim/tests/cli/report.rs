@@ -226,6 +226,23 @@ pub fn check_report(r: &Value, requests: u64) {
         assert!(waf >= 1.0, "waf {waf} < 1");
     }
 
+    // LDPC: a section exactly when the model is on, counting every flash read.
+    let ldpc_on = at(r, "config.ldpc.enabled").as_bool().expect("config.ldpc.enabled is a bool");
+    assert_eq!(!r["ldpc"].is_null(), ldpc_on, "ldpc section present iff config.ldpc.enabled");
+    if ldpc_on {
+        let by: Vec<u64> = at(r, "ldpc.reads_by_level")
+            .as_array()
+            .expect("ldpc.reads_by_level is an array")
+            .iter()
+            .map(|v| v.as_u64().expect("a count"))
+            .collect();
+        let levels = at(r, "config.ldpc.retries").as_array().map(Vec::len);
+        assert_eq!(Some(by.len()), levels, "one ldpc.reads_by_level entry per level");
+        let reads: u64 =
+            ["host_read", "pre_read", "degraded_read"].iter().map(|o| u(r, &format!("flash_ops.{o}"))).sum();
+        assert_eq!(by.iter().sum::<u64>(), reads, "ldpc.reads_by_level != host + pre + degraded flash reads");
+    }
+
     // Identity of the run.
     assert!(at(r, "config").is_object(), "config is not an object");
     for key in ["path", "format"] {
