@@ -272,6 +272,29 @@ fn degraded_read_takes_a_partner_read_plus_xor_and_holds_off_writers() {
     assert_eq!(ssd.obs.0, vec![(Op::Read, rebuild), (Op::Write, write_end - 1_000)]);
 }
 
+/// With the LDPC model on, the partner reads of a rebuild pay their pages'
+/// read-retry level: here every page sits at level 1 (3 retries of 24 µs).
+#[test]
+fn degraded_read_partners_pay_their_ldpc_level() {
+    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.timing.read_ns = 20_000;
+    c.timing.command_ns = 300;
+    c.timing.xor_ns = 19_000;
+    c.ldpc.enabled = true;
+    c.ldpc.retry_step_ns = 24_000;
+    c.ldpc.retries = vec![0, 3];
+    c.ldpc.rber_thresholds = vec![1e-9];
+    let xfer = 10_240 + 300;
+    let mut ssd = Ssd::new(&c, Lat::default(), false).unwrap();
+    ssd.set_read_routing(Box::new(AlwaysRebuild));
+    let s = (0..ssd.stripe_layout().stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+    let reqs = [Request { time_ns: 0, offset: s as u64 * 3 * 4096, size: 4096, device: 0, op: Op::Read }];
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    assert_eq!(ssd.obs.0, vec![(Op::Read, 20_000 + 3 * 24_000 + xfer + 19_000)]);
+}
+
 #[test]
 fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
     let mut cfg = preset("degraded-mode-8ch");
