@@ -101,7 +101,10 @@ def usable_traces(binary, d):
 
 def git_rev():
     r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    # The pages themselves do not count as changes to the code that made them.
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", ".", ":!docs/results"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     return r.stdout.strip() + ("+changes" if dirty else "")
 
 
