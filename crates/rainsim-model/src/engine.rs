@@ -122,6 +122,7 @@ impl<E> EventQueue<E> {
     }
 
     /// Removes the earliest event and advances time to it.
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let wheel = self.next_busy().map(|i| {
             let slot = &self.slots[i];
