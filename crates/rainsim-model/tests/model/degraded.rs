@@ -13,7 +13,8 @@ use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::queuing_cost::{read_costs, update_costs};
 use rainsim_model::policy::{
     degraded_read::DegradedRead, degraded_update::DegradedUpdate, gc_tolerant_read::GcTolerantRead, ChunkUpdate,
-    DeviceView, GcScope, Member, ReadRouting, ReadRoutingKind, ReadTarget, Route, UpdatePlacement, UpdatePlacementKind,
+    DeviceView, GcScope, Member, ParityUpdateKind, ReadRouting, ReadRoutingKind, ReadTarget, Route, UpdatePlacement,
+    UpdatePlacementKind,
 };
 use rainsim_model::raid::stripe::StripeLayout;
 use rainsim_model::run::capacity_bytes;
@@ -300,12 +301,15 @@ fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
     let mut cfg = preset("degraded-mode-8ch");
     cfg.precondition.invalid += 0.01;
     let mut moved = 0;
-    for (read, place) in [
-        (ReadRoutingKind::GcTolerant, UpdatePlacementKind::StripeChannel),
-        (ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded),
+    for (read, place, parity) in [
+        (ReadRoutingKind::GcTolerant, UpdatePlacementKind::StripeChannel, ParityUpdateKind::FewestPrereads),
+        (ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::FewestPrereads),
+        // Axes combine: degraded reads and updates with adaptive parity updates.
+        (ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::Adaptive),
     ] {
         cfg.policy.read_routing = read;
         cfg.policy.update_placement = place;
+        cfg.policy.parity_update = parity;
         let mut rebuilt = 0;
         for path in trace_files() {
             let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes)
