@@ -333,6 +333,14 @@ impl Ldpc {
                 self.retries[i + 1]
             ));
         }
+        let worst = self.retries[n - 1] as u128 * self.retry_step_ns as u128;
+        if worst > 1_000_000_000 {
+            return err(format!(
+                "ldpc: the top level retries for {} × {} ns = {worst} ns; at most 1 s of retries per read is supported \
+                 (lower ldpc.retry_step_ns or the largest ldpc.retries)",
+                self.retries[n - 1], self.retry_step_ns
+            ));
+        }
         let t = &self.rber_thresholds;
         if t.len() != n - 1 {
             return err(format!(

@@ -44,9 +44,10 @@
 //! - Counters are kept per die; the presets have one die per chip, so per die
 //!   is per chip. A running GC's T_GC,i is the whole Eq. 3 estimate (the
 //!   paper's controller knows no end time), not the time it has left.
-//! - Two pre-reads of one plan on the same queue (possible after a degraded
-//!   update moved a chunk) wait for each other: the k-th of them costs
-//!   t_R · (R_i + k), and each adds its t_R · W_i to the delay.
+//! - Two pre-reads of one plan on the same queue would wait for each other:
+//!   the k-th costs t_R · (R_i + k) and each adds its t_R · W_i to the delay.
+//!   A stripe's chunks always sit on distinct channels today (degraded updates
+//!   included), so this is handled only for generality.
 //! - A tie goes to the fewest-pre-reads choice, so "adjusted" counts only
 //!   strict preferences of the model; `tie_to_rmw = true` follows Algorithm 1
 //!   line 19 literally (RMW unless T_RMW > T_RCW).

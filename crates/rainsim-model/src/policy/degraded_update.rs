@@ -2,17 +2,34 @@
 //! the target channel's cost T'_A exceeds T'_B, the old chunk is rebuilt from
 //! the rest of the stripe and the new one goes to the idlest channel x outside
 //! the stripe; parity is rewritten on its own channel.
+//!
+//! Not in the paper: x must have at least as many erased blocks as the
+//! target's channel. A move takes a page on x and frees one on the target, so
+//! free space flows from richer channels to poorer ones; without the rule a
+//! workload with a hot stripe region can drain one channel until it holds only
+//! valid data.
 
-use super::queuing_cost::{idlest, update_costs};
+use super::queuing_cost::{free_blocks, idlest, update_costs};
 use super::{ChunkUpdate, DeviceView, UpdatePlacement};
 
 /// Queuing-cost update placement.
-pub struct DegradedUpdate;
+#[derive(Debug, Default)]
+pub struct DegradedUpdate {
+    /// Where the next tie among equally idle channels starts (after the last choice).
+    next: u32,
+}
 
 impl UpdatePlacement for DegradedUpdate {
     fn place(&mut self, view: &DeviceView, u: &ChunkUpdate) -> Option<u32> {
-        let x = idlest(view, u.outside)?;
+        let floor = free_blocks(view, u.target.channel);
+        let roomy = u.outside.iter().copied().filter(|&ch| free_blocks(view, ch) >= floor);
+        let x = idlest(view, roomy, self.next)?;
         let (t_a, t_b) = update_costs(view, &u.target, u.partners, x);
-        (t_a > t_b).then_some(x)
+        if t_a > t_b {
+            self.next = x + 1;
+            Some(x)
+        } else {
+            None
+        }
     }
 }

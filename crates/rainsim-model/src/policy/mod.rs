@@ -114,8 +114,6 @@ pub struct ChunkUpdate<'a> {
     /// Channels free of the stripe: none of its chunks lives there and no
     /// unwritten position of it has its home there.
     pub outside: &'a [u32],
-    /// Channel of the stripe's parity chunk.
-    pub parity_channel: u32,
 }
 
 /// Update placement axis: where a chunk's new version is programmed.

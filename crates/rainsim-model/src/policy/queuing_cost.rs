@@ -2,14 +2,15 @@
 //! 2022, §3.2, Eq. 1–7), shared by the degraded read and update policies.
 //!
 //! With n_r, n_w the reads and programs queued on a channel, f its recent
-//! arrival rate, t_rd and t_wr unloaded read and program times:
-//! - T_wait = n_r·t_rd + n_w·t_wr + c·t_gc (+ the rest of a GC already
-//!   running on the target's die)                                   (Eq. 1)
-//! - read:   T_A = T_wait·(1 + t_rd·f)                              (Eq. 3)
-//!           T_B = t_xor + Σ_j t_rd,j·n_j over the other stripe channels (Eq. 4)
-//! - update: T'_A = T_wait·(1 + t_wr·f) + t_wr                      (Eq. 5)
-//!           T'_B = t_xor + Σ_j t_rd,j·n_j + t_wr·n_x + t_wr         (Eq. 6)
-//! - t_gc = (t_R + t_PROG)·avg moves of the channel's last GCs + t_E (Eq. 7)
+//! arrival rate, t_rd and t_wr unloaded read and program times, j the other
+//! stripe channels and x the idlest channel outside the stripe:
+//!
+//! ```text
+//! T_wait = n_r·t_rd + n_w·t_wr + c·t_gc  (+ the rest of a GC running on the target's die)  Eq. 1
+//! read:    T_A  = T_wait·(1 + t_rd·f)                 T_B  = t_xor + Σ_j t_rd,j·n_j          Eq. 3, 4
+//! update:  T'_A = T_wait·(1 + t_wr·f) + t_wr          T'_B = T_B + t_wr·n_x + t_wr           Eq. 5, 6
+//! t_gc = (t_R + t_PROG)·(average page moves of the channel's last GCs) + t_E                 Eq. 7
+//! ```
 //!
 //! Choices the paper leaves open (README "Degraded-mode scheduling"):
 //! - queue lengths are per channel, as in the paper's SSDsim;
@@ -20,7 +21,10 @@
 //!   once, and the channel's queued programs, spread evenly over its planes,
 //!   trigger one more per block's worth of reclaimed pages beyond the plane's
 //!   headroom;
-//! - f_i is the window's arrivals over the time from its oldest to now.
+//! - f_i is the window's arrivals over the time from its oldest to now;
+//! - Algorithm 1 (lines 4 and 11) adds one t_gc to every T_A; we follow Eq. 1,
+//!   where c may be 0 (with c = 1 always, T_A would exceed T_B for nearly every
+//!   request, contrary to the paper's Table 4 counts).
 
 use super::{DeviceView, Member};
 
@@ -98,9 +102,21 @@ pub fn read_costs(view: &DeviceView, target: &Member, partners: &[Member]) -> (f
     (t_a, t_b)
 }
 
-/// The idlest channel of `outside` (fewest queued operations; ties to the lowest number).
-pub fn idlest(view: &DeviceView, outside: &[u32]) -> Option<u32> {
-    outside.iter().copied().min_by_key(|&ch| (view.channels[ch as usize].queued(), ch))
+/// The idlest channel of `outside` (fewest queued operations). Ties go to the
+/// first such channel at or after `from`, cyclically: on a quiet device most
+/// queues are empty, and a fixed tie-break would pile every moved chunk on the
+/// lowest-numbered channels.
+pub fn idlest(view: &DeviceView, outside: impl IntoIterator<Item = u32>, from: u32) -> Option<u32> {
+    let m = view.layout.channels;
+    outside.into_iter().min_by_key(|&ch| (view.channels[ch as usize].queued(), (ch + m - from % m) % m))
+}
+
+/// Erased blocks ready on channel `ch` (all its planes).
+pub fn free_blocks(view: &DeviceView, ch: u32) -> usize {
+    let l = view.layout;
+    let first = l.first_plane(l.first_die(ch));
+    let planes = l.dies_per_channel * l.planes_per_die;
+    view.ftl.planes[first as usize..(first + planes) as usize].iter().map(|p| p.free.len()).sum()
 }
 
 /// (T'_A, T'_B) of Eq. 5 and 6 for an update of `target` with the new

@@ -151,7 +151,18 @@ pub struct Policies {
 impl PolicySpec {
     /// Rejects parameters no policy can work with, naming the key.
     pub fn validate(&self) -> Result<(), String> {
-        self.bpu.validate()
+        self.bpu.validate()?;
+        let d = &self.degraded;
+        if d.arrival_window < 2 {
+            return Err(format!(
+                "policy.degraded.arrival_window = {} must be at least 2: a rate needs two arrivals",
+                d.arrival_window
+            ));
+        }
+        if d.gc_history < 1 {
+            return Err("policy.degraded.gc_history must be at least 1 (GCs averaged for t_gc, Eq. 7)".into());
+        }
+        Ok(())
     }
 
     /// Builds the policy objects (the registration point of every scheme).
@@ -164,7 +175,7 @@ impl PolicySpec {
             },
             place: match self.update_placement {
                 UpdatePlacementKind::StripeChannel => Box::new(stripe_channel::StripeChannel),
-                UpdatePlacementKind::Degraded => Box::new(degraded_update::DegradedUpdate),
+                UpdatePlacementKind::Degraded => Box::new(degraded_update::DegradedUpdate::default()),
             },
             parity: match self.parity_update {
                 ParityUpdateKind::FewestPrereads => Box::new(fewest_prereads::FewestPrereads),

@@ -2,7 +2,7 @@
 //! chunks (parity included) and XOR-ing them, instead of the chunk itself.
 //!
 //! ```text
-//!  take a read share of the stripe lock → read the k−1 partners (any channels)
+//!  take a read share of the stripe lock → read the k−1 partners (other channels)
 //!      → XOR on the controller → the host read is done → release the share
 //! ```
 //!
@@ -54,8 +54,11 @@ impl<O: Observer> Ssd<O> {
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
         let id = self.rebuilds.insert(Rebuild { req, chunk, pending: partners.len() as u32, acc: 0 });
         self.obs.degraded_read(gc_tolerant, partners.len() as u32);
+        // Degraded-mode scheduling inserts its reads at the heads of the
+        // partners' queues (§3.2, "serviced immediately"); a GC-tolerant read
+        // queues like any read.
         for m in partners {
-            self.enqueue_read(m.chunk, m.ppn, id, Origin::DegradedRead);
+            self.enqueue_read_at(m.chunk, m.ppn, id, Origin::DegradedRead, !gc_tolerant);
         }
     }
 

@@ -24,7 +24,7 @@
 use crate::flash::op::{FlashOp, Origin};
 use crate::metrics::observer::{Observer, StripeWrite};
 use crate::policy::{fewest_prereads::fewest, ChunkUpdate, Member, Routine, UpdatePlan};
-use crate::ssd::{Ev, Fault, Ssd};
+use crate::ssd::{Ev, Fault, SimError, Ssd};
 use crate::verify::token;
 
 /// Marker for "no job".
@@ -208,7 +208,9 @@ impl<O: Observer> Ssd<O> {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
             let m = at[pos as usize].expect("pre-read set only holds written chunks");
-            self.enqueue_read(m.chunk, m.ppn, id, Origin::PreRead);
+            // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
+            let head = self.jobs[id].moved_to != NO_CHANNEL;
+            self.enqueue_read_at(m.chunk, m.ppn, id, Origin::PreRead, head);
         }
         self.scratch_at = at;
         self.phase_step(id);
@@ -224,36 +226,41 @@ impl<O: Observer> Ssd<O> {
         let pos = j.written.trailing_zeros() as usize;
         let target = at[pos]?;
         let mut partners = std::mem::take(&mut self.scratch);
+        let mut outside = std::mem::take(&mut self.scratch_channels);
         partners.clear();
-        let mut taken = 1u64 << target.channel;
+        outside.clear();
+        // The stripe's channels: where its chunks live, and the homes of the
+        // positions never written (they will be written there).
+        let mut stripe_channels = [target.channel; 64];
         let mut set = 0u64;
         for (q, m) in at.iter().enumerate() {
-            if q == pos {
-                continue;
-            }
-            let ch = match m {
-                Some(m) => {
+            stripe_channels[q] = match m {
+                Some(m) if q != pos => {
                     partners.push(*m);
                     set |= 1 << q;
                     m.channel
                 }
+                Some(m) => m.channel,
                 None => self.stripes.channel(j.stripe, q as u32),
             };
-            taken |= 1u64 << ch;
         }
-        let outside: Vec<u32> = (0..self.layout.channels).filter(|&c| c >= 64 || taken & (1 << c) == 0).collect();
-        let pp = self.stripes.parity_pos(j.stripe) as usize;
-        let parity_channel = at[pp].map_or(self.stripes.channel(j.stripe, pp as u32), |m| m.channel);
+        let stripe_channels = &stripe_channels[..at.len()];
+        outside.extend((0..self.layout.channels).filter(|c| !stripe_channels.contains(c)));
         let mut choice = None;
         if !outside.is_empty() {
             let view = crate::ssd::device_view!(self);
-            let u = ChunkUpdate { target, partners: &partners, outside: &outside, parity_channel };
+            let u = ChunkUpdate { target, partners: &partners, outside: &outside };
             choice = self.policies.place.place(&view, &u);
         }
+        let legal = choice.is_none_or(|ch| outside.contains(&ch));
         self.scratch = partners;
-        let ch = choice?;
-        debug_assert!(outside.contains(&ch), "a degraded update must leave the stripe's channels");
-        Some((ch, set))
+        self.scratch_channels = outside;
+        if !legal {
+            let what = format!("update placement chose channel {choice:?}, which holds part of stripe {}", j.stripe);
+            self.fail(SimError::Unsupported(what));
+            return None;
+        }
+        Some((choice?, set))
     }
 
     /// A pre-read of job `op.owner` finished.

@@ -30,7 +30,7 @@ impl<O: Observer> Ssd<O> {
 
     /// The request, holding a slot, enters the device.
     pub(crate) fn enter(&mut self, id: u32) {
-        let overhead = self.cfg.timing.request_overhead_ns + self.cfg.policy.decision_ns();
+        let overhead = self.cfg.timing.request_overhead_ns + self.decision_ns;
         if overhead > 0 {
             let at = self.controller_delay(overhead);
             self.q.at(at, Ev::Admit(id));
@@ -100,6 +100,12 @@ impl<O: Observer> Ssd<O> {
 
     /// Queues a read of `chunk` (now at `ppn`) on its die.
     pub(crate) fn enqueue_read(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin) {
+        self.enqueue_read_at(chunk, ppn, owner, origin, false);
+    }
+
+    /// Queues a read at the tail of its die's read queue, or at its head
+    /// (degraded-mode reads, which the paper inserts at the heads of queues).
+    pub(crate) fn enqueue_read_at(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin, head: bool) {
         let die = self.layout.die_of(ppn);
         let ch = self.layout.channel_of_die(die);
         self.seq = self.seq.wrapping_add(1);
@@ -107,7 +113,11 @@ impl<O: Observer> Ssd<O> {
         let local = die - self.layout.first_die(ch);
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
-        c.sched.push_read(local, op);
+        if head {
+            c.sched.push_read_front(local, op);
+        } else {
+            c.sched.push_read(local, op);
+        }
         self.try_start(die);
     }
 

@@ -24,7 +24,7 @@ use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::{precondition::precondition, Ftl, OutOfSpace};
 use crate::metrics::observer::Observer;
-use crate::policy::{Member, ParityUpdateKind, Policies, UpdatePlacementKind};
+use crate::policy::{Member, ParityUpdateKind, Policies, ReadRoutingKind, UpdatePlacementKind};
 use crate::raid::degraded_read::Rebuild;
 use crate::raid::stripe::StripeLayout;
 use crate::raid::update::{StripeJob, StripeLock};
@@ -87,6 +87,14 @@ pub enum SimError {
     /// The request list itself is unusable.
     #[error("{0}")]
     Input(String),
+    /// A channel holds only valid data and programs wait for it forever.
+    #[error("channel {channel} filled up with valid data ({waiting} programs waiting, nothing left to collect): the placement of updates concentrated data there; lower precondition.valid, raise geometry.over_provisioning or use another update placement")]
+    ChannelFull {
+        /// The channel.
+        channel: u32,
+        /// Programs queued on it.
+        waiting: u32,
+    },
     /// A policy asked for something the model cannot do yet.
     #[error("{0}")]
     Unsupported(String),
@@ -182,6 +190,10 @@ pub struct Ssd<O: Observer> {
     pub(crate) scratch: Vec<Member>,
     /// Reusable buffer of per-position members.
     pub(crate) scratch_at: Vec<Option<Member>>,
+    /// Reusable buffer of channel numbers.
+    pub(crate) scratch_channels: Vec<u32>,
+    /// Controller time of the policies' per-request decision.
+    pub(crate) decision_ns: SimTime,
     /// Things the user should know about this run (printed once, reported).
     pub notes: Vec<String>,
     pub(crate) verifier: Option<Verifier>,
@@ -233,6 +245,17 @@ impl<O: Observer> Ssd<O> {
                 layout.channels
             ));
         }
+        let p = &cfg.policy;
+        let stripe_policies = p.read_routing != ReadRoutingKind::Normal
+            || p.update_placement != UpdatePlacementKind::StripeChannel
+            || p.parity_update != ParityUpdateKind::FewestPrereads;
+        if !parity && stripe_policies {
+            notes.push(
+                "raid.level = none: the read-routing, update-placement and parity-update policies have no stripes \
+                 to work on, so every read and write is plain (and no decision time is charged)"
+                    .into(),
+            );
+        }
         if cfg.policy.parity_update == ParityUpdateKind::Adaptive && !cfg.policy.read_priority {
             notes.push(
                 "the adaptive parity update assumes pre-reads are served before queued writes, but \
@@ -259,6 +282,8 @@ impl<O: Observer> Ssd<O> {
             locks: FxHashMap::default(),
             scratch: Vec::new(),
             scratch_at: Vec::new(),
+            scratch_channels: Vec::new(),
+            decision_ns: if parity { cfg.policy.decision_ns() } else { 0 },
             notes,
             verifier,
             fault: None,
@@ -358,6 +383,12 @@ impl<O: Observer> Ssd<O> {
         self.policies.read = r;
     }
 
+    /// Replaces the update-placement policy (tests drive placements by hand).
+    #[doc(hidden)]
+    pub fn set_update_placement(&mut self, p: Box<dyn crate::policy::UpdatePlacement>) {
+        self.policies.place = p;
+    }
+
     pub(crate) fn controller_delay(&mut self, ns: SimTime) -> SimTime {
         let now = self.q.now();
         self.controller.run(now, ns)
@@ -428,6 +459,16 @@ impl<O: Observer> Ssd<O> {
     fn finish_checks(&mut self) -> Result<(), SimError> {
         let now = self.q.now();
         if self.totals.completed != self.totals.admitted || self.outstanding != 0 || !self.held.is_empty() {
+            // Programs stuck on a channel whose dies have no room and nothing
+            // to collect: the channel is full of valid data.
+            let full = (0..self.layout.channels).find(|&ch| self.channels[ch as usize].sched.writes_queued() > 0);
+            if let Some(ch) = full {
+                let first = self.layout.first_die(ch);
+                if (first..first + self.layout.dies_per_channel).all(|d| !self.ftl.die_takes_writes(d)) {
+                    let waiting = self.channels[ch as usize].sched.writes_queued();
+                    return Err(SimError::ChannelFull { channel: ch, waiting });
+                }
+            }
             return Err(VerifyError {
                 time_ns: now,
                 what: format!(

@@ -126,11 +126,11 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     // Update: x is the idler of the outside channels 4 (3 queued) and 5 (1 queued).
     f.load(4, 3, 0);
     f.load(5, 0, 1);
-    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5], parity_channel: 3 };
+    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5] };
     let (ua, ub) = update_costs(&f.view(), &target, &partners, 5);
     assert!(close(ua, wait * (1.0 + t_wr * rate) + t_wr), "Eq. 5: {ua}");
     assert!(close(ub, t_xor + t_rd + t_wr * 1.0 + t_wr), "Eq. 6: {ub}");
-    assert_eq!(DegradedUpdate.place(&f.view(), &u), Some(5), "to the idlest channel outside the stripe");
+    assert_eq!(DegradedUpdate::default().place(&f.view(), &u), Some(5), "to the idlest channel outside the stripe");
 
     // The reverse: an idle target, loaded partners.
     let mut g = Fixture::new(6, 1);
@@ -143,12 +143,18 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     assert!(close(t_a, t_rd) && close(t_b, t_xor + t_rd * 12.0), "{t_a} vs {t_b}");
     let read = ReadTarget { target, partners: &partners };
     assert_eq!(DegradedRead.route(&g.view(), &read), Route::Normal);
-    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5], parity_channel: 3 };
-    assert_eq!(DegradedUpdate.place(&g.view(), &u), None);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5] };
+    assert_eq!(DegradedUpdate::default().place(&g.view(), &u), None);
+    // Outside channels with fewer erased blocks than the target's are not used.
+    let full = f.ftl.planes[5].free.len() - 1;
+    f.ftl.planes[5].free.truncate(full);
+    assert_eq!(DegradedUpdate::default().place(&f.view(), &u), Some(4), "channel 5 has less free space");
+    f.ftl.planes[4].free.truncate(full);
+    assert_eq!(DegradedUpdate::default().place(&f.view(), &u), None);
     // No channel outside the stripe: no degraded update, however busy the target.
     f.load(0, 50, 50);
-    let u = ChunkUpdate { target, partners: &partners, outside: &[], parity_channel: 3 };
-    assert_eq!(DegradedUpdate.place(&f.view(), &u), None);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[] };
+    assert_eq!(DegradedUpdate::default().place(&f.view(), &u), None);
 }
 
 /// A GC running on the target's die, or one its plane is due for, counts in
@@ -296,17 +302,137 @@ fn degraded_read_partners_pay_their_ldpc_level() {
     assert_eq!(ssd.obs.0, vec![(Op::Read, 20_000 + 3 * 24_000 + xfer + 19_000)]);
 }
 
+type Offers = std::rc::Rc<std::cell::RefCell<Vec<(Member, Vec<Member>, Vec<u32>)>>>;
+
+/// Moves every single-chunk update outside its stripe, recording what it was
+/// offered: to the first channel offered, or (`rotate`) to each in turn.
+#[derive(Default)]
+struct MoveOut(Offers, bool);
+impl UpdatePlacement for MoveOut {
+    fn place(&mut self, _: &DeviceView, u: &ChunkUpdate) -> Option<u32> {
+        let mut offers = self.0.borrow_mut();
+        offers.push((u.target, u.partners.to_vec(), u.outside.to_vec()));
+        let i = if self.1 { offers.len() % u.outside.len().max(1) } else { 0 };
+        u.outside.get(i).copied()
+    }
+}
+
+/// A degraded update on an idle 3+1 stripe over 6 channels: the old chunk is
+/// rebuilt from the other three (in parallel), XOR, then the new chunk is
+/// programmed on the channel outside the stripe while parity is rewritten on
+/// its own. The chunk then lives there: a read goes there, and a second
+/// update keeps the stripe on four distinct channels.
+#[test]
+fn degraded_update_moves_the_chunk_out_of_its_stripe() {
+    let mut c = tiny(6, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.timing.read_ns = 20_000;
+    c.timing.program_ns = 500_000;
+    c.timing.command_ns = 300;
+    c.timing.xor_ns = 19_000;
+    let xfer = 10_240 + 300;
+    let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
+    let seen = MoveOut::default();
+    ssd.set_update_placement(Box::new(MoveOut(seen.0.clone(), false)));
+    let s = (0..ssd.stripe_layout().stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+    let layout = ssd.stripe_layout().clone();
+    let channel_of = |ssd: &Ssd<Lat>, chunk: u32| ssd.layout().channel_of(ssd.ftl.lookup(chunk).unwrap());
+    let (lpn, chunk) = (s as u64 * 3, layout.chunk_of_lpn(s as u64 * 3).1);
+    let parity = layout.parity_chunk(s);
+    let before: Vec<u32> = (0..4).map(|j| channel_of(&ssd, s * 4 + j)).collect();
+    let parity_ch = channel_of(&ssd, parity);
+    let req = |t, op| Request { time_ns: t, offset: lpn * 4096, size: 4096, device: 0, op };
+    let gap = 100_000_000;
+    ssd.run(&[req(0, Op::Write), req(gap, Op::Read), req(2 * gap, Op::Write)], &mut |_| {}).unwrap();
+    let offers = seen.0.borrow();
+    let (target, partners, outside) = &offers[0];
+    assert_eq!(target.chunk, chunk);
+    let mut stripe: Vec<u32> = partners.iter().map(|m| m.channel).chain([target.channel]).collect();
+    stripe.sort();
+    let mut want = before.clone();
+    want.sort();
+    assert_eq!(stripe, want, "partners are the other three chunks");
+    assert_eq!(outside.len(), 2);
+    assert!(outside.iter().all(|c| !before.contains(c)), "{outside:?} overlaps the stripe {before:?}");
+    // After both updates: the chunk moved twice, parity stayed, four distinct channels.
+    assert_eq!(offers.len(), 2);
+    let second_out = &offers[1].2;
+    assert!(second_out.contains(&target.channel), "the chunk's old channel is free again: {second_out:?}");
+    assert_eq!(channel_of(&ssd, chunk), second_out[0]);
+    assert_eq!(channel_of(&ssd, parity), parity_ch);
+    let mut now: Vec<u32> = (0..4).map(|j| channel_of(&ssd, s * 4 + j)).collect();
+    now.sort();
+    now.dedup();
+    assert_eq!(now.len(), 4);
+    // Timing: rebuild reads in parallel, XOR, programs in parallel; then a plain read.
+    let update = (20_000 + xfer) + 19_000 + (xfer + 500_000);
+    assert_eq!(ssd.obs.0, vec![(Op::Write, update), (Op::Read, 20_000 + xfer), (Op::Write, update)]);
+}
+
+/// Beyond 64 channels (stripes rotating onto channels 64 and up) the channels
+/// offered as outside a stripe still exclude all of its own, and verification
+/// passes with every update moved.
+#[test]
+fn degraded_updates_stay_outside_their_stripe_beyond_64_channels() {
+    let mut c = tiny(72, 1, 1, 16, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    let mut ssd = Ssd::new(&c, Collector::new(72), true).unwrap();
+    let seen = MoveOut::default();
+    ssd.set_update_placement(Box::new(MoveOut(seen.0.clone(), true)));
+    let cap = ssd.capacity_bytes() / 4096;
+    let reqs: Vec<Request> = (0..3_000u64)
+        .map(|i| Request { time_ns: i * 50_000, offset: (i * 7919 % cap) * 4096, size: 4096, device: 0, op: Op::Write })
+        .collect();
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    let offers = seen.0.borrow();
+    assert!(offers.iter().any(|(t, _, _)| t.channel >= 64), "no update on a channel beyond 64");
+    for (t, partners, outside) in offers.iter() {
+        assert_eq!(outside.len(), 72 - 4);
+        for m in partners.iter().chain([t]) {
+            assert!(!outside.contains(&m.channel), "channel {} is in the stripe and offered as outside", m.channel);
+        }
+    }
+    assert_eq!(ssd.obs.raid.degraded_updates, offers.len() as u64);
+}
+
+/// A placement that piles every update onto one channel fills it with valid
+/// data; the run stops with an error naming the channel instead of stalling.
+#[test]
+fn a_channel_filled_by_placement_is_reported() {
+    let mut c = tiny(8, 1, 1, 16, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    let mut ssd = Ssd::new(&c, Collector::new(8), false).unwrap();
+    ssd.set_update_placement(Box::new(MoveOut::default()));
+    let cap = ssd.capacity_bytes() / 4096;
+    let reqs: Vec<Request> = (0..2_000u64)
+        .map(|i| Request { time_ns: i * 50_000, offset: (i * 7919 % cap) * 4096, size: 4096, device: 0, op: Op::Write })
+        .collect();
+    match ssd.run(&reqs, &mut |_| {}) {
+        Err(e @ rainsim_model::SimError::ChannelFull { .. }) => assert!(e.to_string().contains("filled up"), "{e}"),
+        other => panic!("expected a full channel, got {other:?}"),
+    }
+}
+
 #[test]
 fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
-    let mut cfg = preset("degraded-mode-8ch");
-    cfg.precondition.invalid += 0.01;
+    let mut dm8 = preset("degraded-mode-8ch");
+    dm8.precondition.invalid += 0.01;
+    // The 16-channel device with 5+1 stripes (the §4.3 variant).
+    let mut dm16 = preset("degraded-mode-16ch");
+    dm16.precondition.invalid += 0.01;
+    dm16.raid.stripe_width = 6;
     let mut moved = 0;
-    for (read, place, parity) in [
-        (ReadRoutingKind::GcTolerant, UpdatePlacementKind::StripeChannel, ParityUpdateKind::FewestPrereads),
-        (ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::FewestPrereads),
+    for (base, read, place, parity) in [
+        (&dm8, ReadRoutingKind::GcTolerant, UpdatePlacementKind::StripeChannel, ParityUpdateKind::FewestPrereads),
+        (&dm8, ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::FewestPrereads),
         // Axes combine: degraded reads and updates with adaptive parity updates.
-        (ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::Adaptive),
+        (&dm8, ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::Adaptive),
+        (&dm16, ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::FewestPrereads),
     ] {
+        let mut cfg = base.clone();
         cfg.policy.read_routing = read;
         cfg.policy.update_placement = place;
         cfg.policy.parity_update = parity;
