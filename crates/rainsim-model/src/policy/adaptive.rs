@@ -137,10 +137,11 @@ impl Adaptive {
             let same = |q: &Option<Member>| q.is_some_and(|q| self.same_queue(&q, &m));
             let ahead = at[..pos as usize].iter().enumerate().filter(|(j, q)| set & 1 << j != 0 && same(q)).count();
             let (reads, writes) = self.queued(view, &m);
-            let wait = m.read_ns.saturating_mul(reads as u64 + ahead as u64 + 1);
+            let read_ns = view.read_ns(m.ppn);
+            let wait = read_ns.saturating_mul(reads as u64 + ahead as u64 + 1);
             let update = wait.saturating_add(self.gc_ns(view, &m));
             cost.update_ns = cost.update_ns.max(update);
-            cost.delay_ns = cost.delay_ns.saturating_add(m.read_ns.saturating_mul(writes as u64));
+            cost.delay_ns = cost.delay_ns.saturating_add(read_ns.saturating_mul(writes as u64));
         }
         cost
     }

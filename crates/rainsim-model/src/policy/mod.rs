@@ -29,6 +29,7 @@ pub use spec::{
 use crate::config::Timing;
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
+use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::block::BlockMeta;
 use crate::ftl::Ftl;
@@ -50,10 +51,25 @@ pub struct DeviceView<'a> {
     pub t: &'a FlashTiming,
     /// FTL state (free space, block wear), read-only.
     pub ftl: &'a Ftl,
+    /// The read-retry model, when on.
+    pub ldpc: Option<&'a LdpcModel>,
     /// Address arithmetic.
     pub layout: &'a Layout,
     /// Stripe geometry.
     pub stripes: &'a StripeLayout,
+}
+
+impl DeviceView<'_> {
+    /// Time to read page `ppn` off its die unloaded: sensing with the page's
+    /// read retries (LDPC), then the transfer. Computed on demand, since it
+    /// costs an RBER evaluation with the model on.
+    pub fn read_ns(&self, ppn: u32) -> SimTime {
+        let sense = match self.ldpc {
+            None => self.t.read,
+            Some(m) => m.read_ns(m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.now)),
+        };
+        sense + self.t.xfer
+    }
 }
 
 /// Where one existing chunk of a stripe lives now.
@@ -67,8 +83,6 @@ pub struct Member {
     pub die: u32,
     /// Channel of that die.
     pub channel: u32,
-    /// Time to read the page off its die unloaded (sensing, retries, transfer).
-    pub read_ns: SimTime,
 }
 
 /// A host read of one chunk as the routing policy sees it.

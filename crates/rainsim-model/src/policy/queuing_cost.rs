@@ -90,14 +90,14 @@ pub fn partner_delay_ns(view: &DeviceView, partners: &[Member]) -> f64 {
         .iter()
         .map(|m| {
             let (r, w) = queued(view, m.channel);
-            m.read_ns as f64 * (r + w) as f64
+            view.read_ns(m.ppn) as f64 * (r + w) as f64
         })
         .sum()
 }
 
 /// (T_A, T_B) of Eq. 3 and 4 for a read of `target`.
 pub fn read_costs(view: &DeviceView, target: &Member, partners: &[Member]) -> (f64, f64) {
-    let t_a = wait_ns(view, target) * (1.0 + target.read_ns as f64 * rate(view, target.channel));
+    let t_a = wait_ns(view, target) * (1.0 + view.read_ns(target.ppn) as f64 * rate(view, target.channel));
     let t_b = view.timing.xor_ns as f64 + partner_delay_ns(view, partners);
     (t_a, t_b)
 }

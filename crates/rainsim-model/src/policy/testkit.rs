@@ -62,7 +62,7 @@ impl Bench {
             .enumerate()
             .map(|(j, &die)| {
                 let channel = self.layout.channel_of_die(die);
-                Some(Member { chunk: j as u32, ppn: j as u32, die, channel, read_ns: self.t.read + self.t.xfer })
+                Some(Member { chunk: j as u32, ppn: j as u32, die, channel })
             })
             .collect()
     }
@@ -105,6 +105,7 @@ impl Bench {
             timing: &self.timing,
             t: &self.t,
             ftl: &self.ftl,
+            ldpc: None,
             layout: &self.layout,
             stripes: &self.stripes,
         }

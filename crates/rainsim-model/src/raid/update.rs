@@ -381,9 +381,7 @@ mod tests {
 
     /// Six positions, those in `mask` written (on channel = position).
     fn at(mask: u64) -> Vec<Option<Member>> {
-        (0..6u32)
-            .map(|j| (mask & 1 << j != 0).then_some(Member { chunk: j, ppn: j, die: j, channel: j, read_ns: 0 }))
-            .collect()
+        (0..6u32).map(|j| (mask & 1 << j != 0).then_some(Member { chunk: j, ppn: j, die: j, channel: j })).collect()
     }
 
     /// A 5+1 stripe with parity at position 5, every chunk already written.

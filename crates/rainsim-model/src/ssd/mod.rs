@@ -44,6 +44,7 @@ macro_rules! device_view {
             timing: &$s.cfg.timing,
             t: &$s.t,
             ftl: &$s.ftl,
+            ldpc: $s.ldpc.as_ref(),
             layout: &$s.layout,
             stripes: &$s.stripes,
         }
@@ -332,16 +333,6 @@ impl<O: Observer> Ssd<O> {
         self.fault = Some(f);
     }
 
-    /// Sensing time of `ppn` if it were read now: tR, plus the retries of its
-    /// LDPC level when the model is on.
-    #[inline]
-    pub(crate) fn read_time(&self, ppn: u32) -> SimTime {
-        match &self.ldpc {
-            None => self.t.read,
-            Some(m) => m.read_ns(self.read_level(m, ppn)),
-        }
-    }
-
     /// LDPC level of `ppn` if it were read now (from its block's wear, data
     /// age and reads so far). Out of line, so that the read paths stay as
     /// small as without the model when it is off.
@@ -365,7 +356,7 @@ impl<O: Observer> Ssd<O> {
         let ppn = self.ftl.lookup(chunk)?;
         let die = self.layout.die_of(ppn);
         let channel = self.layout.channel_of_die(die);
-        Some(Member { chunk, ppn, die, channel, read_ns: self.read_time(ppn) + self.t.xfer })
+        Some(Member { chunk, ppn, die, channel })
     }
 
     /// The channel a chunk of stripe `s` at position `pos` is written to by a

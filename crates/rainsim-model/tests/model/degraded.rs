@@ -61,6 +61,7 @@ impl Fixture {
             timing: &self.cfg.timing,
             t: &self.t,
             ftl: &self.ftl,
+            ldpc: None,
             layout: &self.layout,
             stripes: &self.stripes,
         }
@@ -86,13 +87,7 @@ impl Fixture {
     }
 
     fn member(&self, chunk: u32, ch: u32) -> Member {
-        Member {
-            chunk,
-            ppn: 0,
-            die: ch * self.layout.dies_per_channel,
-            channel: ch,
-            read_ns: self.t.read + self.t.xfer,
-        }
+        Member { chunk, ppn: 0, die: ch * self.layout.dies_per_channel, channel: ch }
     }
 }
 

@@ -92,6 +92,7 @@ impl Fig5 {
             timing: &self.cfg.timing,
             t: &self.t,
             ftl: &self.ftl,
+            ldpc: None,
             layout: &self.layout,
             stripes: &self.stripes,
         }
@@ -99,7 +100,7 @@ impl Fig5 {
 
     /// Every position of stripe 0 written, position j on CH j.
     fn members(&self) -> Vec<Option<Member>> {
-        (0..6).map(|j| Some(Member { chunk: j, ppn: j, die: j, channel: j, read_ns: T_R })).collect()
+        (0..6).map(|j| Some(Member { chunk: j, ppn: j, die: j, channel: j })).collect()
     }
 
     /// Adaptive's costs and choice for a write of positions `written`.
