@@ -178,6 +178,9 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
         ("adjusted", |r| r.raid.adjusted.to_string()),
         ("adjusted share", |r| format!("{:.3}", r.raid.routines.adjusted)),
         ("pre-reads", |r| r.raid.prereads.to_string()),
+        ("degraded reads", |r| r.raid.degraded_reads.to_string()),
+        ("GC-tolerant reads", |r| r.raid.gc_tolerant_reads.to_string()),
+        ("degraded updates", |r| r.raid.degraded_updates.to_string()),
         ("WAF", |r| format!("{:.3}", r.waf)),
     ];
     for (name, get) in rows {
