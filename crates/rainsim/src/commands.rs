@@ -249,17 +249,17 @@ pub fn config_list() -> Res {
 /// Speed is host requests per CPU-second of the simulation loop (setup
 /// excluded); the best and the median run are printed because a shared
 /// machine adds noise, never removes it.
-pub fn bench(config: &str, requests: u64, runs: u32, sets: &[String]) -> Res {
+pub fn bench(config: &str, scheme: &str, requests: u64, runs: u32, sets: &[String]) -> Res {
     // `--set workload.requests=…` overrides `--requests`.
     let mut all = vec![format!("workload.requests={requests}")];
     all.extend_from_slice(sets);
-    let cfg = settings::resolve(&settings::Request { config: Some(config), scheme: Some("baseline"), sets: &all })?;
+    let cfg = settings::resolve(&settings::Request { config: Some(config), scheme: Some(scheme), sets: &all })?;
     let trace = workload::load(&cfg, None)?;
-    println!("config: {config}, {} synthetic requests, seed {}", trace.requests.len(), cfg.seed);
+    println!("config: {config}, scheme {scheme}, {} synthetic requests, seed {}", trace.requests.len(), cfg.seed);
     let mut speeds = Vec::new();
     let mut first: Option<Report> = None;
     for i in 0..runs.max(1) {
-        let mut report = simulate(&cfg, &trace, "baseline", false, true)?;
+        let mut report = simulate(&cfg, &trace, scheme, false, true)?;
         let t = std::mem::take(&mut report.timing);
         println!(
             "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",

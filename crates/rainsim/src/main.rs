@@ -131,6 +131,9 @@ struct BenchArgs {
     /// Preset or file to benchmark. Default: rep-raid-8ch (aged 80/10, GC active).
     #[arg(long, short, default_value = "rep-raid-8ch")]
     config: String,
+    /// Scheme to benchmark (see `rainsim config list`).
+    #[arg(long, default_value = "baseline")]
+    scheme: String,
     /// Synthetic requests to simulate.
     #[arg(long, default_value_t = 1_000_000)]
     requests: u64,
@@ -143,6 +146,13 @@ struct BenchArgs {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so printing into a closed pipe (`rainsim … | head`)
+    // would panic; the default action ends the process quietly, as CLI tools do.
+    #[cfg(unix)]
+    // SAFETY: called before any thread starts; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.verify, a.quiet),
@@ -152,7 +162,7 @@ fn main() -> ExitCode {
         }
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
-        Cmd::Bench(a) => commands::bench(&a.config, a.requests, a.runs, &a.sets),
+        Cmd::Bench(a) => commands::bench(&a.config, &a.scheme, a.requests, a.runs, &a.sets),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -170,3 +170,23 @@ fn repeat_is_bounded_by_max_requests() {
     );
     assert_eq!(u(&r, "trace.requests"), 10);
 }
+
+/// Output into a pipe that closes early (`rainsim … | head -1`) ends the
+/// process quietly, without a panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(crate::support::BIN)
+        .args(["run", "--set", "workload.requests=20000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn rainsim");
+    drop(child.stdout.take()); // the reader goes away before anything is printed
+    let mut err = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut err).expect("read stderr");
+    child.wait().expect("wait");
+    assert!(!err.contains("panicked"), "{err}");
+}
