@@ -121,15 +121,16 @@ fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, ve
         }
     }
     let report = simulate(cfg, &trace, scheme, verify, !quiet)?;
+    // The report file first: printing into a closed pipe ends the process.
+    if let Some(p) = out {
+        write_report(p, &report)?;
+    }
     if !quiet {
         print!("{}", summary::render(&report));
         if verify {
             println!("verify: passed (every read returned its latest version; every stripe recoverable; every request completed once)");
         }
-    }
-    if let Some(p) = out {
-        write_report(p, &report)?;
-        if !quiet {
+        if let Some(p) = out {
             println!("report written to {}", p.display());
         }
     }

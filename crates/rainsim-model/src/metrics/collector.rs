@@ -210,7 +210,9 @@ impl Observer for Collector {
         let c = &mut self.channels[channel as usize];
         c.ops[origin as usize] += 1;
         c.blocked_sum += queued as u64;
-        if origin == Origin::HostRead {
+        // Flash reads that serve host reads: direct ones, and the chunk reads
+        // of rebuilt (degraded) ones, which land on the partners' channels.
+        if matches!(origin, Origin::HostRead | Origin::DegradedRead) {
             c.read_lat.record(latency);
         }
     }

@@ -149,18 +149,26 @@ pub struct Policies {
 }
 
 impl PolicySpec {
+    /// Longest history a channel keeps for the cost models (arrivals or GCs).
+    pub const MAX_HISTORY: u32 = 1 << 16;
+
     /// Rejects parameters no policy can work with, naming the key.
     pub fn validate(&self) -> Result<(), String> {
         self.bpu.validate()?;
         let d = &self.degraded;
-        if d.arrival_window < 2 {
+        if !(2..=Self::MAX_HISTORY).contains(&d.arrival_window) {
             return Err(format!(
-                "policy.degraded.arrival_window = {} must be at least 2: a rate needs two arrivals",
-                d.arrival_window
+                "policy.degraded.arrival_window = {} must be between 2 (a rate needs two arrivals) and {}",
+                d.arrival_window,
+                Self::MAX_HISTORY
             ));
         }
-        if d.gc_history < 1 {
-            return Err("policy.degraded.gc_history must be at least 1 (GCs averaged for t_gc, Eq. 7)".into());
+        if !(1..=Self::MAX_HISTORY).contains(&d.gc_history) {
+            return Err(format!(
+                "policy.degraded.gc_history = {} must be between 1 and {} (GCs averaged for t_gc, Eq. 7)",
+                d.gc_history,
+                Self::MAX_HISTORY
+            ));
         }
         Ok(())
     }

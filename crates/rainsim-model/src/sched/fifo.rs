@@ -26,14 +26,28 @@ impl Fifo {
     }
 }
 
+/// Whether sequence number `a` was given before `b` (they wrap: compare by distance).
+#[inline]
+fn older(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) < 0
+}
+
 impl ChannelScheduler for Fifo {
     fn push_read(&mut self, die: u32, op: FlashOp) {
         self.read_count += 1;
         self.reads[die as usize].push_back(op);
     }
-    fn push_read_front(&mut self, die: u32, op: FlashOp) {
+    fn push_read_front(&mut self, die: u32, mut op: FlashOp) {
+        // At the head it must also count as the oldest, or without read
+        // priority it would still wait for every older program.
+        let q = &mut self.reads[die as usize];
+        for front in [q.front(), self.writes.front()].into_iter().flatten() {
+            if !older(op.seq, front.seq) {
+                op.seq = front.seq.wrapping_sub(1);
+            }
+        }
         self.read_count += 1;
-        self.reads[die as usize].push_front(op);
+        q.push_front(op);
     }
     fn push_write(&mut self, op: FlashOp) {
         self.writes.push_back(op);
@@ -45,8 +59,7 @@ impl ChannelScheduler for Fifo {
             (None, None) => return None,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            // Sequence numbers wrap; compare by wrapping distance.
-            (Some(r), Some(w)) => self.read_priority || (r.seq.wrapping_sub(w.seq) as i32) < 0,
+            (Some(r), Some(w)) => self.read_priority || older(r.seq, w.seq),
         };
         if take_read {
             self.read_count -= 1;
@@ -92,5 +105,25 @@ mod tests {
         f.push_write(op(8, Origin::HostProgram));
         assert!(f.pop_for(0, false).is_none(), "a full die takes no program");
         assert_eq!(f.reads_queued_for(1), 1);
+    }
+
+    /// A read pushed to the head goes first even without read priority, and
+    /// ahead of older reads; the counts follow.
+    #[test]
+    fn a_head_read_counts_as_the_oldest() {
+        let mut f = Fifo::new(1, false);
+        f.push_write(op(10, Origin::HostProgram));
+        f.push_read(0, op(11, Origin::HostRead));
+        f.push_read_front(0, op(12, Origin::DegradedRead));
+        f.push_write(op(13, Origin::HostProgram));
+        assert_eq!(f.reads_queued(), 2);
+        let got: Vec<u32> = std::iter::from_fn(|| f.pop_for(0, true)).map(|o| o.chunk).collect();
+        assert_eq!(got, vec![12, 10, 11, 13]);
+        assert_eq!(f.reads_queued(), 0);
+        // Across the wrap of the sequence numbers too.
+        let mut f = Fifo::new(1, false);
+        f.push_write(op(u32::MAX, Origin::HostProgram));
+        f.push_read_front(0, op(3, Origin::DegradedRead));
+        assert_eq!(f.pop_for(0, true).map(|o| o.chunk), Some(3));
     }
 }

@@ -452,13 +452,14 @@ impl<O: Observer> Ssd<O> {
         if self.totals.completed != self.totals.admitted || self.outstanding != 0 || !self.held.is_empty() {
             // Programs stuck on a channel whose dies have no room and nothing
             // to collect: the channel is full of valid data.
-            let full = (0..self.layout.channels).find(|&ch| self.channels[ch as usize].sched.writes_queued() > 0);
-            if let Some(ch) = full {
+            let full = (0..self.layout.channels).find(|&ch| {
                 let first = self.layout.first_die(ch);
-                if (first..first + self.layout.dies_per_channel).all(|d| !self.ftl.die_takes_writes(d)) {
-                    let waiting = self.channels[ch as usize].sched.writes_queued();
-                    return Err(SimError::ChannelFull { channel: ch, waiting });
-                }
+                self.channels[ch as usize].sched.writes_queued() > 0
+                    && (first..first + self.layout.dies_per_channel).all(|d| !self.ftl.die_takes_writes(d))
+            });
+            if let Some(ch) = full {
+                let waiting = self.channels[ch as usize].sched.writes_queued();
+                return Err(SimError::ChannelFull { channel: ch, waiting });
             }
             return Err(VerifyError {
                 time_ns: now,

@@ -274,6 +274,72 @@ fn degraded_read_takes_a_partner_read_plus_xor_and_holds_off_writers() {
     assert_eq!(ssd.obs.0, vec![(Op::Read, rebuild), (Op::Write, write_end - 1_000)]);
 }
 
+/// Rebuild one chunk's reads only.
+struct RebuildChunk(u32);
+impl ReadRouting for RebuildChunk {
+    fn route(&mut self, _: &DeviceView, r: &ReadTarget) -> Route {
+        if r.target.chunk == self.0 {
+            Route::Degraded
+        } else {
+            Route::Normal
+        }
+    }
+}
+
+/// A degraded read's partner reads go to the heads of their queues (paper
+/// §3.2, "serviced immediately"): with four reads queued on a partner's die,
+/// the rebuild waits only for the read already running there, with or
+/// without read priority (the FIFO unit tests cover a head read passing
+/// older programs).
+#[test]
+fn degraded_partner_reads_go_to_the_queue_heads() {
+    for read_priority in [true, false] {
+        let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+        c.precondition.valid = 0.5;
+        c.geometry.over_provisioning = 0.2;
+        c.timing.read_ns = 20_000;
+        c.timing.command_ns = 300;
+        c.timing.xor_ns = 19_000;
+        c.policy.read_priority = read_priority;
+        let xfer = 10_240 + 300;
+        let mut ssd = Ssd::new(&c, Lat::default(), false).unwrap();
+        let l = ssd.stripe_layout().clone();
+        let chan = |ssd: &Ssd<Lat>, chunk: u32| ssd.ftl.lookup(chunk).map(|p| ssd.layout().channel_of(p));
+        // A fully written stripe, and the page of it on channel 0.
+        let s = (0..l.stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+        let (target, lpn) = (0..3u64)
+            .map(|d| (l.chunk_of_lpn(s as u64 * 3 + d).1, s as u64 * 3 + d))
+            .find(|&(c, _)| chan(&ssd, c) == Some(0))
+            .unwrap();
+        // Five other pages on channel 1 (outside stripe s), read first.
+        let busy: Vec<u64> = (0..l.logical_pages())
+            .filter(|&p| p / 3 != s as u64 && chan(&ssd, l.chunk_of_lpn(p).1) == Some(1))
+            .take(5)
+            .collect();
+        ssd.set_read_routing(Box::new(RebuildChunk(target)));
+        let mut reqs: Vec<Request> = busy
+            .iter()
+            .map(|&p| Request { time_ns: 0, offset: p * 4096, size: 4096, device: 0, op: Op::Read })
+            .collect();
+        reqs.push(Request { time_ns: 1_000, offset: lpn * 4096, size: 4096, device: 0, op: Op::Read });
+        ssd.run(&reqs, &mut |_| {}).unwrap();
+        // The first busy read holds channel 1's die until tR + transfer; then
+        // the partner read (at the tail it would wait for four more), XOR.
+        let read = 20_000 + xfer;
+        let rebuild = 2 * read + 19_000 - 1_000;
+        let mut want: Vec<u64> = (1..=5).map(|i| i * read).collect();
+        // The busy reads after the first wait one read more for the partner's.
+        for w in &mut want[1..] {
+            *w += read;
+        }
+        want.push(rebuild);
+        want.sort();
+        let mut got: Vec<u64> = ssd.obs.0.iter().map(|&(_, l)| l).collect();
+        got.sort();
+        assert_eq!(got, want, "read_priority {read_priority}");
+    }
+}
+
 /// With the LDPC model on, the partner reads of a rebuild pay their pages'
 /// read-retry level: here every page sits at level 1 (3 retries of 24 µs).
 #[test]

@@ -172,14 +172,17 @@ fn repeat_is_bounded_by_max_requests() {
 }
 
 /// Output into a pipe that closes early (`rainsim … | head -1`) ends the
-/// process quietly, without a panic message.
+/// process quietly, without a panic message, and the report file is written
+/// before anything is printed.
 #[cfg(unix)]
 #[test]
 fn a_closed_stdout_pipe_is_not_a_panic() {
     use std::io::Read;
     use std::process::{Command, Stdio};
+    let dir = crate::support::TempDir::new("pipe");
+    let out = dir.join("r.json");
     let mut child = Command::new(crate::support::BIN)
-        .args(["run", "--set", "workload.requests=20000"])
+        .args(["run", "--set", "workload.requests=20000", "--out", crate::support::p(&out)])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -189,4 +192,5 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
     child.stderr.take().expect("stderr").read_to_string(&mut err).expect("read stderr");
     child.wait().expect("wait");
     assert!(!err.contains("panicked"), "{err}");
+    crate::report::check_report(&crate::support::read_json(&out), 20_000);
 }
