@@ -9,7 +9,7 @@
 //! workload with a hot stripe region can drain one channel until it holds only
 //! valid data.
 
-use super::queuing_cost::{free_blocks, idlest, update_costs};
+use super::queuing_cost::{free_blocks, idlest, partner_gc_ns, update_costs};
 use super::{ChunkUpdate, DeviceView, UpdatePlacement};
 
 /// Queuing-cost update placement.
@@ -17,6 +17,15 @@ use super::{ChunkUpdate, DeviceView, UpdatePlacement};
 pub struct DegradedUpdate {
     /// Where the next tie among equally idle channels starts (after the last choice).
     next: u32,
+    /// A GC running on a partner's die counts in T'_B.
+    partner_gc: bool,
+}
+
+impl DegradedUpdate {
+    /// With `partner_gc`, a GC running on a partner's die counts in T'_B.
+    pub fn new(partner_gc: bool) -> Self {
+        DegradedUpdate { next: 0, partner_gc }
+    }
 }
 
 impl UpdatePlacement for DegradedUpdate {
@@ -24,7 +33,10 @@ impl UpdatePlacement for DegradedUpdate {
         let floor = free_blocks(view, u.target.channel);
         let roomy = u.outside.iter().copied().filter(|&ch| free_blocks(view, ch) >= floor);
         let x = idlest(view, roomy, self.next)?;
-        let (t_a, t_b) = update_costs(view, &u.target, u.partners, x);
+        let (t_a, mut t_b) = update_costs(view, &u.target, u.partners, x);
+        if self.partner_gc {
+            t_b += partner_gc_ns(view, u.partners);
+        }
         if t_a > t_b {
             self.next = x + 1;
             Some(x)

@@ -95,6 +95,12 @@ pub fn partner_delay_ns(view: &DeviceView, partners: &[Member]) -> f64 {
         .sum()
 }
 
+/// The longest GC still running on a partner's die, ns (not in the paper's
+/// T_B; added when `policy.degraded.partner_gc` is on).
+pub fn partner_gc_ns(view: &DeviceView, partners: &[Member]) -> f64 {
+    partners.iter().map(|m| view.dies[m.die as usize].gc_remaining(view.now)).max().unwrap_or(0) as f64
+}
+
 /// (T_A, T_B) of Eq. 3 and 4 for a read of `target`.
 pub fn read_costs(view: &DeviceView, target: &Member, partners: &[Member]) -> (f64, f64) {
     let t_a = wait_ns(view, target) * (1.0 + view.read_ns(target.ppn) as f64 * rate(view, target.channel));

@@ -93,11 +93,14 @@ pub struct DegradedParams {
     pub arrival_window: u32,
     /// Recent GCs of a channel averaged for t_gc (DM-Eq. 7; the paper: 8).
     pub gc_history: u32,
+    /// Add to T_B (and T'_B) the longest GC still running on a partner's die:
+    /// the rebuild waits for it. Off by default, as in the paper's Eq. 4.
+    pub partner_gc: bool,
 }
 
 impl Default for DegradedParams {
     fn default() -> Self {
-        DegradedParams { decision_ns: 0, arrival_window: 128, gc_history: 8 }
+        DegradedParams { decision_ns: 0, arrival_window: 128, gc_history: 8, partner_gc: false }
     }
 }
 
@@ -179,11 +182,13 @@ impl PolicySpec {
             read: match self.read_routing {
                 ReadRoutingKind::Normal => Box::new(normal_read::NormalRead),
                 ReadRoutingKind::GcTolerant => Box::new(gc_tolerant_read::GcTolerantRead::new(self.gc_tolerant.scope)),
-                ReadRoutingKind::Degraded => Box::new(degraded_read::DegradedRead),
+                ReadRoutingKind::Degraded => Box::new(degraded_read::DegradedRead::new(self.degraded.partner_gc)),
             },
             place: match self.update_placement {
                 UpdatePlacementKind::StripeChannel => Box::new(stripe_channel::StripeChannel),
-                UpdatePlacementKind::Degraded => Box::new(degraded_update::DegradedUpdate::default()),
+                UpdatePlacementKind::Degraded => {
+                    Box::new(degraded_update::DegradedUpdate::new(self.degraded.partner_gc))
+                }
             },
             parity: match self.parity_update {
                 ParityUpdateKind::FewestPrereads => Box::new(fewest_prereads::FewestPrereads),

@@ -116,7 +116,7 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     assert!(close(t_a, wait * (1.0 + t_rd * rate)), "Eq. 3: {t_a}");
     assert!(close(t_b, t_xor + t_rd), "Eq. 4: {t_b}");
     let read = ReadTarget { target, partners: &partners };
-    assert_eq!(DegradedRead.route(&f.view(), &read), Route::Degraded);
+    assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Degraded);
 
     // Update: x is the idler of the outside channels 4 (3 queued) and 5 (1 queued).
     f.load(4, 3, 0);
@@ -137,7 +137,7 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     let (t_a, t_b) = read_costs(&g.view(), &target, &partners);
     assert!(close(t_a, t_rd) && close(t_b, t_xor + t_rd * 12.0), "{t_a} vs {t_b}");
     let read = ReadTarget { target, partners: &partners };
-    assert_eq!(DegradedRead.route(&g.view(), &read), Route::Normal);
+    assert_eq!(DegradedRead::default().route(&g.view(), &read), Route::Normal);
     let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5] };
     assert_eq!(DegradedUpdate::default().place(&g.view(), &u), None);
     // Outside channels with fewer erased blocks than the target's are not used.
@@ -162,12 +162,12 @@ fn gc_on_the_target_counts_in_its_wait() {
     let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
     f.load(1, 2, 0);
     let read = ReadTarget { target, partners: &partners };
-    assert_eq!(DegradedRead.route(&f.view(), &read), Route::Normal, "idle target");
+    assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Normal, "idle target");
     // A GC with 2 ms left.
     f.dies[0].gc_until = Some(f.now + 2_000_000);
     let (t_a, _) = read_costs(&f.view(), &target, &partners);
     assert!(close(t_a, 2_000_000.0), "{t_a}");
-    assert_eq!(DegradedRead.route(&f.view(), &read), Route::Degraded);
+    assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Degraded);
     // No GC running, but the plane is below its threshold: c = 1, and t_gc by
     // Eq. 7 from the channel's last GCs (10 and 20 moves, one erase each).
     f.dies[0].gc_until = None;
@@ -178,6 +178,28 @@ fn gc_on_the_target_counts_in_its_wait() {
     let t_gc = (f.t.read + f.t.program) as f64 * 15.0 + f.t.erase as f64;
     let (t_a, _) = read_costs(&f.view(), &target, &partners);
     assert!(close(t_a, t_gc), "{t_a} vs {t_gc}");
+}
+
+/// `policy.degraded.partner_gc`: a GC on a partner's die counts in T_B and
+/// T'_B (off by default, as in Eq. 4), so a rebuild that would wait for it is
+/// not chosen.
+#[test]
+fn partner_gc_counts_in_t_b_only_when_asked() {
+    let mut f = Fixture::new(6, 1);
+    f.now = 1_000_000;
+    let target = f.member(0, 0);
+    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
+    f.load(0, 20, 0); // T_A = 20 reads ≈ 1.3 ms
+    f.dies[2].gc_until = Some(f.now + 5_000_000);
+    let read = ReadTarget { target, partners: &partners };
+    assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Degraded, "Eq. 4 ignores the partner's GC");
+    assert_eq!(DegradedRead::new(true).route(&f.view(), &read), Route::Normal);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5] };
+    assert_eq!(DegradedUpdate::new(false).place(&f.view(), &u), Some(4));
+    assert_eq!(DegradedUpdate::new(true).place(&f.view(), &u), None);
+    // The term is the longest remaining partner GC, exactly.
+    f.dies[3].gc_until = Some(f.now + 7_000_000);
+    assert_eq!(rainsim_model::policy::queuing_cost::partner_gc_ns(&f.view(), &partners), 7_000_000.0);
 }
 
 #[test]
