@@ -212,6 +212,14 @@ impl PolicySpec {
         }
     }
 
+    /// Controller time of one parity-update routine decision.
+    pub fn parity_decision_ns(&self) -> u64 {
+        match self.parity_update {
+            ParityUpdateKind::Adaptive => self.adaptive.decision_ns,
+            _ => 0,
+        }
+    }
+
     /// One scheduler per channel.
     pub fn build_scheduler(&self, dies_per_channel: u32) -> Box<dyn ChannelScheduler> {
         self.scheduler.build(dies_per_channel, self.read_priority)

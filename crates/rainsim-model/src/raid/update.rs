@@ -53,6 +53,8 @@ pub struct StripeJob {
     pub acc: u32,
     /// Channel of a degraded update's new chunk (`NO_CHANNEL`: a normal update).
     pub moved_to: u32,
+    /// Positions to pre-read once the controller has decided the routine.
+    pub prereads: u64,
 }
 
 /// Marker for "no channel".
@@ -122,6 +124,7 @@ impl<O: Observer> Ssd<O> {
             serial: self.serial,
             acc: 0,
             moved_to: NO_CHANNEL,
+            prereads: 0,
         };
         let id = self.jobs.insert(job);
         let lock = self.locks.entry(stripe).or_insert_with(StripeLock::free);
@@ -173,6 +176,7 @@ impl<O: Observer> Ssd<O> {
         let mut at = std::mem::take(&mut self.scratch_at);
         at.clear();
         at.extend((0..w).map(|pos| self.member(j.stripe * w + pos)));
+        let mut decided = false;
         let reads = if self.stripes.parity {
             let pp = self.stripes.parity_pos(j.stripe);
             let plan = plan_stripe_write(pp, j.stripe, j.written, j.partial, &at);
@@ -188,6 +192,7 @@ impl<O: Observer> Ssd<O> {
             } else {
                 let view = crate::ssd::device_view!(self);
                 let routine = self.policies.parity.choose(&view, &plan);
+                decided = true;
                 let adjusted = routine != fewest(&plan);
                 self.jobs[id].routine = routine;
                 let (kind, set) = match routine {
@@ -202,17 +207,31 @@ impl<O: Observer> Ssd<O> {
             self.obs.stripe_write(StripeWrite::Plain, false, set.count_ones());
             set
         };
-        self.jobs[id].pending = reads.count_ones() + 1;
-        let mut bits = reads;
+        self.scratch_at = at;
+        self.jobs[id].prereads = reads;
+        if decided && self.parity_decision_ns > 0 {
+            // The routine's decision runs on the controller before its pre-reads.
+            let t = self.controller_delay(self.parity_decision_ns);
+            self.q.at(t, Ev::Planned(id));
+        } else {
+            self.issue_prereads(id);
+        }
+    }
+
+    /// Issues the job's pre-reads (its routine decided).
+    pub(crate) fn issue_prereads(&mut self, id: u32) {
+        let j = self.jobs[id];
+        self.jobs[id].pending = j.prereads.count_ones() + 1;
+        // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
+        let head = j.moved_to != NO_CHANNEL;
+        let mut bits = j.prereads;
         while bits != 0 {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
-            let m = at[pos as usize].expect("pre-read set only holds written chunks");
-            // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
-            let head = self.jobs[id].moved_to != NO_CHANNEL;
-            self.enqueue_read_at(m.chunk, m.ppn, id, Origin::PreRead, head);
+            let chunk = j.stripe * self.stripes.width + pos;
+            let ppn = self.ftl.lookup(chunk).expect("pre-read set only holds written chunks");
+            self.enqueue_read_at(chunk, ppn, id, Origin::PreRead, head);
         }
-        self.scratch_at = at;
         self.phase_step(id);
     }
 

@@ -71,6 +71,8 @@ pub(crate) enum Ev {
     XorDone(u32),
     /// The controller finished XOR for a degraded read.
     RebuildDone(u32),
+    /// The controller decided a stripe job's parity-update routine.
+    Planned(u32),
 }
 
 /// Why a run stopped early.
@@ -195,6 +197,8 @@ pub struct Ssd<O: Observer> {
     pub(crate) scratch_channels: Vec<u32>,
     /// Controller time of the policies' per-request decision.
     pub(crate) decision_ns: SimTime,
+    /// Controller time of each parity-update routine decision.
+    pub(crate) parity_decision_ns: SimTime,
     /// Things the user should know about this run (printed once, reported).
     pub notes: Vec<String>,
     pub(crate) verifier: Option<Verifier>,
@@ -285,6 +289,7 @@ impl<O: Observer> Ssd<O> {
             scratch_at: Vec::new(),
             scratch_channels: Vec::new(),
             decision_ns: if parity { cfg.policy.decision_ns() } else { 0 },
+            parity_decision_ns: if parity { cfg.policy.parity_decision_ns() } else { 0 },
             notes,
             verifier,
             fault: None,
@@ -433,6 +438,7 @@ impl<O: Observer> Ssd<O> {
                 Ev::GcDone(die) => self.gc_done(die),
                 Ev::XorDone(job) => self.xor_done(job),
                 Ev::RebuildDone(id) => self.rebuild_done(id),
+                Ev::Planned(job) => self.issue_prereads(job),
             }
             if let Some(e) = self.error.take() {
                 return Err(e);

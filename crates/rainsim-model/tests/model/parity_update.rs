@@ -225,3 +225,42 @@ fn a_loaded_parity_channel_turns_the_update_to_rcw_in_the_model() {
         assert_eq!(ssd.totals().stripes_verified, 2, "{name}");
     }
 }
+
+/// Request latencies in completion order.
+#[derive(Default)]
+struct Latencies(Vec<u64>);
+impl rainsim_model::metrics::observer::Observer for Latencies {
+    fn request_done(&mut self, _op: Op, arrival: u64, done: u64, _bytes: u32) {
+        self.0.push(done - arrival);
+    }
+}
+
+/// `policy.adaptive.decision_ns` is controller time spent before an update's
+/// pre-reads: on an idle device a one-chunk update takes exactly that much
+/// longer than under fewest pre-reads (both pick RMW here), and a full-stripe
+/// write, which needs no decision, takes no longer.
+#[test]
+fn adaptive_decision_time_delays_only_decided_updates() {
+    let run = |adaptive: bool| {
+        let mut c = tiny(6, 1, 1, 64, 16, Some(6));
+        c.precondition.valid = 0.5;
+        c.geometry.over_provisioning = 0.2;
+        if adaptive {
+            c.policy.parity_update = rainsim_model::policy::ParityUpdateKind::Adaptive;
+            c.policy.adaptive.decision_ns = 5_700;
+        }
+        let mut ssd = Ssd::new(&c, Latencies::default(), true).unwrap();
+        let s =
+            (0..ssd.stripe_layout().stripes).find(|&s| (0..6).all(|j| ssd.ftl.lookup(s * 6 + j).is_some())).unwrap();
+        let off = s as u64 * 5 * 4096;
+        let reqs = [
+            Request { time_ns: 0, offset: off, size: 4096, device: 0, op: Op::Write },
+            Request { time_ns: 100_000_000, offset: off, size: 5 * 4096, device: 0, op: Op::Write },
+        ];
+        ssd.run(&reqs, &mut |_| {}).unwrap();
+        ssd.obs.0
+    };
+    let (base, adaptive) = (run(false), run(true));
+    assert_eq!(adaptive[0], base[0] + 5_700, "one-chunk update");
+    assert_eq!(adaptive[1], base[1], "full-stripe write");
+}
