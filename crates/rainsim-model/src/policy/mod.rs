@@ -16,8 +16,8 @@ pub mod normal_read;
 pub mod queuing_cost;
 pub mod spec;
 pub mod stripe_channel;
-#[cfg(test)]
-pub(crate) mod testkit;
+#[doc(hidden)]
+pub mod testkit;
 
 pub use adaptive::{AdaptiveParams, QueueScope};
 pub use bpu::BpuParams;

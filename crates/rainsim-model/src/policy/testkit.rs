@@ -1,8 +1,10 @@
-//! Hand-built device states for policy unit tests: real channel schedulers,
-//! dies and FTL, with queues filled and GCs started by the test.
+//! Hand-built device states for policy tests (unit and integration): real
+//! channel schedulers, dies and FTL, with queues filled, arrivals recorded
+//! and GCs started by the test. Not part of the simulator proper.
 
 use super::{DeviceView, Member};
-use crate::config::{Config, Timing};
+use crate::config::Config;
+use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::flash::op::{FlashOp, Origin};
 use crate::flash::timing::FlashTiming;
@@ -16,43 +18,68 @@ pub fn bits(v: &[u32]) -> u64 {
     v.iter().fold(0, |m, &b| m | 1u64 << b)
 }
 
-/// A small device's state, every queue empty and no GC running.
+/// A small device's state: every queue empty, no GC running, fresh FTL.
+#[allow(missing_docs)]
 pub struct Bench {
+    pub cfg: Config,
     pub layout: Layout,
     pub stripes: StripeLayout,
     pub ftl: Ftl,
     pub t: FlashTiming,
-    pub timing: Timing,
     pub channels: Vec<ChannelState>,
     pub dies: Vec<DieState>,
+    /// The views' current time.
+    pub now: SimTime,
     seq: u32,
 }
 
 impl Bench {
-    /// `channels` channels of `dies` dies, one plane each, default timing.
+    /// `channels` channels of `dies` dies, one plane each, default timing,
+    /// stripes as wide as the device.
     pub fn new(channels: u32, dies: u32) -> Bench {
         let mut cfg = Config::default();
         let g = &mut cfg.geometry;
         (g.channels, g.chips_per_channel, g.dies_per_chip) = (channels, 1, dies);
         (g.planes_per_die, g.blocks_per_plane, g.pages_per_block) = (1, 8, 8);
+        cfg.raid.stripe_width = channels;
+        Bench::from_config(cfg)
+    }
+
+    /// The state of the device `cfg` describes (its geometry, timing, stripe
+    /// width and cost-model history lengths), with a few stripes.
+    pub fn from_config(cfg: Config) -> Bench {
         let layout = Layout::new(&cfg.geometry);
-        let stripes = StripeLayout::new(channels, channels, true, 4);
+        let stripes = StripeLayout::new(layout.channels, cfg.raid.stripe_width, true, 100);
+        let d = &cfg.policy.degraded;
         Bench {
-            ftl: Ftl::new(layout.clone(), stripes.chunks(), 0.1, 0),
+            ftl: Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, 0),
             t: FlashTiming::new(&cfg.timing, cfg.geometry.page_bytes),
-            timing: cfg.timing.clone(),
-            channels: (0..channels)
+            channels: (0..layout.channels)
                 .map(|_| ChannelState {
                     bus_free_at: 0,
-                    sched: Box::new(Fifo::new(dies, true)),
-                    arrivals: ArrivalWindow::new(0),
-                    gc_recent: GcHistory::new(0),
+                    sched: Box::new(Fifo::new(layout.dies_per_channel, true)),
+                    arrivals: ArrivalWindow::new(d.arrival_window as usize),
+                    gc_recent: GcHistory::new(d.gc_history as usize),
                 })
                 .collect(),
             dies: vec![DieState::default(); layout.dies() as usize],
             layout,
             stripes,
+            cfg,
+            now: 0,
             seq: 0,
+        }
+    }
+
+    /// Where chunk `chunk` would live on die 0 of channel `ch`.
+    pub fn member_on(&self, chunk: u32, ch: u32) -> Member {
+        Member { chunk, ppn: 0, die: self.layout.first_die(ch), channel: ch }
+    }
+
+    /// Channel `ch` saw `n` arrivals, one every `gap` ns, up to now.
+    pub fn arrivals(&mut self, ch: u32, n: u64, gap: SimTime) {
+        for i in 0..n {
+            self.channels[ch as usize].arrivals.record(self.now - (n - i) * gap);
         }
     }
 
@@ -96,13 +123,13 @@ impl Bench {
         (d.gc_until, d.gc_moves, d.gc_erases) = (Some(1_000_000), moves, erases);
     }
 
-    /// The policies' view of this state at time 0.
+    /// The policies' view of this state at `now`.
     pub fn view(&self) -> DeviceView<'_> {
         DeviceView {
-            now: 0,
+            now: self.now,
             channels: &self.channels,
             dies: &self.dies,
-            timing: &self.timing,
+            timing: &self.cfg.timing,
             t: &self.t,
             ftl: &self.ftl,
             ldpc: None,

@@ -2,93 +2,45 @@
 //! hand-built channel states (costs checked against DM-Eq. 3–6 by hand), the
 //! timing of a rebuilt read, and verification on every shared trace.
 
-use crate::{preset, tiny, trace_files};
-use rainsim_model::config::Config;
-use rainsim_model::engine::SimTime;
-use rainsim_model::flash::address::Layout;
-use rainsim_model::flash::op::{FlashOp, Origin};
-use rainsim_model::flash::timing::FlashTiming;
-use rainsim_model::ftl::Ftl;
+use crate::{full_stripe, preset, tiny, trace_files, Lat};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::queuing_cost::{read_costs, update_costs};
+use rainsim_model::policy::testkit::Bench;
 use rainsim_model::policy::{
     degraded_read::DegradedRead, degraded_update::DegradedUpdate, gc_tolerant_read::GcTolerantRead, ChunkUpdate,
     DeviceView, GcScope, Member, ParityUpdateKind, ReadRouting, ReadRoutingKind, ReadTarget, Route, UpdatePlacement,
     UpdatePlacementKind,
 };
-use rainsim_model::raid::stripe::StripeLayout;
 use rainsim_model::run::capacity_bytes;
-use rainsim_model::sched::fifo::Fifo;
-use rainsim_model::ssd::state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 
-/// A device state built by hand: `m` channels of `dies` dies, one plane each.
-struct Fixture {
-    cfg: Config,
-    layout: Layout,
-    stripes: StripeLayout,
-    ftl: Ftl,
-    t: FlashTiming,
-    channels: Vec<ChannelState>,
-    dies: Vec<DieState>,
-    now: SimTime,
+/// A device state built by hand: `m` channels of `dies` dies, one plane
+/// each, 3+1 stripes.
+fn fixture(m: u32, dies: u32) -> Bench {
+    Bench::from_config(tiny(m, dies, 1, 64, 16, Some(4)))
 }
 
-impl Fixture {
-    fn new(m: u32, dies: u32) -> Fixture {
-        let cfg = tiny(m, dies, 1, 64, 16, Some(4));
-        let layout = Layout::new(&cfg.geometry);
-        let stripes = StripeLayout::new(m, 4, true, 100);
-        let ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, 0);
-        let t = FlashTiming::new(&cfg.timing, cfg.geometry.page_bytes);
-        let channels = (0..m)
-            .map(|_| ChannelState {
-                bus_free_at: 0,
-                sched: Box::new(Fifo::new(dies, true)),
-                arrivals: ArrivalWindow::new(128),
-                gc_recent: GcHistory::new(8),
-            })
-            .collect();
-        Fixture { cfg, layout, stripes, ftl, t, channels, dies: vec![DieState::default(); (m * dies) as usize], now: 0 }
-    }
+/// Queues `reads` reads (for the channel's first die) and `writes` programs on channel `ch`.
+fn load(f: &mut Bench, ch: u32, reads: u32, writes: u32) {
+    f.queue_reads(f.layout.first_die(ch), reads);
+    f.queue_writes(ch, writes);
+}
 
-    fn view(&self) -> DeviceView<'_> {
-        DeviceView {
-            now: self.now,
-            channels: &self.channels,
-            dies: &self.dies,
-            timing: &self.cfg.timing,
-            t: &self.t,
-            ftl: &self.ftl,
-            ldpc: None,
-            layout: &self.layout,
-            stripes: &self.stripes,
-        }
-    }
+/// Timing of the hand-timed runs: 4 KiB pages at 400 MB/s.
+const T_R: u64 = 20_000;
+const T_PROG: u64 = 500_000;
+const T_XOR: u64 = 19_000;
+const XFER: u64 = 10_240 + 300; // the page transfer plus command cycles
 
-    /// Queues `reads` reads and `writes` programs on channel `ch`.
-    fn load(&mut self, ch: u32, reads: u32, writes: u32) {
-        let op = |origin| FlashOp { chunk: 0, owner: 0, origin, enqueued: 0, ppn: 0, seq: 0 };
-        let s = &mut self.channels[ch as usize].sched;
-        for _ in 0..reads {
-            s.push_read(0, op(Origin::HostRead));
-        }
-        for _ in 0..writes {
-            s.push_write(op(Origin::HostProgram));
-        }
-    }
-
-    /// Channel `ch` saw arrivals every `gap` ns up to now.
-    fn arrivals(&mut self, ch: u32, n: u64, gap: SimTime) {
-        for i in 0..n {
-            self.channels[ch as usize].arrivals.record(self.now - (n - i) * gap);
-        }
-    }
-
-    fn member(&self, chunk: u32, ch: u32) -> Member {
-        Member { chunk, ppn: 0, die: ch * self.layout.dies_per_channel, channel: ch }
-    }
+/// An idle, half-written device of `m` single-die channels with 3+1 stripes
+/// and the timing above.
+fn timed(m: u32) -> rainsim_model::Config {
+    let mut c = tiny(m, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    (c.timing.read_ns, c.timing.program_ns, c.timing.command_ns, c.timing.xor_ns) = (T_R, T_PROG, 300, T_XOR);
+    c
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -98,18 +50,18 @@ fn close(a: f64, b: f64) -> bool {
 /// Stripe on channels 0..3, target on channel 0; channels 4 and 5 are outside.
 #[test]
 fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
-    let mut f = Fixture::new(6, 1);
+    let mut f = fixture(6, 1);
     f.now = 10_000_000;
     let t_rd = (f.t.read + f.t.xfer) as f64;
     let t_wr = (f.t.xfer + f.t.program) as f64;
     let t_xor = f.cfg.timing.xor_ns as f64;
-    let target = f.member(0, 0);
-    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
+    let target = f.member_on(0, 0);
+    let partners = [f.member_on(1, 1), f.member_on(2, 2), f.member_on(3, 3)];
 
     // Congested target (5 reads, 2 programs, one arrival per 100 µs), idle partners.
-    f.load(0, 5, 2);
+    load(&mut f, 0, 5, 2);
     f.arrivals(0, 50, 100_000);
-    f.load(1, 1, 0);
+    load(&mut f, 1, 1, 0);
     let rate = 50.0 / (50.0 * 100_000.0);
     let wait = 5.0 * t_rd + 2.0 * t_wr;
     let (t_a, t_b) = read_costs(&f.view(), &target, &partners);
@@ -119,8 +71,8 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Degraded);
 
     // Update: x is the idler of the outside channels 4 (3 queued) and 5 (1 queued).
-    f.load(4, 3, 0);
-    f.load(5, 0, 1);
+    load(&mut f, 4, 3, 0);
+    load(&mut f, 5, 0, 1);
     let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5] };
     let (ua, ub) = update_costs(&f.view(), &target, &partners, 5);
     assert!(close(ua, wait * (1.0 + t_wr * rate) + t_wr), "Eq. 5: {ua}");
@@ -128,11 +80,11 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     assert_eq!(DegradedUpdate::default().place(&f.view(), &u), Some(5), "to the idlest channel outside the stripe");
 
     // The reverse: an idle target, loaded partners.
-    let mut g = Fixture::new(6, 1);
+    let mut g = fixture(6, 1);
     g.now = 10_000_000;
-    g.load(0, 1, 0);
+    load(&mut g, 0, 1, 0);
     for ch in 1..4 {
-        g.load(ch, 3, 1);
+        load(&mut g, ch, 3, 1);
     }
     let (t_a, t_b) = read_costs(&g.view(), &target, &partners);
     assert!(close(t_a, t_rd) && close(t_b, t_xor + t_rd * 12.0), "{t_a} vs {t_b}");
@@ -147,7 +99,7 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
     f.ftl.planes[4].free.truncate(full);
     assert_eq!(DegradedUpdate::default().place(&f.view(), &u), None);
     // No channel outside the stripe: no degraded update, however busy the target.
-    f.load(0, 50, 50);
+    load(&mut f, 0, 50, 50);
     let u = ChunkUpdate { target, partners: &partners, outside: &[] };
     assert_eq!(DegradedUpdate::default().place(&f.view(), &u), None);
 }
@@ -156,11 +108,11 @@ fn congested_target_goes_degraded_and_the_reverse_stays_normal() {
 /// T_wait even with empty queues (DM-Eq. 1 and 7).
 #[test]
 fn gc_on_the_target_counts_in_its_wait() {
-    let mut f = Fixture::new(6, 1);
+    let mut f = fixture(6, 1);
     f.now = 1_000_000;
-    let target = f.member(0, 0);
-    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
-    f.load(1, 2, 0);
+    let target = f.member_on(0, 0);
+    let partners = [f.member_on(1, 1), f.member_on(2, 2), f.member_on(3, 3)];
+    load(&mut f, 1, 2, 0);
     let read = ReadTarget { target, partners: &partners };
     assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Normal, "idle target");
     // A GC with 2 ms left.
@@ -185,11 +137,11 @@ fn gc_on_the_target_counts_in_its_wait() {
 /// not chosen.
 #[test]
 fn partner_gc_counts_in_t_b_only_when_asked() {
-    let mut f = Fixture::new(6, 1);
+    let mut f = fixture(6, 1);
     f.now = 1_000_000;
-    let target = f.member(0, 0);
-    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
-    f.load(0, 20, 0); // T_A = 20 reads ≈ 1.3 ms
+    let target = f.member_on(0, 0);
+    let partners = [f.member_on(1, 1), f.member_on(2, 2), f.member_on(3, 3)];
+    load(&mut f, 0, 20, 0); // T_A = 20 reads ≈ 1.3 ms
     f.dies[2].gc_until = Some(f.now + 5_000_000);
     let read = ReadTarget { target, partners: &partners };
     assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Degraded, "Eq. 4 ignores the partner's GC");
@@ -204,14 +156,14 @@ fn partner_gc_counts_in_t_b_only_when_asked() {
 
 #[test]
 fn gc_tolerant_read_only_when_the_target_is_collecting() {
-    let mut f = Fixture::new(4, 2);
-    let target = f.member(0, 0); // die 0 of channel 0
-    let partners = [f.member(1, 1), f.member(2, 2), f.member(3, 3)];
+    let mut f = fixture(4, 2);
+    let target = f.member_on(0, 0); // die 0 of channel 0
+    let partners = [f.member_on(1, 1), f.member_on(2, 2), f.member_on(3, 3)];
     let read = ReadTarget { target, partners: &partners };
     let mut die = GcTolerantRead::new(GcScope::Die);
     let mut chan = GcTolerantRead::new(GcScope::Channel);
     // Heavy queues but no GC: normal.
-    f.load(0, 40, 40);
+    load(&mut f, 0, 40, 40);
     assert_eq!(die.route(&f.view(), &read), Route::Normal);
     // The other die of channel 0 collects: only the channel scope reacts.
     f.dies[1].gc_until = Some(5_000_000);
@@ -258,41 +210,26 @@ impl ReadRouting for AlwaysRebuild {
     }
 }
 
-#[derive(Default)]
-struct Lat(Vec<(Op, u64)>);
-impl rainsim_model::metrics::observer::Observer for Lat {
-    fn request_done(&mut self, op: Op, arrival: u64, done: u64, _bytes: u32) {
-        self.0.push((op, done - arrival));
-    }
-}
-
 /// On an idle 3+1 device a rebuilt read costs one partner read (the three run
 /// in parallel on their channels) plus the XOR; a write to the stripe that
 /// arrives meanwhile waits for the rebuild before its own phases.
 #[test]
 fn degraded_read_takes_a_partner_read_plus_xor_and_holds_off_writers() {
-    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
-    c.timing.read_ns = 20_000;
-    c.timing.program_ns = 500_000;
-    c.timing.command_ns = 300;
-    c.timing.xor_ns = 19_000;
-    let xfer = 10_240 + 300; // 4096 B at 400 MB/s plus command cycles
+    let c = timed(4);
     let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
     ssd.set_read_routing(Box::new(AlwaysRebuild));
     let pb = 4096u64;
     // The first stripe whose four chunks were all written by preconditioning.
-    let s = (0..ssd.stripe_layout().stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+    let s = full_stripe(&ssd);
     let offset = s as u64 * 3 * pb;
     let reqs = [
         Request { time_ns: 0, offset, size: pb as u32, device: 0, op: Op::Read },
         Request { time_ns: 1_000, offset, size: pb as u32, device: 0, op: Op::Write },
     ];
     ssd.run(&reqs, &mut |_| {}).unwrap();
-    let rebuild = 20_000 + xfer + 19_000;
+    let rebuild = T_R + XFER + T_XOR;
     // The write (RCW: one data chunk, 2 vs 2 pre-reads) starts at the rebuild's end.
-    let write_end = rebuild + (20_000 + xfer) + 19_000 + (xfer + 500_000);
+    let write_end = rebuild + (T_R + XFER) + T_XOR + (XFER + T_PROG);
     assert_eq!(ssd.obs.0, vec![(Op::Read, rebuild), (Op::Write, write_end - 1_000)]);
 }
 
@@ -316,19 +253,13 @@ impl ReadRouting for RebuildChunk {
 #[test]
 fn degraded_partner_reads_go_to_the_queue_heads() {
     for read_priority in [true, false] {
-        let mut c = tiny(4, 1, 1, 64, 16, Some(4));
-        c.precondition.valid = 0.5;
-        c.geometry.over_provisioning = 0.2;
-        c.timing.read_ns = 20_000;
-        c.timing.command_ns = 300;
-        c.timing.xor_ns = 19_000;
+        let mut c = timed(4);
         c.policy.read_priority = read_priority;
-        let xfer = 10_240 + 300;
         let mut ssd = Ssd::new(&c, Lat::default(), false).unwrap();
         let l = ssd.stripe_layout().clone();
         let chan = |ssd: &Ssd<Lat>, chunk: u32| ssd.ftl.lookup(chunk).map(|p| ssd.layout().channel_of(p));
         // A fully written stripe, and the page of it on channel 0.
-        let s = (0..l.stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+        let s = full_stripe(&ssd);
         let (target, lpn) = (0..3u64)
             .map(|d| (l.chunk_of_lpn(s as u64 * 3 + d).1, s as u64 * 3 + d))
             .find(|&(c, _)| chan(&ssd, c) == Some(0))
@@ -347,8 +278,8 @@ fn degraded_partner_reads_go_to_the_queue_heads() {
         ssd.run(&reqs, &mut |_| {}).unwrap();
         // The first busy read holds channel 1's die until tR + transfer; then
         // the partner read (at the tail it would wait for four more), XOR.
-        let read = 20_000 + xfer;
-        let rebuild = 2 * read + 19_000 - 1_000;
+        let read = T_R + XFER;
+        let rebuild = 2 * read + T_XOR - 1_000;
         let mut want: Vec<u64> = (1..=5).map(|i| i * read).collect();
         // The busy reads after the first wait one read more for the partner's.
         for w in &mut want[1..] {
@@ -366,23 +297,17 @@ fn degraded_partner_reads_go_to_the_queue_heads() {
 /// read-retry level: here every page sits at level 1 (3 retries of 24 µs).
 #[test]
 fn degraded_read_partners_pay_their_ldpc_level() {
-    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
-    c.timing.read_ns = 20_000;
-    c.timing.command_ns = 300;
-    c.timing.xor_ns = 19_000;
+    let mut c = timed(4);
     c.ldpc.enabled = true;
     c.ldpc.retry_step_ns = 24_000;
     c.ldpc.retries = vec![0, 3];
     c.ldpc.rber_thresholds = vec![1e-9];
-    let xfer = 10_240 + 300;
     let mut ssd = Ssd::new(&c, Lat::default(), false).unwrap();
     ssd.set_read_routing(Box::new(AlwaysRebuild));
-    let s = (0..ssd.stripe_layout().stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+    let s = full_stripe(&ssd);
     let reqs = [Request { time_ns: 0, offset: s as u64 * 3 * 4096, size: 4096, device: 0, op: Op::Read }];
     ssd.run(&reqs, &mut |_| {}).unwrap();
-    assert_eq!(ssd.obs.0, vec![(Op::Read, 20_000 + 3 * 24_000 + xfer + 19_000)]);
+    assert_eq!(ssd.obs.0, vec![(Op::Read, T_R + 3 * 24_000 + XFER + T_XOR)]);
 }
 
 type Offers = std::rc::Rc<std::cell::RefCell<Vec<(Member, Vec<Member>, Vec<u32>)>>>;
@@ -407,18 +332,11 @@ impl UpdatePlacement for MoveOut {
 /// update keeps the stripe on four distinct channels.
 #[test]
 fn degraded_update_moves_the_chunk_out_of_its_stripe() {
-    let mut c = tiny(6, 1, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
-    c.timing.read_ns = 20_000;
-    c.timing.program_ns = 500_000;
-    c.timing.command_ns = 300;
-    c.timing.xor_ns = 19_000;
-    let xfer = 10_240 + 300;
+    let c = timed(6);
     let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
     let seen = MoveOut::default();
     ssd.set_update_placement(Box::new(MoveOut(seen.0.clone(), false)));
-    let s = (0..ssd.stripe_layout().stripes).find(|&s| (0..4).all(|j| ssd.ftl.lookup(s * 4 + j).is_some())).unwrap();
+    let s = full_stripe(&ssd);
     let layout = ssd.stripe_layout().clone();
     let channel_of = |ssd: &Ssd<Lat>, chunk: u32| ssd.layout().channel_of(ssd.ftl.lookup(chunk).unwrap());
     let (lpn, chunk) = (s as u64 * 3, layout.chunk_of_lpn(s as u64 * 3).1);
@@ -449,8 +367,8 @@ fn degraded_update_moves_the_chunk_out_of_its_stripe() {
     now.dedup();
     assert_eq!(now.len(), 4);
     // Timing: rebuild reads in parallel, XOR, programs in parallel; then a plain read.
-    let update = (20_000 + xfer) + 19_000 + (xfer + 500_000);
-    assert_eq!(ssd.obs.0, vec![(Op::Write, update), (Op::Read, 20_000 + xfer), (Op::Write, update)]);
+    let update = (T_R + XFER) + T_XOR + (XFER + T_PROG);
+    assert_eq!(ssd.obs.0, vec![(Op::Write, update), (Op::Read, T_R + XFER), (Op::Write, update)]);
 }
 
 /// Beyond 64 channels (stripes rotating onto channels 64 and up) the channels

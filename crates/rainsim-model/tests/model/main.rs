@@ -12,6 +12,9 @@ mod traces;
 mod writes;
 
 use rainsim_model::config::{Config, RaidLevel};
+use rainsim_model::metrics::observer::Observer;
+use rainsim_model::Ssd;
+use rainsim_trace::Op;
 use std::path::PathBuf;
 
 /// A small device: `channels` × 1 chip × `dies` dies × `planes` planes.
@@ -34,6 +37,23 @@ pub fn tiny(channels: u32, dies: u32, planes: u32, blocks: u32, ppb: u32, raid: 
         None => c.raid.level = RaidLevel::None,
     }
     c
+}
+
+/// Request latencies in completion order, via a recording observer.
+#[derive(Default)]
+pub struct Lat(pub Vec<(Op, u64)>);
+impl Observer for Lat {
+    fn request_done(&mut self, op: Op, arrival: u64, done: u64, _bytes: u32) {
+        self.0.push((op, done - arrival));
+    }
+}
+
+/// The first stripe whose chunks were all written by preconditioning.
+pub fn full_stripe<O: Observer>(ssd: &Ssd<O>) -> u32 {
+    let l = ssd.stripe_layout();
+    (0..l.stripes)
+        .find(|&s| (0..l.width).all(|j| ssd.ftl.lookup(s * l.width + j).is_some()))
+        .expect("a fully written stripe")
 }
 
 /// The shared trace samples; a missing folder fails the test loudly.

@@ -4,21 +4,13 @@
 //! Eq. 3–9; then, end to end, a loaded parity channel turning an update to
 //! RCW under bpu and adaptive but not under the baseline.
 
-use crate::{scheme, tiny};
-use rainsim_model::config::Config;
-use rainsim_model::flash::address::Layout;
-use rainsim_model::flash::op::{FlashOp, Origin};
-use rainsim_model::flash::timing::FlashTiming;
-use rainsim_model::ftl::Ftl;
+use crate::{full_stripe, scheme, tiny, Lat};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams, Costs, RoutineCost};
 use rainsim_model::policy::fewest_prereads::fewest;
-use rainsim_model::policy::{DeviceView, Member, ParityUpdate, Routine};
-use rainsim_model::raid::stripe::StripeLayout;
+use rainsim_model::policy::testkit::Bench;
+use rainsim_model::policy::{Member, ParityUpdate, Routine};
 use rainsim_model::raid::update::plan_stripe_write;
-use rainsim_model::sched::fifo::Fifo;
-use rainsim_model::sched::ChannelScheduler;
-use rainsim_model::ssd::state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 
@@ -32,70 +24,32 @@ const XFER: u64 = 20_480 + 200;
 const T_R: u64 = T_READ + XFER;
 
 /// Six channels of one die each; stripe 0 is d0..d4 on CH0..CH4, parity on CH5.
-struct Fig5 {
-    layout: Layout,
-    stripes: StripeLayout,
-    ftl: Ftl,
-    t: FlashTiming,
-    cfg: Config,
-    channels: Vec<ChannelState>,
-    dies: Vec<DieState>,
+struct Fig5(Bench);
+
+impl std::ops::Deref for Fig5 {
+    type Target = Bench;
+    fn deref(&self) -> &Bench {
+        &self.0
+    }
 }
 
 impl Fig5 {
     /// Queues `reads[i]` host reads and `writes[i]` host programs on CH i;
     /// `gc` = (channel, cumulative page moves, erases) of a die now collecting.
-    fn new(reads: [u64; 6], writes: [u64; 6], gc: &[(usize, u64, u64)]) -> Fig5 {
+    fn new(reads: [u64; 6], writes: [u64; 6], gc: &[(u32, u64, u64)]) -> Fig5 {
         let mut cfg = tiny(6, 1, 1, 16, 64, Some(6));
         cfg.geometry.page_bytes = 8192;
         (cfg.timing.read_ns, cfg.timing.program_ns, cfg.timing.erase_ns) = (T_READ, T_PROG, T_ERASE);
         (cfg.timing.channel_mb_s, cfg.timing.command_ns) = (400, 200);
-        let layout = Layout::new(&cfg.geometry);
-        let stripes = StripeLayout::new(6, 6, true, 8);
-        let mut seq = 0;
-        let mut op = |origin| {
-            seq += 1;
-            FlashOp { chunk: 99, owner: 0, origin, enqueued: 0, ppn: 0, seq }
-        };
-        let channels = (0..6)
-            .map(|i| {
-                let mut sched = Box::new(Fifo::new(1, true));
-                for _ in 0..reads[i] {
-                    sched.push_read(0, op(Origin::HostRead));
-                }
-                for _ in 0..writes[i] {
-                    sched.push_write(op(Origin::HostProgram));
-                }
-                ChannelState { bus_free_at: 0, sched, arrivals: ArrivalWindow::new(0), gc_recent: GcHistory::new(0) }
-            })
-            .collect();
-        let mut dies = vec![DieState::default(); 6];
+        let mut b = Bench::from_config(cfg);
+        for ch in 0..6 {
+            b.queue_reads(ch as u32, reads[ch] as u32);
+            b.queue_writes(ch as u32, writes[ch] as u32);
+        }
         for &(ch, moves, erases) in gc {
-            (dies[ch].gc_until, dies[ch].gc_moves, dies[ch].gc_erases) = (Some(2_000_000), moves, erases);
+            b.gc(ch, moves, erases);
         }
-        Fig5 {
-            ftl: Ftl::new(layout.clone(), stripes.chunks(), 0.1, 0),
-            t: FlashTiming::new(&cfg.timing, 8192),
-            cfg,
-            layout,
-            stripes,
-            channels,
-            dies,
-        }
-    }
-
-    fn view(&self) -> DeviceView<'_> {
-        DeviceView {
-            now: 0,
-            channels: &self.channels,
-            dies: &self.dies,
-            timing: &self.cfg.timing,
-            t: &self.t,
-            ftl: &self.ftl,
-            ldpc: None,
-            layout: &self.layout,
-            stripes: &self.stripes,
-        }
+        Fig5(b)
     }
 
     /// Every position of stripe 0 written, position j on CH j.
@@ -226,15 +180,6 @@ fn a_loaded_parity_channel_turns_the_update_to_rcw_in_the_model() {
     }
 }
 
-/// Request latencies in completion order.
-#[derive(Default)]
-struct Latencies(Vec<u64>);
-impl rainsim_model::metrics::observer::Observer for Latencies {
-    fn request_done(&mut self, _op: Op, arrival: u64, done: u64, _bytes: u32) {
-        self.0.push(done - arrival);
-    }
-}
-
 /// `policy.adaptive.decision_ns` is controller time spent before an update's
 /// pre-reads: on an idle device a one-chunk update takes exactly that much
 /// longer than under fewest pre-reads (both pick RMW here), and a full-stripe
@@ -249,16 +194,15 @@ fn adaptive_decision_time_delays_only_decided_updates() {
             c.policy.parity_update = rainsim_model::policy::ParityUpdateKind::Adaptive;
             c.policy.adaptive.decision_ns = 5_700;
         }
-        let mut ssd = Ssd::new(&c, Latencies::default(), true).unwrap();
-        let s =
-            (0..ssd.stripe_layout().stripes).find(|&s| (0..6).all(|j| ssd.ftl.lookup(s * 6 + j).is_some())).unwrap();
+        let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
+        let s = full_stripe(&ssd);
         let off = s as u64 * 5 * 4096;
         let reqs = [
             Request { time_ns: 0, offset: off, size: 4096, device: 0, op: Op::Write },
             Request { time_ns: 100_000_000, offset: off, size: 5 * 4096, device: 0, op: Op::Write },
         ];
         ssd.run(&reqs, &mut |_| {}).unwrap();
-        ssd.obs.0
+        ssd.obs.0.iter().map(|&(_, l)| l).collect::<Vec<u64>>()
     };
     let (base, adaptive) = (run(false), run(true));
     assert_eq!(adaptive[0], base[0] + 5_700, "one-chunk update");

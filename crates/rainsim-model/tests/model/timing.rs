@@ -1,7 +1,7 @@
 //! Hand-computed latencies of single operations, bus and die contention, and
 //! the host queue-depth cap.
 
-use crate::tiny;
+use crate::{tiny, Lat};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::{Config, Ssd};
 use rainsim_trace::{Op, Request};
@@ -24,15 +24,6 @@ fn cfg(dies: u32) -> Config {
 
 fn req(t: u64, lpn: u64, op: Op) -> Request {
     Request { time_ns: t, offset: lpn * PB, size: PB as u32, device: 0, op }
-}
-
-/// Latencies in completion order, via a recording observer.
-#[derive(Default)]
-struct Lat(Vec<(Op, u64)>);
-impl rainsim_model::metrics::observer::Observer for Lat {
-    fn request_done(&mut self, op: Op, arrival: u64, done: u64, _bytes: u32) {
-        self.0.push((op, done - arrival));
-    }
 }
 
 /// Two mapped logical pages on different dies (or the same die when `same`).
