@@ -201,12 +201,25 @@ impl PolicySpec {
         }
     }
 
+    /// Whether a degraded-mode policy (the queuing-cost model) is on.
+    fn degraded_on(&self) -> bool {
+        self.read_routing == ReadRoutingKind::Degraded || self.update_placement == UpdatePlacementKind::Degraded
+    }
+
     /// Controller time of the per-request scheduling decision.
     pub fn decision_ns(&self) -> u64 {
-        let degraded =
-            self.read_routing == ReadRoutingKind::Degraded || self.update_placement == UpdatePlacementKind::Degraded;
-        if degraded {
+        if self.degraded_on() {
             self.degraded.decision_ns
+        } else {
+            0
+        }
+    }
+
+    /// Channel arrivals to keep for a rate (0 when no policy reads rates, so
+    /// that the enqueue path records nothing).
+    pub fn arrival_window(&self) -> usize {
+        if self.degraded_on() {
+            self.degraded.arrival_window as usize
         } else {
             0
         }

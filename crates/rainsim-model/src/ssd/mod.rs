@@ -233,13 +233,12 @@ impl<O: Observer> Ssd<O> {
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         precondition(&mut ftl, &stripes, cfg.precondition.valid, cfg.precondition.invalid, cfg.seed)?;
         let verifier = verify.then(|| Verifier::new(&ftl, &stripes));
-        let d = &cfg.policy.degraded;
         let channels = (0..layout.channels)
             .map(|_| ChannelState {
                 bus_free_at: 0,
                 sched: cfg.policy.build_scheduler(layout.dies_per_channel),
-                arrivals: ArrivalWindow::new(d.arrival_window as usize),
-                gc_recent: GcHistory::new(d.gc_history as usize),
+                arrivals: ArrivalWindow::new(cfg.policy.arrival_window()),
+                gc_recent: GcHistory::new(cfg.policy.degraded.gc_history as usize),
             })
             .collect();
         let mut notes = Vec::new();
