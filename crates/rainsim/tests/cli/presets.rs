@@ -25,6 +25,28 @@ struct Claim {
 
 const PAPER_LAT: [i64; 4] = [45_000, 700_000, 3_500_000, 19_000];
 
+// "16 channels × 4 chips × 4 planes × 256 blocks × 128 pages × 8 KiB ... 3 data + 1 parity"
+const DM16: Claim = Claim {
+    name: "degraded-mode-16ch",
+    geometry: [16, 4, 1, 4, 256, 128, 8192],
+    stripe_width: 4,
+    precondition: Some((0.8, 0.1)),
+    latencies: PAPER_LAT,
+    ldpc: true,
+    stripe_overhead_ns: None,
+};
+
+// "8 channels × 4 chips × 4 planes × 512 blocks × 64 pages × 8 KiB = 32 GiB ... 5 data + 1 parity"
+const AP8: Claim = Claim {
+    name: "adaptive-parity-8ch",
+    geometry: [8, 4, 1, 4, 512, 64, 8192],
+    stripe_width: 6,
+    precondition: Some((0.8, 0.1)),
+    latencies: PAPER_LAT,
+    ldpc: true,
+    stripe_overhead_ns: None,
+};
+
 const CLAIMS: [Claim; 9] = [
     // "an 8-channel, 32 GiB RAID-5 (3+1) SSD ... Geometry and latencies follow degraded-mode-scheduling Table 2"
     Claim {
@@ -56,16 +78,7 @@ const CLAIMS: [Claim; 9] = [
         ldpc: true,
         stripe_overhead_ns: None,
     },
-    // "16 channels × 4 chips × 4 planes × 256 blocks × 128 pages × 8 KiB ... 3 data + 1 parity"
-    Claim {
-        name: "degraded-mode-16ch",
-        geometry: [16, 4, 1, 4, 256, 128, 8192],
-        stripe_width: 4,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
+    DM16,
     // "6 channels × 4 chips × 4 planes × 512 blocks × 64 pages × 8 KiB = 24 GiB ... 5 data + 1 parity"
     Claim {
         name: "adaptive-parity-6ch",
@@ -76,44 +89,11 @@ const CLAIMS: [Claim; 9] = [
         ldpc: true,
         stripe_overhead_ns: None,
     },
-    // "8 channels × 4 chips × 4 planes × 512 blocks × 64 pages × 8 KiB = 32 GiB ... 5 data + 1 parity"
-    Claim {
-        name: "adaptive-parity-8ch",
-        geometry: [8, 4, 1, 4, 512, 64, 8192],
-        stripe_width: 6,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
-    // Variants (`extends`): "the device of adaptive-parity-8ch ... 7 data + 1 parity"
-    Claim {
-        name: "adaptive-parity-8ch-7p1",
-        geometry: [8, 4, 1, 4, 512, 64, 8192],
-        stripe_width: 8,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
-    Claim {
-        name: "degraded-mode-16ch-5p1",
-        geometry: [16, 4, 1, 4, 256, 128, 8192],
-        stripe_width: 6,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
-    Claim {
-        name: "degraded-mode-16ch-7p1",
-        geometry: [16, 4, 1, 4, 256, 128, 8192],
-        stripe_width: 8,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
+    AP8,
+    // Variants (`extends`): the base preset with another stripe width.
+    Claim { name: "adaptive-parity-8ch-7p1", stripe_width: 8, ..AP8 },
+    Claim { name: "degraded-mode-16ch-5p1", stripe_width: 6, ..DM16 },
+    Claim { name: "degraded-mode-16ch-7p1", stripe_width: 8, ..DM16 },
 ];
 
 /// The leading `#` comment of a preset file.
