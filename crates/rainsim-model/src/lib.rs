@@ -21,6 +21,7 @@ pub mod run;
 pub mod sched;
 pub mod ssd;
 pub mod verify;
+pub mod warmup;
 
 pub use config::Config;
 pub use metrics::report::Report;

@@ -33,7 +33,7 @@ pub fn cpu_seconds() -> f64 {
 /// Builds the device from `cfg`, replays `requests` and returns the report.
 pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<Report, SimError> {
     let t0 = Instant::now();
-    let mut ssd = Ssd::new(cfg, Collector::new(cfg.geometry.channels), opts.verify)?;
+    let mut ssd = Ssd::for_requests(cfg, Collector::new(cfg.geometry.channels), opts.verify, requests)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let (w0, c0) = (Instant::now(), cpu_seconds());
     ssd.run(requests, opts.progress)?;
@@ -54,6 +54,8 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
         },
     );
     report.notes = std::mem::take(&mut ssd.notes);
+    report.precondition = std::mem::take(&mut ssd.prep);
+    report.warmup = ssd.warmup.take();
     report.timing = RunTiming {
         wall_s,
         cpu_s,

@@ -114,6 +114,33 @@ pub fn render(r: &Report) -> String {
         "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}",
         r.waf, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_max
     );
+    let _ = writeln!(
+        o,
+        "GC: {} collections, {:.1} pages moved per GC, mean GC time {}",
+        r.gc.count,
+        r.gc.moves_per_gc,
+        ns(r.gc.mean_ns)
+    );
+    let p = &r.precondition;
+    let _ = writeln!(
+        o,
+        "aged state ({} layout): {} valid / {} invalid pages, victims start at {:.1} valid pages, \
+         {} free blocks per plane at least (GC below {}), {} stripes mapped for the trace",
+        p.layout,
+        p.valid_pages,
+        p.invalid_pages,
+        p.victim_valid_mean,
+        p.free_blocks_min,
+        p.gc_trigger_blocks,
+        p.stripes_mapped_for_trace
+    );
+    if let Some(w) = &r.warmup {
+        let _ = writeln!(
+            o,
+            "warm-up ({}, {} device writes): {} host pages, {} GCs, {:.1} pages moved per GC in its last tenth, WAF {:.3}",
+            w.workload, w.device_writes, w.host_pages, w.gc_count, w.moves_per_gc_last_tenth, w.waf
+        );
+    }
     if let Some(l) = &r.ldpc {
         let by: Vec<String> = l.reads_by_level.iter().map(u64::to_string).collect();
         let _ = writeln!(

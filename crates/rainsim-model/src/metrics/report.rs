@@ -265,6 +265,17 @@ impl RoutineShares {
     }
 }
 
+/// Garbage collection over the whole device.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GcSummary {
+    /// Collections.
+    pub count: u64,
+    /// Valid pages moved per collection (wear levelling included).
+    pub moves_per_gc: f64,
+    /// Mean time a collection holds its die, ns.
+    pub mean_ns: f64,
+}
+
 /// Wear state at the end of the run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Wear {
@@ -370,6 +381,12 @@ pub struct Report {
     pub raid: RaidReport,
     /// Write amplification: all programs / host page programs.
     pub waf: f64,
+    /// Garbage collection over the whole device.
+    pub gc: GcSummary,
+    /// The aged starting state preconditioning built.
+    pub precondition: crate::ftl::precondition::PreconditionReport,
+    /// The warm-up before time 0 (null when off).
+    pub warmup: Option<crate::warmup::WarmupReport>,
     /// Wear.
     pub wear: Wear,
     /// Flash reads by LDPC level (null with the LDPC model off).
@@ -532,6 +549,14 @@ impl Report {
                 new_stripe_writes: c.raid.fresh,
                 prereads: c.raid.prereads,
             },
+            gc: {
+                let count: u64 = c.channels.iter().map(|x| x.gc_count).sum();
+                let ns: u64 = c.channels.iter().map(|x| x.gc_ns).sum();
+                let per = |x: f64| if count == 0 { 0.0 } else { x / count as f64 };
+                GcSummary { count, moves_per_gc: per(moved as f64), mean_ns: per(ns as f64) }
+            },
+            precondition: Default::default(),
+            warmup: None,
             waf: if host_program == 0 {
                 0.0
             } else {

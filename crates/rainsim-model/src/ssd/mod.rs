@@ -22,7 +22,8 @@ use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
-use crate::ftl::{precondition::precondition, Ftl, OutOfSpace};
+use crate::ftl::precondition::{precondition, PreconditionReport};
+use crate::ftl::{Ftl, OutOfSpace};
 use crate::metrics::observer::Observer;
 use crate::policy::{Member, ParityUpdateKind, Policies, ReadRoutingKind, UpdatePlacementKind};
 use crate::raid::degraded_read::Rebuild;
@@ -202,6 +203,10 @@ pub struct Ssd<O: Observer> {
     /// Things the user should know about this run (printed once, reported).
     pub notes: Vec<String>,
     pub(crate) verifier: Option<Verifier>,
+    /// What preconditioning built.
+    pub prep: PreconditionReport,
+    /// What the warm-up did, when it ran.
+    pub warmup: Option<crate::warmup::WarmupReport>,
     pub(crate) fault: Option<Fault>,
     controller: Controller,
     pub(crate) seq: u32,
@@ -215,6 +220,13 @@ pub struct Ssd<O: Observer> {
 impl<O: Observer> Ssd<O> {
     /// Builds and preconditions a device. `verify` turns on data tokens.
     pub fn new(cfg: &Config, obs: O, verify: bool) -> Result<Self, ConfigError> {
+        Self::for_requests(cfg, obs, verify, &[])
+    }
+
+    /// Builds a device for replaying `requests`: preconditioning maps what
+    /// `precondition.map_trace` asks of them, and the warm-up (if any) may
+    /// replay their writes.
+    pub fn for_requests(cfg: &Config, obs: O, verify: bool, requests: &[Request]) -> Result<Self, ConfigError> {
         cfg.validate()?;
         let layout = Layout::new(&cfg.geometry);
         let usable = (layout.pages() as f64 * (1.0 - cfg.geometry.over_provisioning)) as u64;
@@ -231,8 +243,8 @@ impl<O: Observer> Ssd<O> {
         }
         let stripes = StripeLayout::new(layout.channels, width, parity, nstripes);
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
-        precondition(&mut ftl, &stripes, cfg.precondition.valid, cfg.precondition.invalid, cfg.seed)?;
-        let verifier = verify.then(|| Verifier::new(&ftl, &stripes));
+        let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
+        let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
         let channels = (0..layout.channels)
             .map(|_| ChannelState {
                 bus_free_at: 0,
@@ -267,7 +279,7 @@ impl<O: Observer> Ssd<O> {
                     .into(),
             );
         }
-        Ok(Ssd {
+        let mut ssd = Ssd {
             obs,
             t: FlashTiming::new(&cfg.timing, layout.page_bytes),
             ldpc: LdpcModel::new(&cfg.ldpc, cfg.timing.read_ns),
@@ -290,7 +302,9 @@ impl<O: Observer> Ssd<O> {
             decision_ns: if parity { cfg.policy.decision_ns() } else { 0 },
             parity_decision_ns: if parity { cfg.policy.parity_decision_ns() } else { 0 },
             notes,
-            verifier,
+            verifier: None,
+            prep,
+            warmup: None,
             fault: None,
             seq: 0,
             serial: 0,
@@ -298,7 +312,57 @@ impl<O: Observer> Ssd<O> {
             held: Default::default(),
             totals: RunTotals::default(),
             error: None,
-        })
+        };
+        if cfg.warmup.device_writes > 0.0 {
+            ssd.warm_up(requests)?;
+        }
+        if verify {
+            ssd.verifier = Some(Verifier::new(&ssd.ftl, &ssd.stripes));
+        }
+        Ok(ssd)
+    }
+
+    /// Replays writes through the FTL with timing off (`[warmup]`); GC
+    /// durations go into the channels' histories, nothing into statistics.
+    fn warm_up(&mut self, requests: &[Request]) -> Result<(), ConfigError> {
+        let w = &self.cfg.warmup;
+        let (name, writes): (&str, Vec<(u64, u32)>) = match w.workload {
+            crate::config::WarmupWorkload::Trace => {
+                ("trace", requests.iter().filter(|r| r.op == Op::Write).map(|r| (r.offset, r.size)).collect())
+            }
+            crate::config::WarmupWorkload::Synthetic => {
+                // Another stream than the run's own synthetic requests.
+                let t = rainsim_trace::generate(&self.cfg.workload, self.capacity_bytes(), self.cfg.seed ^ 0x7761_726d)
+                    .map_err(|e| ConfigError(format!("warmup.workload = \"synthetic\": {e}")))?;
+                ("synthetic", t.requests.iter().filter(|r| r.op == Op::Write).map(|r| (r.offset, r.size)).collect())
+            }
+        };
+        if writes.is_empty() {
+            return Err(ConfigError(format!(
+                "warmup.device_writes = {} but its workload (warmup.workload = \"{name}\") has no writes{}",
+                w.device_writes,
+                if name == "trace" { "; use warmup.workload = \"synthetic\"" } else { "" }
+            )));
+        }
+        let target = (w.device_writes * self.stripes.logical_pages() as f64).ceil() as u64;
+        let channels = &mut self.channels;
+        let mut on_gc = |ch: u32, work: &crate::ftl::GcWork| {
+            channels[ch as usize].gc_recent.record(work.moved, work.erased);
+        };
+        let mut rep = crate::warmup::replay(
+            &mut self.ftl,
+            &self.stripes,
+            self.policies.alloc.as_mut(),
+            &writes,
+            self.layout.page_bytes,
+            target,
+            &mut on_gc,
+        )
+        .map_err(|e| ConfigError(format!("warm-up: {e}")))?;
+        rep.workload = name.into();
+        rep.device_writes = w.device_writes;
+        self.warmup = Some(rep);
+        Ok(())
     }
 
     /// Host-visible capacity in bytes.
@@ -324,6 +388,12 @@ impl<O: Observer> Ssd<O> {
     /// The LDPC read-retry model, when on.
     pub fn ldpc(&self) -> Option<&LdpcModel> {
         self.ldpc.as_ref()
+    }
+
+    /// GC records in channel `ch`'s history (the one policies estimate from).
+    #[doc(hidden)]
+    pub fn gc_history_len(&self, ch: u32) -> usize {
+        self.channels[ch as usize].gc_recent.len()
     }
 
     /// Totals of the last run.

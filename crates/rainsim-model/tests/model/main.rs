@@ -1,5 +1,6 @@
 //! Integration tests of the device model (one test binary).
 
+mod ageing;
 mod degraded;
 mod determinism;
 mod gc;

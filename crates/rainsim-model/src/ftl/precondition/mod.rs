@@ -1,0 +1,312 @@
+//! Direct preconditioning: builds an aged state (fractions of valid and
+//! invalid pages, laid out in blocks as `precondition.layout` says) without
+//! replaying writes.
+//!
+//! Which stripes hold data: the stripes the trace needs (`map_trace`) first,
+//! then others spread evenly over the logical space (stripe s of the rest is
+//! written when ⌊(s+1)·W/S⌋ > ⌊s·W/S⌋), all k chunks of each, parity
+//! included. Each channel's chunks are dealt round-robin over its planes; each
+//! plane then lays its valid pages and its share of invalid pages in whole
+//! blocks by the layout (`uniform`, `packed`, `steady-state`).
+
+pub mod steady_state;
+
+use super::Ftl;
+use crate::config::{AgeLayout, ConfigError, Precondition};
+use crate::raid::stripe::StripeLayout;
+use rand::{seq::SliceRandom, RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+
+/// What preconditioning built (the report's `precondition` section).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct PreconditionReport {
+    /// The layout used.
+    pub layout: String,
+    /// Valid pages (data and parity).
+    pub valid_pages: u64,
+    /// Invalid pages.
+    pub invalid_pages: u64,
+    /// Stripes written.
+    pub stripes_written: u64,
+    /// Stripes written because the trace needs them (`map_trace`).
+    pub stripes_mapped_for_trace: u64,
+    /// Host pages the trace needs mapped (`map_trace`), before rounding to stripes.
+    pub trace_pages_needed: u64,
+    /// Fewest free blocks of any plane at time 0.
+    pub free_blocks_min: u32,
+    /// GC trigger: a plane collects when it has fewer free blocks than this.
+    pub gc_trigger_blocks: u32,
+    /// Fewest valid pages of any full block (what the first GCs move), over planes: mean.
+    pub victim_valid_mean: f64,
+    /// Mean valid fraction of the written blocks.
+    pub written_valid_fraction: f64,
+    /// Steady-state layout: valid fraction of the hot pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hot_utilization: Option<f64>,
+    /// Steady-state layout: share of the valid pages that lie in the hot pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hot_valid_share: Option<f64>,
+    /// Invalid pages left out to keep `free_margin` free blocks.
+    pub invalid_pages_dropped: u64,
+}
+
+/// Which stripes must hold data at time 0.
+pub struct Needed {
+    /// Stripe ids, ascending, no repeats.
+    pub stripes: Vec<u32>,
+    /// Host pages behind them.
+    pub pages: u64,
+}
+
+/// Fills `ftl` (fresh) as `p` says; `seed` drives every random choice.
+pub fn precondition(
+    ftl: &mut Ftl,
+    stripes: &StripeLayout,
+    p: &Precondition,
+    seed: u64,
+    needed: &Needed,
+) -> Result<PreconditionReport, ConfigError> {
+    let mut rep = PreconditionReport {
+        layout: layout_name(p.layout).into(),
+        gc_trigger_blocks: ftl.gc_trigger_blocks,
+        trace_pages_needed: needed.pages,
+        stripes_mapped_for_trace: needed.stripes.len() as u64,
+        free_blocks_min: ftl.layout.blocks_per_plane,
+        ..Default::default()
+    };
+    if p.valid <= 0.0 && p.invalid <= 0.0 && needed.stripes.is_empty() {
+        return Ok(rep);
+    }
+    let lay = ftl.layout.clone();
+    let total = lay.pages() as u64;
+    let k = stripes.width as u64;
+    let all = stripes.stripes as u64;
+    let forced = needed.stripes.len() as u64;
+    let want = ((p.valid * total as f64) as u64 / k).min(all).max(forced);
+    rep.stripes_written = want;
+    let per_plane = deal(stripes, &lay, &needed.stripes, want);
+    let ppb = lay.pages_per_block as u64;
+    let bpp = lay.blocks_per_plane as u64;
+    let plane_pages = ppb * bpp;
+    let invalid_per_plane = (p.invalid * plane_pages as f64).round() as u64;
+    let room = match p.free_margin {
+        Some(m) => bpp.saturating_sub(ftl.gc_trigger_blocks as u64 + m as u64),
+        None => bpp.saturating_sub(2),
+    };
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6431);
+    let (mut victims, mut planes_with_victim, mut written_blocks) = (0u64, 0u64, 0u64);
+    let (mut hot_valid, mut hot_pages) = (0u64, 0u64);
+    for (plane, chunks) in per_plane.iter().enumerate() {
+        let nvalid = chunks.len() as u64;
+        let mut ninvalid = invalid_per_plane;
+        if (nvalid + ninvalid).div_ceil(ppb) > room {
+            if nvalid.div_ceil(ppb) > room || p.free_margin.is_none() {
+                let what = match p.free_margin {
+                    Some(m) => format!(
+                        "precondition.free_margin = {m} (plus the GC trigger's {} blocks) leaves {room} of {bpp} blocks per \
+                         plane for data, but plane {plane} holds {nvalid} valid pages ({} blocks)",
+                        ftl.gc_trigger_blocks,
+                        nvalid.div_ceil(ppb)
+                    ),
+                    None => format!(
+                        "preconditioning needs {} full blocks in plane {plane}, leaving fewer than 2 of {bpp} free",
+                        (nvalid + ninvalid).div_ceil(ppb)
+                    ),
+                };
+                return Err(ConfigError(format!("{what}; lower precondition.valid or .invalid")));
+            }
+            let keep = room * ppb - nvalid;
+            rep.invalid_pages_dropped += ninvalid - keep;
+            ninvalid = keep;
+        }
+        let plane = plane as u32;
+        let plan = match p.layout {
+            AgeLayout::Uniform => uniform(nvalid, ninvalid, ppb, &mut rng),
+            AgeLayout::Packed => packed(nvalid, ninvalid, ppb),
+            AgeLayout::SteadyState => {
+                let rho = hot_rho(p, lay.pages_per_block, nvalid, ninvalid)?;
+                let plan = steady(nvalid, ninvalid, ppb, rho, &mut rng).map_err(|need| {
+                    ConfigError(format!(
+                        "steady-state layout: a hot pool at utilisation {rho:.3} holding plane {plane}'s {ninvalid} invalid \
+                         pages needs {need} valid pages, but the plane has {nvalid}; raise precondition.valid, lower \
+                         precondition.invalid, or lower precondition.hot_utilization (raise target_moves_per_gc)"
+                    ))
+                })?;
+                hot_valid += plan.hot_valid;
+                hot_pages += plan.hot_blocks * ppb;
+                plan
+            }
+        };
+        let first_block = lay.first_block(plane);
+        // Hot blocks take the plane's lowest stripes (where a skewed workload's
+        // hot region starts), cold blocks the rest.
+        let (mut next, mut next_cold) = (0usize, plan.hot_valid as usize);
+        let mut min_valid = u64::MAX;
+        for (b, &v) in plan.valid.iter().enumerate() {
+            let gb = first_block + b as u32;
+            let first_page = lay.first_page(gb);
+            let cursor = if plan.hot.as_ref().is_some_and(|h| !h[b]) { &mut next_cold } else { &mut next };
+            match &plan.slots {
+                Some(mask) => {
+                    for s in 0..ppb as usize {
+                        if mask[b * ppb as usize + s] {
+                            ftl.map.set(chunks[*cursor], first_page + s as u32);
+                            *cursor += 1;
+                        }
+                    }
+                }
+                None => {
+                    for s in 0..v {
+                        ftl.map.set(chunks[*cursor], first_page + s);
+                        *cursor += 1;
+                    }
+                }
+            }
+            let meta = &mut ftl.blocks[gb as usize];
+            meta.valid = v as u16;
+            meta.written = ppb as u16;
+            min_valid = min_valid.min(v as u64);
+        }
+        debug_assert_eq!(next.max(next_cold), chunks.len());
+        let used = plan.valid.len() as u64;
+        let invalid = used * ppb - nvalid;
+        ftl.planes[plane as usize].invalid = invalid;
+        ftl.planes[plane as usize].free = (used as u32..lay.blocks_per_plane).collect();
+        rep.valid_pages += nvalid;
+        rep.invalid_pages += invalid;
+        rep.free_blocks_min = rep.free_blocks_min.min((bpp - used) as u32);
+        written_blocks += used;
+        if used > 0 {
+            victims += min_valid;
+            planes_with_victim += 1;
+        }
+    }
+    rep.victim_valid_mean = if planes_with_victim == 0 { 0.0 } else { victims as f64 / planes_with_victim as f64 };
+    rep.written_valid_fraction =
+        if written_blocks == 0 { 0.0 } else { rep.valid_pages as f64 / (written_blocks * ppb) as f64 };
+    if p.layout == AgeLayout::SteadyState {
+        rep.hot_utilization = Some(if hot_pages == 0 { 0.0 } else { hot_valid as f64 / hot_pages as f64 });
+        rep.hot_valid_share = Some(if rep.valid_pages == 0 { 0.0 } else { hot_valid as f64 / rep.valid_pages as f64 });
+    }
+    ftl.rebuild_index();
+    Ok(rep)
+}
+
+/// The key's spelling of a layout.
+pub fn layout_name(l: AgeLayout) -> &'static str {
+    match l {
+        AgeLayout::Uniform => "uniform",
+        AgeLayout::Packed => "packed",
+        AgeLayout::SteadyState => "steady-state",
+    }
+}
+
+/// Chunks per plane (global plane index), in stripe order: `want` stripes,
+/// the `forced` ones and others spread evenly, dealt round-robin over the
+/// planes of each chunk's channel.
+fn deal(stripes: &StripeLayout, lay: &crate::flash::address::Layout, forced: &[u32], want: u64) -> Vec<Vec<u32>> {
+    let all = stripes.stripes as u64;
+    let planes_per_ch = lay.dies_per_channel * lay.planes_per_die;
+    let mut per_plane: Vec<Vec<u32>> = vec![Vec::new(); lay.planes() as usize];
+    let mut deal = vec![0u32; lay.channels as usize];
+    let rest_all = all - forced.len() as u64;
+    let rest_want = want - forced.len() as u64;
+    let (mut f, mut rest_i) = (0usize, 0u64);
+    for s in 0..all {
+        let take = if forced.get(f) == Some(&(s as u32)) {
+            f += 1;
+            true
+        } else {
+            let i = rest_i;
+            rest_i += 1;
+            rest_want > 0 && (i + 1) * rest_want / rest_all != i * rest_want / rest_all
+        };
+        if !take {
+            continue;
+        }
+        let s = s as u32;
+        for j in 0..stripes.width {
+            let ch = stripes.channel(s, j);
+            let local = deal[ch as usize] % planes_per_ch;
+            deal[ch as usize] += 1;
+            per_plane[(ch * planes_per_ch + local) as usize].push(s * stripes.width + j);
+        }
+    }
+    per_plane
+}
+
+/// How one plane's used blocks are filled: valid pages per block, and (for
+/// the uniform layout) which slots hold them; otherwise the first slots.
+struct Plan {
+    valid: Vec<u32>,
+    slots: Option<Vec<bool>>,
+    /// Steady-state layout: which blocks belong to the hot pool.
+    hot: Option<Vec<bool>>,
+    hot_blocks: u64,
+    hot_valid: u64,
+}
+
+/// Valid pages placed by selection sampling over every used slot (an exact
+/// count, uniformly placed): blocks differ only by chance.
+fn uniform(nvalid: u64, ninvalid: u64, ppb: u64, rng: &mut Pcg64Mcg) -> Plan {
+    let blocks = (nvalid + ninvalid).div_ceil(ppb);
+    let slots = blocks * ppb;
+    let mut mask = vec![false; slots as usize];
+    let mut valid = vec![0u32; blocks as usize];
+    let mut left = nvalid;
+    for slot in 0..slots {
+        if left > 0 && rng.random_range(0..slots - slot) < left {
+            left -= 1;
+            mask[slot as usize] = true;
+            valid[(slot / ppb) as usize] += 1;
+        }
+    }
+    Plan { valid, slots: Some(mask), hot: None, hot_blocks: 0, hot_valid: 0 }
+}
+
+/// Valid pages first, in whole blocks; invalid pages fill the rest: at most
+/// one block is mixed.
+fn packed(nvalid: u64, ninvalid: u64, ppb: u64) -> Plan {
+    let blocks = (nvalid + ninvalid).div_ceil(ppb);
+    let valid = (0..blocks).map(|b| (nvalid.saturating_sub(b * ppb)).min(ppb) as u32).collect();
+    Plan { valid, slots: None, hot: None, hot_blocks: 0, hot_valid: 0 }
+}
+
+/// The hot pool's utilisation the keys ask for; by default every written
+/// block is hot (the whole pool in steady state).
+fn hot_rho(p: &Precondition, ppb: u32, nvalid: u64, ninvalid: u64) -> Result<f64, ConfigError> {
+    Ok(match (p.hot_utilization, p.target_moves_per_gc) {
+        (Some(r), _) => r,
+        (None, Some(m)) => steady_state::utilization(m / ppb as f64),
+        (None, None) if nvalid + ninvalid == 0 => 0.5,
+        (None, None) => nvalid as f64 / (nvalid + ninvalid) as f64,
+    })
+}
+
+/// Cold data in full blocks; the hot pool holds every invalid page, at
+/// utilisation `rho`, its blocks' valid counts on the steady-state curve and
+/// shuffled among the used blocks. Err(valid pages needed) when the plane
+/// lacks the hot pool's valid pages.
+fn steady(nvalid: u64, ninvalid: u64, ppb: u64, rho: f64, rng: &mut Pcg64Mcg) -> Result<Plan, u64> {
+    let hot_blocks =
+        if ninvalid == 0 { 0 } else { ((ninvalid as f64 / (ppb as f64 * (1.0 - rho))).round() as u64).max(1) };
+    let mut need = (rho * (hot_blocks * ppb) as f64).round() as u64;
+    if need > nvalid + ppb {
+        return Err(need);
+    }
+    // Rounding to whole blocks may ask for up to a block more than there is.
+    need = need.min(nvalid);
+    let cold = (nvalid - need) / ppb;
+    let hot_valid = nvalid - cold * ppb;
+    // Valid pages that do not fill a cold block join the pool (one more block
+    // if its invalid pages left no room for them).
+    let hot_blocks = hot_blocks.max(hot_valid.div_ceil(ppb));
+    let mut blocks: Vec<(u32, bool)> = vec![(ppb as u32, false); cold as usize];
+    blocks.extend(
+        steady_state::block_valid_counts(hot_blocks as u32, ppb as u32, hot_valid).into_iter().map(|v| (v, true)),
+    );
+    blocks.shuffle(rng);
+    let (valid, hot) = blocks.into_iter().unzip();
+    Ok(Plan { valid, slots: None, hot: Some(hot), hot_blocks, hot_valid })
+}

@@ -1,0 +1,177 @@
+//! Before time 0: the stripes a trace needs mapped (`precondition.map_trace`)
+//! and the optional warm-up, a timing-free replay of host writes through the
+//! real FTL and GC.
+//!
+//! The warm-up writes each host page to its chunk and each touched stripe's
+//! parity once per request, on the channel the chunk lives on (the stripe
+//! channel placement), taking the channel's dies in turn; a die collects
+//! garbage before it takes a page whenever a plane is below the trigger, as
+//! in the timed model. Nothing is read (pre-reads cost time, not space), so
+//! read-disturb counts stay as preconditioning left them.
+
+use crate::config::MapTrace;
+use crate::ftl::precondition::Needed;
+use crate::ftl::{Ftl, GcWork, OutOfSpace};
+use crate::policy::BlockAllocator;
+use crate::raid::stripe::StripeLayout;
+use rainsim_trace::{Op, Request};
+use serde::Serialize;
+
+/// What the warm-up did (the report's `warmup` section).
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct WarmupReport {
+    /// What drove it: "trace" or "synthetic".
+    pub workload: String,
+    /// Host writes asked for, in multiples of the host-visible capacity.
+    pub device_writes: f64,
+    /// Host page writes replayed.
+    pub host_pages: u64,
+    /// Parity page writes.
+    pub parity_pages: u64,
+    /// Garbage collections.
+    pub gc_count: u64,
+    /// Valid pages moved by GC (wear levelling included).
+    pub pages_moved: u64,
+    /// Blocks erased.
+    pub erases: u64,
+    /// Pages moved per GC over the last tenth of the warm-up's GCs.
+    pub moves_per_gc_last_tenth: f64,
+    /// All programs / host page programs.
+    pub waf: f64,
+}
+
+/// The stripes that must hold data at time 0 for `requests`.
+pub fn needed_stripes(stripes: &StripeLayout, page_bytes: u32, mode: MapTrace, requests: &[Request]) -> Needed {
+    let mut out = Needed { stripes: Vec::new(), pages: 0 };
+    if mode == MapTrace::None || requests.is_empty() {
+        return out;
+    }
+    let pb = page_bytes as u64;
+    let lpns = stripes.logical_pages();
+    let mut written = vec![0u64; lpns.div_ceil(64) as usize];
+    let mut needed = vec![0u64; lpns.div_ceil(64) as usize];
+    let mut stripe_set = vec![0u64; (stripes.stripes as u64).div_ceil(64) as usize];
+    let bit = |v: &[u64], i: u64| v[(i / 64) as usize] >> (i % 64) & 1 == 1;
+    for r in requests {
+        let first = r.offset / pb;
+        let last = ((r.offset + r.size.max(1) as u64 - 1) / pb).min(lpns.saturating_sub(1));
+        for lpn in first..=last {
+            let need = match (mode, r.op) {
+                (MapTrace::Footprint, _) => true,
+                (_, Op::Read) => !bit(&written, lpn),
+                (_, Op::Write) => {
+                    written[(lpn / 64) as usize] |= 1 << (lpn % 64);
+                    false
+                }
+            };
+            if need && !bit(&needed, lpn) {
+                needed[(lpn / 64) as usize] |= 1 << (lpn % 64);
+                out.pages += 1;
+                let (s, _) = stripes.chunk_of_lpn(lpn);
+                stripe_set[(s / 64) as usize] |= 1 << (s % 64);
+            }
+        }
+    }
+    out.stripes = (0..stripes.stripes).filter(|&s| bit(&stripe_set, s as u64)).collect();
+    out
+}
+
+/// Writes the pages of `writes` (offset, size), cycling, until `target` host
+/// pages are written; `on_gc(channel, work)` hears every collection.
+pub fn replay(
+    ftl: &mut Ftl,
+    stripes: &StripeLayout,
+    alloc: &mut dyn BlockAllocator,
+    writes: &[(u64, u32)],
+    page_bytes: u32,
+    target: u64,
+    on_gc: &mut dyn FnMut(u32, &GcWork),
+) -> Result<WarmupReport, OutOfSpace> {
+    let mut w = Writer { ftl, alloc, cursor: vec![0; stripes.channels as usize], rep: WarmupReport::default() };
+    let mut moves_per_gc = Vec::new();
+    let pb = page_bytes as u64;
+    let dps = stripes.data_per_stripe() as u64;
+    let mut i = 0usize;
+    while w.rep.host_pages < target && !writes.is_empty() {
+        let (offset, size) = writes[i % writes.len()];
+        i += 1;
+        let first = offset / pb;
+        let last = (offset + size as u64 - 1) / pb;
+        let mut lpn = first;
+        while lpn <= last {
+            let s = (lpn / dps) as u32;
+            let end = ((s as u64 + 1) * dps - 1).min(last);
+            for l in lpn..=end {
+                let (_, chunk) = stripes.chunk_of_lpn(l);
+                w.write(stripes, chunk, on_gc, &mut moves_per_gc)?;
+                w.rep.host_pages += 1;
+            }
+            if stripes.parity {
+                w.write(stripes, stripes.parity_chunk(s), on_gc, &mut moves_per_gc)?;
+                w.rep.parity_pages += 1;
+            }
+            lpn = end + 1;
+        }
+    }
+    let mut rep = w.rep;
+    let tenth = &moves_per_gc[moves_per_gc.len() - moves_per_gc.len() / 10..];
+    rep.moves_per_gc_last_tenth =
+        if tenth.is_empty() { 0.0 } else { tenth.iter().map(|&m| m as f64).sum::<f64>() / tenth.len() as f64 };
+    rep.waf = if rep.host_pages == 0 {
+        0.0
+    } else {
+        (rep.host_pages + rep.parity_pages + rep.pages_moved) as f64 / rep.host_pages as f64
+    };
+    Ok(rep)
+}
+
+struct Writer<'a> {
+    ftl: &'a mut Ftl,
+    alloc: &'a mut dyn BlockAllocator,
+    /// Next die to try, per channel (channel-local index).
+    cursor: Vec<u32>,
+    rep: WarmupReport,
+}
+
+impl Writer<'_> {
+    /// Programs `chunk` on a die of the channel it lives on (or its home).
+    fn write(
+        &mut self,
+        stripes: &StripeLayout,
+        chunk: u32,
+        on_gc: &mut dyn FnMut(u32, &GcWork),
+        moves: &mut Vec<u32>,
+    ) -> Result<(), OutOfSpace> {
+        let lay = &self.ftl.layout;
+        let ch = match self.ftl.lookup(chunk) {
+            Some(ppn) => lay.channel_of(ppn),
+            None => stripes.channel(chunk / stripes.width, chunk % stripes.width),
+        };
+        let (first, dpc) = (lay.first_die(ch), lay.dies_per_channel);
+        let ppd = lay.planes_per_die;
+        for attempt in 0..dpc {
+            let local = (self.cursor[ch as usize] + attempt) % dpc;
+            let die = first + local;
+            // A die collects before it takes a page, as it would when idle;
+            // the bound stops a plane whose victims are full from spinning.
+            for _ in 0..2 * ppd {
+                if self.ftl.die_needs_gc(die).is_none() {
+                    break;
+                }
+                let Some(work) = self.ftl.collect_die(die, self.alloc)? else { break };
+                self.rep.gc_count += 1;
+                self.rep.pages_moved += work.moved as u64;
+                self.rep.erases += work.erased as u64;
+                moves.push(work.moved);
+                on_gc(ch, &work);
+            }
+            if self.ftl.die_takes_writes(die) {
+                let ppn = self.ftl.allocate(die, self.alloc)?;
+                self.ftl.commit(chunk, ppn);
+                self.cursor[ch as usize] = (local + 1) % dpc;
+                return Ok(());
+            }
+        }
+        Err(OutOfSpace { die: first })
+    }
+}

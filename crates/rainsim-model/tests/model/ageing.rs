@@ -1,0 +1,262 @@
+//! Preconditioning layouts, trace mapping, the free margin and the warm-up:
+//! each checked against what it promises, on hand-sized devices.
+
+use crate::{preset, scheme, tiny, trace_files};
+use rainsim_model::config::{AgeLayout, Config, MapTrace, WarmupWorkload};
+use rainsim_model::ftl::precondition::steady_state;
+use rainsim_model::ftl::GcWork;
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::metrics::observer::{NullObserver, Observer};
+use rainsim_model::run::capacity_bytes;
+use rainsim_model::Ssd;
+use rainsim_trace::{Op, Request};
+
+/// 4 channels × 1 die × 2 planes × 64 blocks × 64 pages, RAID-5 3+1.
+fn small(layout: AgeLayout, valid: f64, invalid: f64) -> Config {
+    let mut c = tiny(4, 1, 2, 64, 64, Some(4));
+    c.geometry.over_provisioning = 0.25;
+    c.precondition.valid = valid;
+    c.precondition.invalid = invalid;
+    c.precondition.layout = layout;
+    c
+}
+
+/// Valid counts of the full (written) blocks of every plane, plane by plane.
+fn written_blocks<O: Observer>(ssd: &Ssd<O>) -> Vec<Vec<u16>> {
+    let l = ssd.layout();
+    let bpp = l.blocks_per_plane as usize;
+    ssd.ftl
+        .blocks
+        .chunks(bpp)
+        .map(|p| p.iter().filter(|b| b.written as u32 == l.pages_per_block).map(|b| b.valid).collect())
+        .collect()
+}
+
+#[test]
+fn packed_blocks_are_all_valid_or_all_invalid() {
+    let cfg = small(AgeLayout::Packed, 0.6, 0.2);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    let mut valid = 0u64;
+    for (plane, blocks) in written_blocks(&ssd).iter().enumerate() {
+        let mixed = blocks.iter().filter(|&&v| v != 0 && v != 64).count();
+        assert!(mixed <= 1, "plane {plane}: {mixed} mixed blocks in {blocks:?}");
+        valid += blocks.iter().map(|&v| v as u64).sum::<u64>();
+        // 0.6 + 0.2 of 64 blocks, rounded up to whole blocks.
+        let want = ((0.6f64 * 64.0 * 64.0) as u64 / 1).div_ceil(64);
+        assert!(blocks.len() as u64 >= want, "plane {plane}: {} written blocks", blocks.len());
+    }
+    // Whole stripes of 4 chunks: ⌊0.6 × pages / 4⌋ stripes.
+    let pages = 4 * 2 * 64 * 64u64;
+    assert_eq!(valid, (((0.6 * pages as f64) as u64) / 4) * 4);
+    assert_eq!(ssd.prep.valid_pages, valid);
+    assert_eq!(ssd.prep.victim_valid_mean, 0.0, "a packed plane's victim holds nothing");
+}
+
+#[test]
+fn steady_state_blocks_follow_the_fifo_greedy_distribution() {
+    let mut cfg = small(AgeLayout::SteadyState, 0.6, 0.2);
+    cfg.precondition.hot_utilization = Some(0.7);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    let x = steady_state::victim_fraction(0.7);
+    for (plane, blocks) in written_blocks(&ssd).iter().enumerate() {
+        let hot: Vec<u16> = blocks.iter().copied().filter(|&v| v < 64).collect();
+        // Plane's invalid share: 0.2 × 4096 pages = 819 → ≈ 819 / (64 × 0.3) = 43 hot blocks.
+        let n = hot.len() as f64;
+        assert!((n - 819.0 / (64.0 * 0.3)).abs() <= 2.0, "plane {plane}: {n} hot blocks");
+        let mean = hot.iter().map(|&v| v as f64).sum::<f64>() / (n * 64.0);
+        assert!((mean - 0.7).abs() < 0.02, "plane {plane}: hot pool mean {mean}");
+        let min = *hot.iter().min().unwrap() as f64;
+        assert!(min >= (64.0 * x).floor() - 1.0, "plane {plane}: emptiest block {min} below X·B = {}", 64.0 * x);
+        assert!(min <= 64.0 * x + 2.0, "plane {plane}: emptiest block {min}, X·B = {}", 64.0 * x);
+    }
+    let share = ssd.prep.hot_valid_share.unwrap();
+    assert!(share > 0.4 && share < 0.95, "hot share {share}");
+    // target_moves_per_gc sets the victim directly.
+    cfg.precondition.hot_utilization = None;
+    cfg.precondition.target_moves_per_gc = Some(20.0);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    assert!((ssd.prep.victim_valid_mean - 20.0).abs() <= 1.0, "victims at {}", ssd.prep.victim_valid_mean);
+}
+
+#[test]
+fn uniform_layout_scatters_valid_pages_over_every_written_block() {
+    let cfg = small(AgeLayout::Uniform, 0.6, 0.2);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    for blocks in written_blocks(&ssd) {
+        let mean = blocks.iter().map(|&v| v as f64).sum::<f64>() / blocks.len() as f64;
+        // 0.6 / 0.8 of each block valid on average; no block empty or nearly so.
+        assert!((mean / 64.0 - 0.75).abs() < 0.02, "{mean}");
+        assert!(blocks.iter().all(|&v| v > 32), "{blocks:?}");
+    }
+}
+
+#[test]
+fn free_margin_keeps_blocks_free_and_gives_way_with_invalid_pages() {
+    let mut cfg = small(AgeLayout::Packed, 0.6, 0.3);
+    cfg.precondition.free_margin = Some(4);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    let trigger = ssd.prep.gc_trigger_blocks;
+    assert_eq!(trigger, 6, "⌊0.1 × 64⌋");
+    assert!(ssd.prep.free_blocks_min >= trigger + 4, "{:?}", ssd.prep);
+    assert!(ssd.prep.invalid_pages_dropped > 0);
+    for p in 0..8 {
+        let (free, valid, invalid, total) = ssd.ftl.plane_accounting(p);
+        assert_eq!(free + valid + invalid, total);
+    }
+    // A margin that leaves no room for the valid data is an error naming it.
+    cfg.precondition.free_margin = Some(30);
+    let e = Ssd::new(&cfg, NullObserver, false).err().expect("no room").to_string();
+    assert!(e.contains("free_margin = 30") && e.contains("valid pages"), "{e}");
+}
+
+/// GC moves in the order the collections ran.
+#[derive(Default)]
+struct GcLog(Vec<u32>);
+impl Observer for GcLog {
+    fn gc_done(&mut self, _ch: u32, work: &GcWork, _d: u64, _e: f64) {
+        self.0.push(work.moved);
+    }
+}
+
+#[test]
+fn steady_state_stays_steady_under_its_matching_workload() {
+    // Every stripe written (valid = usable), all of it hot: full-stripe writes
+    // spread uniformly over the stripes overwrite every page at one rate,
+    // which is the workload whose steady state the layout lays down.
+    let mut cfg = small(AgeLayout::SteadyState, 0.75, 0.1);
+    cfg.workload.read_ratio = 0.0;
+    cfg.workload.sizes = vec![rainsim_trace::SizeWeight { bytes: 3 * 4096, weight: 1.0 }];
+    cfg.workload.align_bytes = 3 * 4096;
+    cfg.workload.footprint = 1.0;
+    cfg.workload.hot_fraction = 0.0;
+    cfg.workload.requests = 40_000;
+    cfg.workload.mean_interarrival_ns = 2_000_000;
+    let trace = rainsim_trace::generate(&cfg.workload, capacity_bytes(&cfg), 7).unwrap();
+    let mut ssd = Ssd::new(&cfg, GcLog::default(), false).unwrap();
+    let x = steady_state::victim_fraction(ssd.prep.hot_utilization.unwrap());
+    ssd.run(&trace.requests, &mut |_| {}).unwrap();
+    let g = &ssd.obs.0;
+    assert!(g.len() > 500, "{} GCs", g.len());
+    let tenth = g.len() / 10;
+    let mean = |s: &[u32]| s.iter().map(|&m| m as f64).sum::<f64>() / s.len() as f64;
+    let (first, last) = (mean(&g[..tenth]), mean(&g[g.len() - tenth..]));
+    assert!((first - last).abs() <= 0.15 * last, "moves per GC: first tenth {first:.1}, last tenth {last:.1}");
+    // And both near the model's victim, X·B.
+    assert!((first - 64.0 * x).abs() <= 0.2 * 64.0 * x, "first tenth {first:.1} vs X·B {:.1}", 64.0 * x);
+}
+
+#[test]
+fn map_trace_reads_leaves_no_read_of_an_unwritten_page_on_any_shared_trace() {
+    for path in trace_files() {
+        let mut cfg = preset("degraded-mode-8ch");
+        cfg.precondition.valid = 0.0;
+        cfg.precondition.invalid = 0.3;
+        cfg.precondition.layout = AgeLayout::Packed;
+        cfg.precondition.map_trace = MapTrace::Reads;
+        let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes).unwrap();
+        let mut ssd = Ssd::for_requests(&cfg, Collector::new(8), false, &trace.requests).unwrap();
+        ssd.run(&trace.requests, &mut |_| {}).unwrap();
+        assert_eq!(ssd.obs.unmapped_reads, 0, "{}", path.display());
+        let reads = trace.requests.iter().any(|r| r.op == Op::Read);
+        assert_eq!(ssd.prep.trace_pages_needed > 0, reads, "{}: {:?}", path.display(), ssd.prep);
+        // Without it, the same replay on a fresh device reads unwritten pages.
+        if reads {
+            cfg.precondition.map_trace = MapTrace::None;
+            let mut bare = Ssd::for_requests(&cfg, Collector::new(8), false, &trace.requests).unwrap();
+            bare.run(&trace.requests, &mut |_| {}).unwrap();
+            assert!(bare.obs.unmapped_reads > 0, "{}", path.display());
+        }
+    }
+}
+
+#[test]
+fn map_trace_footprint_maps_every_touched_stripe() {
+    let mut cfg = small(AgeLayout::Packed, 0.0, 0.0);
+    cfg.precondition.map_trace = MapTrace::Footprint;
+    let r = |t: u64, off: u64, op| Request { time_ns: t, offset: off * 4096, size: 4096, device: 0, op };
+    // Pages 0 (stripe 0), 7 (stripe 2), 9 (stripe 3): write-then-read and plain writes all count.
+    let reqs = [r(0, 0, Op::Write), r(1, 7, Op::Read), r(2, 9, Op::Write), r(3, 0, Op::Read)];
+    let ssd = Ssd::for_requests(&cfg, NullObserver, false, &reqs).unwrap();
+    assert_eq!(ssd.prep.trace_pages_needed, 3);
+    assert_eq!(ssd.prep.stripes_written, 3);
+    let l = ssd.stripe_layout();
+    for s in [0u32, 2, 3] {
+        assert!((0..4).all(|j| ssd.ftl.lookup(s * l.width + j).is_some()), "stripe {s} with parity");
+    }
+    cfg.precondition.map_trace = MapTrace::Reads;
+    let ssd = Ssd::for_requests(&cfg, NullObserver, false, &reqs).unwrap();
+    assert_eq!(ssd.prep.trace_pages_needed, 1, "only page 7 is read before it is written");
+}
+
+fn warm(cfg: &mut Config) {
+    cfg.warmup.device_writes = 1.5;
+    cfg.warmup.workload = WarmupWorkload::Synthetic;
+    cfg.workload.read_ratio = 0.0;
+}
+
+#[test]
+fn warm_up_resets_statistics_but_keeps_policy_histories() {
+    let mut cfg = small(AgeLayout::Uniform, 0.6, 0.1);
+    warm(&mut cfg);
+    let ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+    let w = ssd.warmup.clone().expect("warm-up ran");
+    let logical = ssd.stripe_layout().logical_pages();
+    assert!(w.host_pages >= (1.5 * logical as f64) as u64 && w.host_pages < (1.5 * logical as f64) as u64 + 64);
+    assert!(w.gc_count > 0 && w.erases > 0, "{w:?}");
+    assert!(ssd.ftl.blocks.iter().map(|b| b.erases as u64).sum::<u64>() >= w.erases, "wear stays");
+    // Nothing reached the statistics; the GC histories the policies read did.
+    assert!(ssd.obs.channels.iter().all(|c| c.gc_count == 0 && c.erases == 0 && c.total_ops() == 0));
+    assert!((0..4).all(|ch| ssd.gc_history_len(ch) > 0), "GC history empty after warm-up");
+    let cold = Ssd::new(&small(AgeLayout::Uniform, 0.6, 0.1), Collector::new(4), false).unwrap();
+    assert!((0..4).all(|ch| cold.gc_history_len(ch) == 0));
+}
+
+#[test]
+fn warm_up_is_deterministic_and_verifiable_with_every_layout_and_scheme() {
+    let trace_cfg = small(AgeLayout::Uniform, 0.6, 0.1);
+    let mut w = trace_cfg.workload.clone();
+    w.requests = 3000;
+    w.mean_interarrival_ns = 1_000_000;
+    let trace = rainsim_trace::generate(&w, capacity_bytes(&trace_cfg), 3).unwrap();
+    for layout in [AgeLayout::Uniform, AgeLayout::Packed, AgeLayout::SteadyState] {
+        for s in ["baseline", "gc-tolerant-read", "degraded", "bpu", "adaptive"] {
+            for warmup in [false, true] {
+                let mut cfg = small(layout, 0.6, 0.1);
+                cfg.policy = scheme(s).policy;
+                if warmup {
+                    cfg.warmup.device_writes = 1.0;
+                }
+                let at = format!("{layout:?}, {s}, warm-up {warmup}");
+                let report = |verify| {
+                    let mut r = rainsim_model::simulate(
+                        &cfg,
+                        &trace.requests,
+                        rainsim_model::RunOptions {
+                            scheme: s,
+                            verify,
+                            trace: serde_json::Value::Null,
+                            progress: &mut |_| {},
+                        },
+                    )
+                    .unwrap_or_else(|e| panic!("{at}: {e}"));
+                    r.timing = Default::default();
+                    serde_json::to_string(&r).unwrap()
+                };
+                let a = report(true);
+                assert_eq!(a, report(true), "{at}: two runs differ");
+                let r: serde_json::Value = serde_json::from_str(&a).unwrap();
+                assert!(r["gc"]["count"].as_u64().unwrap() > 0, "{at}: no GC ran");
+                assert_eq!(r["warmup"].is_null(), !warmup, "{at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn warm_up_without_writes_is_an_error_naming_the_key() {
+    let mut cfg = small(AgeLayout::Uniform, 0.6, 0.1);
+    cfg.warmup.device_writes = 1.0;
+    let reads = [Request { time_ns: 0, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    let e = Ssd::for_requests(&cfg, NullObserver, false, &reads).err().expect("no writes").to_string();
+    assert!(e.contains("warmup.device_writes") && e.contains("synthetic"), "{e}");
+}
