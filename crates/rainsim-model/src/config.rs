@@ -290,6 +290,9 @@ pub struct Ldpc {
     pub initial_pe_cycles: u32,
     /// Age of the preconditioned data at time 0, in days (retention).
     pub precondition_age_days: f64,
+    /// How old each preconditioned block's data is: all `precondition_age_days`
+    /// ("fixed"), or drawn per block, seeded, uniformly from 0 to it ("uniform").
+    pub precondition_age_spread: AgeSpread,
     /// The RBER model's constants.
     pub rber: RberModel,
 }
@@ -303,9 +306,20 @@ impl Default for Ldpc {
             rber_thresholds: vec![2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 7e-3],
             initial_pe_cycles: 1000,
             precondition_age_days: 30.0,
+            precondition_age_spread: AgeSpread::Fixed,
             rber: RberModel::default(),
         }
     }
+}
+
+/// Ages of the preconditioned blocks' data.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgeSpread {
+    /// Every block as old as `precondition_age_days`.
+    Fixed,
+    /// Each block's age uniform on [0, `precondition_age_days`].
+    Uniform,
 }
 
 /// RBER = epsilon + alpha·PE^k + beta·PE^m·t^n + gamma·PE^p·reads^q, with PE the

@@ -61,6 +61,13 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
         cpu_s,
         requests_per_cpu_s: if cpu_s > 0.0 { requests.len() as f64 / cpu_s } else { 0.0 },
         setup_s,
+        warmup_cpu_s: ssd.warmup_cpu_s,
+        warmup_pages_per_cpu_s: match &report.warmup {
+            Some(w) if ssd.warmup_cpu_s > 0.0 => {
+                (w.host_pages + w.parity_pages + w.pages_moved) as f64 / ssd.warmup_cpu_s
+            }
+            _ => 0.0,
+        },
     };
     Ok(report)
 }

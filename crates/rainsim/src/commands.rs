@@ -270,6 +270,14 @@ pub fn bench(config: &str, scheme: &str, requests: u64, runs: u32, sets: &[Strin
             t.cpu_s,
             t.requests_per_cpu_s
         );
+        if t.warmup_cpu_s > 0.0 {
+            println!(
+                "run {}: warm-up {:.3} s CPU, {:.0} flash page writes per CPU-second",
+                i + 1,
+                t.warmup_cpu_s,
+                t.warmup_pages_per_cpu_s
+            );
+        }
         speeds.push(t.requests_per_cpu_s);
         match &first {
             None => {

@@ -30,11 +30,6 @@ pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> 
     let page = cfg.geometry.page_bytes;
     match trace {
         Some(p) => rainsim_trace::load(p, &cfg.trace, cap, page).map_err(|e| SettingsError(e.to_string())),
-        None if cfg.precondition.map_trace != rainsim_model::config::MapTrace::None => Err(SettingsError(
-            "precondition.map_trace maps the pages a trace file reads before writing them; the built-in synthetic \
-             workload has no such file (give --trace FILE, or --set precondition.map_trace=none)"
-                .into(),
-        )),
         None => rainsim_trace::generate(&cfg.workload, cap, cfg.seed).map_err(|e| SettingsError(e.to_string())),
     }
 }

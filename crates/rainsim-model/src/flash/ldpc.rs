@@ -109,6 +109,18 @@ impl LdpcModel {
     }
 }
 
+/// Gives every written block of a preconditioned `ftl` a data age drawn
+/// uniformly (seeded) from 0 to `cfg.precondition_age_days`, as a stamp on
+/// the age clock (which reads the full age at time 0).
+pub fn spread_ages(ftl: &mut crate::ftl::Ftl, cfg: &Ldpc, seed: u64) {
+    use rand::{RngExt, SeedableRng};
+    let age_s = (cfg.precondition_age_days * S_PER_DAY).round() as u32;
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ 0x6167_6573);
+    for b in ftl.blocks.iter_mut().filter(|b| b.written > 0) {
+        b.opened_at_s = rng.random_range(0..=age_s);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

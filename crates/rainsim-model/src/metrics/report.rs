@@ -354,8 +354,12 @@ pub struct RunTiming {
     pub cpu_s: f64,
     /// Host requests simulated per CPU second.
     pub requests_per_cpu_s: f64,
-    /// Seconds spent building and preconditioning the device.
+    /// Seconds spent building and preconditioning the device (warm-up included).
     pub setup_s: f64,
+    /// CPU seconds of the warm-up (0 without one).
+    pub warmup_cpu_s: f64,
+    /// Flash page writes (host, parity, GC moves) of the warm-up per CPU second.
+    pub warmup_pages_per_cpu_s: f64,
 }
 
 /// The report of one run.

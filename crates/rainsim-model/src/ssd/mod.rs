@@ -207,6 +207,8 @@ pub struct Ssd<O: Observer> {
     pub prep: PreconditionReport,
     /// What the warm-up did, when it ran.
     pub warmup: Option<crate::warmup::WarmupReport>,
+    /// CPU seconds the warm-up took.
+    pub warmup_cpu_s: f64,
     pub(crate) fault: Option<Fault>,
     controller: Controller,
     pub(crate) seq: u32,
@@ -245,6 +247,9 @@ impl<O: Observer> Ssd<O> {
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
         let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
+        if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
+            crate::flash::ldpc::spread_ages(&mut ftl, &cfg.ldpc, cfg.seed);
+        }
         let channels = (0..layout.channels)
             .map(|_| ChannelState {
                 bus_free_at: 0,
@@ -305,6 +310,7 @@ impl<O: Observer> Ssd<O> {
             verifier: None,
             prep,
             warmup: None,
+            warmup_cpu_s: 0.0,
             fault: None,
             seq: 0,
             serial: 0,
@@ -314,7 +320,9 @@ impl<O: Observer> Ssd<O> {
             error: None,
         };
         if cfg.warmup.device_writes > 0.0 {
+            let c0 = crate::run::cpu_seconds();
             ssd.warm_up(requests)?;
+            ssd.warmup_cpu_s = crate::run::cpu_seconds() - c0;
         }
         if verify {
             ssd.verifier = Some(Verifier::new(&ssd.ftl, &ssd.stripes));

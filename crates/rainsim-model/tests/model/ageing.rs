@@ -152,6 +152,8 @@ fn map_trace_reads_leaves_no_read_of_an_unwritten_page_on_any_shared_trace() {
         cfg.precondition.valid = 0.0;
         cfg.precondition.invalid = 0.3;
         cfg.precondition.layout = AgeLayout::Packed;
+        cfg.precondition.target_moves_per_gc = None;
+        cfg.precondition.free_margin = None;
         cfg.precondition.map_trace = MapTrace::Reads;
         let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes).unwrap();
         let mut ssd = Ssd::for_requests(&cfg, Collector::new(8), false, &trace.requests).unwrap();

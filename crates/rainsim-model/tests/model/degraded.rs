@@ -184,6 +184,7 @@ fn gc_tolerant_read_only_when_the_target_is_collecting() {
 #[test]
 fn gc_tolerant_read_leaves_a_write_only_run_unchanged() {
     let mut cfg = preset("degraded-mode-8ch");
+    crate::gc_from_start(&mut cfg);
     cfg.geometry.blocks_per_plane = 64;
     cfg.workload.requests = 3_000;
     cfg.workload.read_ratio = 0.0;
@@ -420,10 +421,10 @@ fn a_channel_filled_by_placement_is_reported() {
 #[test]
 fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
     let mut dm8 = preset("degraded-mode-8ch");
-    dm8.precondition.invalid += 0.01;
+    crate::gc_from_start(&mut dm8);
     // The 16-channel device with 5+1 stripes (the §4.3 variant).
     let mut dm16 = preset("degraded-mode-16ch");
-    dm16.precondition.invalid += 0.01;
+    crate::gc_from_start(&mut dm16);
     dm16.raid.stripe_width = 6;
     let mut moved = 0;
     for (base, read, place, parity) in [

@@ -40,6 +40,20 @@ pub fn tiny(channels: u32, dies: u32, planes: u32, blocks: u32, ppb: u32, raid: 
     c
 }
 
+/// Ages `cfg` so that GC runs from the first request even on short samples:
+/// 80 % valid / 11 % invalid, scattered uniformly, no free margin, nothing
+/// mapped for the trace (every plane starts just below the GC trigger).
+pub fn gc_from_start(cfg: &mut Config) {
+    let p = &mut cfg.precondition;
+    p.valid = 0.8;
+    p.invalid = 0.11;
+    p.layout = rainsim_model::config::AgeLayout::Uniform;
+    p.map_trace = rainsim_model::config::MapTrace::None;
+    p.free_margin = None;
+    p.hot_utilization = None;
+    p.target_moves_per_gc = None;
+}
+
 /// Request latencies in completion order, via a recording observer.
 #[derive(Default)]
 pub struct Lat(pub Vec<(Op, u64)>);

@@ -19,8 +19,10 @@ struct Claim {
     latencies: [i64; 4],
     /// software latency per stripe update (ns), when cited.
     stripe_overhead_ns: Option<i64>,
-    /// The paper's device uses 7-level LDPC: the read-retry model is on.
+    /// The read-retry model is on (the paper's latency runs priced LDPC levels).
     ldpc: bool,
+    /// How the aged pages lie in blocks (`precondition.layout`), as the header says.
+    layout: &'static str,
 }
 
 const PAPER_LAT: [i64; 4] = [45_000, 700_000, 3_500_000, 19_000];
@@ -30,9 +32,10 @@ const DM16: Claim = Claim {
     name: "degraded-mode-16ch",
     geometry: [16, 4, 1, 4, 256, 128, 8192],
     stripe_width: 4,
-    precondition: Some((0.8, 0.1)),
+    precondition: Some((0.3, 0.6)),
     latencies: PAPER_LAT,
-    ldpc: true,
+    ldpc: false,
+    layout: "steady-state",
     stripe_overhead_ns: None,
 };
 
@@ -41,9 +44,10 @@ const AP8: Claim = Claim {
     name: "adaptive-parity-8ch",
     geometry: [8, 4, 1, 4, 512, 64, 8192],
     stripe_width: 6,
-    precondition: Some((0.8, 0.1)),
+    precondition: Some((0.3, 0.6)),
     latencies: PAPER_LAT,
     ldpc: true,
+    layout: "steady-state",
     stripe_overhead_ns: None,
 };
 
@@ -56,6 +60,7 @@ const CLAIMS: [Claim; 9] = [
         precondition: None,
         latencies: PAPER_LAT,
         ldpc: false,
+        layout: "steady-state",
         stripe_overhead_ns: None,
     },
     // "8 channels × 4 chips × 4 planes × 512 blocks × 256 pages × 8 KiB ... software latency 1.82 ms ... 80 % and 10 %"
@@ -66,29 +71,14 @@ const CLAIMS: [Claim; 9] = [
         precondition: Some((0.8, 0.1)),
         latencies: PAPER_LAT,
         ldpc: false,
+        layout: "packed",
         stripe_overhead_ns: Some(1_820_000),
     },
-    // "8 channels × 4 chips × 4 planes × 256 blocks × 128 pages × 8 KiB ... 3 data + 1 parity ... 80 % valid / 10 % invalid"
-    Claim {
-        name: "degraded-mode-8ch",
-        geometry: [8, 4, 1, 4, 256, 128, 8192],
-        stripe_width: 4,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
+    // "8 channels × 4 chips × 4 planes × 256 blocks × 128 pages × 8 KiB ... 3 data + 1 parity", SSDsim ageing
+    Claim { name: "degraded-mode-8ch", geometry: [8, 4, 1, 4, 256, 128, 8192], ..DM16 },
     DM16,
     // "6 channels × 4 chips × 4 planes × 512 blocks × 64 pages × 8 KiB = 24 GiB ... 5 data + 1 parity"
-    Claim {
-        name: "adaptive-parity-6ch",
-        geometry: [6, 4, 1, 4, 512, 64, 8192],
-        stripe_width: 6,
-        precondition: Some((0.8, 0.1)),
-        latencies: PAPER_LAT,
-        ldpc: true,
-        stripe_overhead_ns: None,
-    },
+    Claim { name: "adaptive-parity-6ch", geometry: [6, 4, 1, 4, 512, 64, 8192], ..AP8 },
     AP8,
     // Variants (`extends`): the base preset with another stripe width.
     Claim { name: "adaptive-parity-8ch-7p1", stripe_width: 8, ..AP8 },
@@ -154,6 +144,7 @@ fn presets_have_the_geometry_their_comments_cite() {
         assert_eq!(tf(&t, "geometry.over_provisioning"), 0.15, "{}: over_provisioning", c.name);
         assert_eq!(ti(&t, "timing.channel_mb_s"), 400, "{}: channel_mb_s", c.name);
         let (valid, invalid) = (tf(&t, "precondition.valid"), tf(&t, "precondition.invalid"));
+        assert_eq!(tv(&t, "precondition.layout").as_str(), Some(c.layout), "{}: precondition.layout", c.name);
         match c.precondition {
             Some((v, i)) => assert_eq!((valid, invalid), (v, i), "{}: precondition", c.name),
             None => assert!(valid > 0.0, "{}: claims to be aged, precondition.valid = {valid}", c.name),
