@@ -27,6 +27,10 @@ class SignTest(unittest.TestCase):
         # Six non-zero, all positive: 2/64.
         self.assertEqual(v.sign_test([0, 0, 1, 2, 3, 4, 5, 6])[2], 2 / 64)
 
+    def test_fewest_workloads_for_significance(self):
+        self.assertEqual(v.MIN_WORKLOADS, 6)
+        self.assertLess(v.sign_test([1] * 6)[2], 0.05)
+
     def test_five_of_five_cannot_reach_five_percent(self):
         self.assertEqual(v.sign_test([1] * 5)[2], 0.0625)
 

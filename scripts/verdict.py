@@ -31,6 +31,20 @@ SAT_BUSY = 0.95
 # fraction of the trace's span (the queues did not drain at the offered rate).
 SAT_DRAIN = 0.10
 
+
+
+def min_workloads(alpha=None):
+    """Fewest workloads at which a two-sided exact sign test can reach alpha:
+    the smallest n with 2^(1-n) < alpha (6 at 5 %)."""
+    alpha = ALPHA if alpha is None else alpha
+    n = 1
+    while 2.0 ** (1 - n) >= alpha:
+        n += 1
+    return n
+
+
+MIN_WORKLOADS = min_workloads()
+
 REPRODUCED = "reproduced"
 DIRECTION_ONLY = "direction only"
 INCONCLUSIVE = "inconclusive"
