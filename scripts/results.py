@@ -251,11 +251,15 @@ def variants(binary, presets, quick):
     keys = [VARIANT_KEYS[1]] if quick else VARIANT_KEYS
     for label, key, values in keys:
         if not all(binary.supports_set(p, f"{key}={values[0]}") for p in presets):
-            msg = f"`{key}` is not a config key of this build: the {label} variants are skipped"
+            msg = f"not in this panel: `{key}` is not a config key of this build: the {label} variants are skipped"
             note(msg)
             notes.append(msg)
             continue
-        out += [(f"{key}={v}", [f"{key}={v}"]) for v in values]
+        for v in values:
+            if all(binary.default(p, key) == v for p in presets):
+                notes.append(f"`{key}={v}` is every preset's own setting: the main-runs column")
+                continue
+            out.append((f"{key}={v}", [f"{key}={v}"]))
     return out, notes
 
 
@@ -284,7 +288,7 @@ def main():
         names = names[:1]
     profiles, skipped_profiles = profile_workloads(binary, names)
     workloads = traces + profiles
-    var, var_notes = variants(binary, page.presets(), a.quick)
+    var, var_notes = variants(binary, sorted({p for p, _ in page.sensitivity_runs()}), a.quick)
 
     jobs = {}
     for preset, scheme in page.main_runs():

@@ -394,7 +394,7 @@ def claims_section(ctx, comps):
     out = ["## The paper's claims: verdicts\n"]
     out.append(
         "Workloads column: how many workloads entered the tests, and how many of their medians went down (−) and "
-        "up (+). Pooled: mean of the per-workload median changes [95 % interval]. Units: % unless the claim is in "
+        "up (+); the rest are exactly 0, ties that both tests drop. Pooled: mean of the per-workload median changes [95 % interval]. Units: % unless the claim is in "
         "counts.\n\n"
     )
     out.append(table(["id", "paper's claim", "comparison", "metric", "paper's size", "workloads", "pooled change",
@@ -433,7 +433,7 @@ def sensitivity_section(ctx, comps, main_res):
         "preset's main run.\n\n"
     )
     for n in ctx.variant_notes:
-        out.append(f"Not in this panel: {n}.\n\n")
+        out.append(f"{n[0].upper()}{n[1:]}.\n\n")
     out.append(table(["id", "comparison"] + [f"`{v}`" if v != "main" else "main runs" for v in cols], rows))
     return "\n".join(out)
 
