@@ -1,455 +1,652 @@
-"""Page renderers for scripts/results.py: which runs each page needs, and how
-its tables and verdicts are computed from the JSON reports."""
+"""Page renderers for scripts/results.py: which runs each page needs, which of
+the paper's claims it tests (and how), and the tables. The statistics live in
+scripts/verdict.py."""
 
 import statistics
+from dataclasses import dataclass, field
 from datetime import date
 
-SCHEMES_DM = ["baseline", "gc-tolerant-read", "degraded"]
-DM_DEVICES = ["degraded-mode-8ch", "degraded-mode-16ch"]
-DM_SWEEP = ["degraded-mode-16ch", "degraded-mode-16ch-5p1", "degraded-mode-16ch-7p1"]
+import verdict as V
+
 # The degraded-mode paper replays each trace twice (§4.1); the adaptive paper
 # does not say, and we replay twice there too so the two pages compare.
-REPEAT = ["trace.repeat=2"]
+COMMON_SETS = ["trace.repeat=2"]
+DAGGER = "†"
 
 
-def ms(ns):
-    return f"{ns / 1e6:,.3f}"
+@dataclass
+class Context:
+    """Everything a page needs: reports keyed by (preset, scheme, workload,
+    window index, seed, variant label; "main" for the main runs)."""
+
+    reports: dict
+    workloads: list
+    seeds: list
+    window: int
+    skipped: list
+    skipped_profiles: list
+    variants: list
+    variant_notes: list
+    rev: str
+    quick: bool = False
+
+    def r(self, preset, scheme, wl, win, seed, variant="main"):
+        return self.reports[(preset, scheme, wl, win, seed, variant)]
+
+    def replicates(self, wl):
+        return [(win, seed) for win in range(len(wl.windows)) for seed in self.seeds]
 
 
-def s(ns):
-    return f"{ns / 1e9:,.3f}"
+# ---------------------------------------------------------------- metrics
 
 
-def pct(new, old):
-    """Relative change in percent (None when the base is 0)."""
-    return None if old == 0 else 100.0 * (new - old) / old
+def io_time(r):
+    return r["latency"]["all"]["sum_ns"]
 
 
-def fmt_pct(p):
-    return "n/a" if p is None else f"{p:+.1f} %"
+def gc_count(r):
+    return sum(c["gc_count"] for c in r["channels"])
 
 
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.fmean(xs) if xs else None
+def completed(r):
+    return sum(c["ops"] for c in r["channels"])
 
 
-def sd(xs):
-    return statistics.pstdev(xs) if len(xs) > 1 else 0.0
+def sd_completed(r):
+    return statistics.pstdev([c["ops"] for c in r["channels"]])
+
+
+def mean_blocked(r):
+    return statistics.fmean(c["avg_blocked"] for c in r["channels"])
+
+
+def sd_blocked(r):
+    return statistics.pstdev([c["avg_blocked"] for c in r["channels"]])
+
+
+def degraded_ops(r):
+    return r["raid"]["degraded_reads"] + r["raid"]["degraded_updates"]
+
+
+def gc_tolerant_reads(r):
+    return r["raid"]["gc_tolerant_reads"]
+
+
+def cv_blocked(r):
+    return r["balance"]["cv_blocked"]
+
+
+def adjusted(r):
+    return r["raid"]["adjusted"]
+
+
+def moves_per_gc(r):
+    g = gc_count(r)
+    return sum(c["pages_moved"] for c in r["channels"]) / g if g else None
+
+
+def _chan(r):
+    return [c for c in r["channels"] if c["reads"] > 0]
+
+
+# Percentile classes: (sample count of a run, value at a JSON key, keys offered).
+ALL_KEYS = [k for _, k in V.PERCENTILES]
+CHAN_KEYS = ["p99_99_ns", "p99_9_ns", "p99_ns"]
+PCLASS = {
+    "read": (lambda r: r["latency"]["read"]["count"], lambda r, k: r["latency"]["read"][k], ALL_KEYS),
+    "all": (lambda r: r["latency"]["all"]["count"], lambda r, k: r["latency"]["all"][k], ALL_KEYS),
+    # Per-channel read tails: the class is each channel's host reads, so the
+    # count is the smallest channel's.
+    "chan_mean": (
+        lambda r: min((c["reads"] for c in _chan(r)), default=0),
+        lambda r, k: statistics.fmean(c["read_" + k] for c in _chan(r)) if _chan(r) else None,
+        CHAN_KEYS,
+    ),
+    "chan_spread": (
+        lambda r: min((c["reads"] for c in _chan(r)), default=0),
+        lambda r, k: (max(c["read_" + k] for c in _chan(r)) - min(c["read_" + k] for c in _chan(r))) if _chan(r) else None,
+        CHAN_KEYS,
+    ),
+}
+PNAME = {k: "p" + p for p, k in V.PERCENTILES}
+PKEY = {p: k for p, k in V.PERCENTILES}
+
+
+# ---------------------------------------------------------------- claims
+
+
+@dataclass
+class Comparison:
+    cid: str
+    claim: str  # the paper's claim, quoted
+    scheme: str
+    refs: tuple  # comparator scheme(s)
+    presets: list
+    metric: object = None  # report -> value (None for a percentile claim)
+    metric_ref: object = None  # for the comparator, when it differs
+    combine: object = min  # how several comparators make one
+    pclass: str = None  # percentile class, for a tail claim ...
+    pct: str = None  # ... and the paper's percentile ("99.99")
+    sign: int = -1
+    magnitude: float = None
+    kind: str = "pooled"  # or "best" for an "up to" claim
+    mode: str = "rel"  # or "abs"
+    sens: bool = False  # in the sensitivity panel
+    unit: str = field(default="%")
+
+    def label(self):
+        ref = self.refs[0] if len(self.refs) == 1 else f"{self.combine.__name__.replace('fmean', 'mean')}({', '.join(self.refs)})"
+        return f"{self.scheme} vs {ref}"
+
+
+def _pairs(ctx, c, variant, key):
+    """{workload: strata} of paired changes, and counts of what was left out."""
+    cnt = {"replicates": 0, "saturated": 0, "n too small": 0, "undefined": 0}
+    wls = {}
+    pc = PCLASS.get(c.pclass)
+    for wl in ctx.workloads:
+        strata = []
+        for preset in c.presets:
+            for win in range(len(wl.windows)):
+                vals = []
+                for seed in ctx.seeds:
+                    rs = [ctx.r(preset, sc, wl.name, win, seed, variant) for sc in (c.scheme,) + tuple(c.refs)]
+                    cnt["replicates"] += 1
+                    if any(V.saturation(r)[0] for r in rs):
+                        cnt["saturated"] += 1
+                        continue
+                    if pc:
+                        pct = [p for p, k in V.PERCENTILES if k == key][0]
+                        if min(pc[0](r) for r in rs) < V.min_samples(pct):
+                            cnt["n too small"] += 1
+                            continue
+                        new, olds = pc[1](rs[0], key), [pc[1](r, key) for r in rs[1:]]
+                    else:
+                        new = c.metric(rs[0])
+                        olds = [(c.metric_ref or c.metric)(r) for r in rs[1:]]
+                    ch = V.paired_change(new, c.combine(olds) if None not in olds else None, c.mode)
+                    if ch is None:
+                        cnt["undefined"] += 1
+                        continue
+                    vals.append(ch)
+                strata.append(vals)
+        if any(strata):
+            wls[wl.name] = strata
+    return wls, cnt
+
+
+def evaluate(ctx, c, variant="main"):
+    """verdict.summarize of one comparison, plus which percentile it was
+    checked on and what was left out."""
+    if not c.pclass:
+        wls, cnt = _pairs(ctx, c, variant, None)
+        s = V.summarize(wls, c.sign, c.magnitude, c.kind)
+        s.update(counts=cnt, used=None, note="")
+        return s
+    # Never below p90: a tail claim is not checked on the median.
+    keys = [k for _, k in V.percentiles_at_or_below(c.pct) if k in PCLASS[c.pclass][2] and k != "p50_ns"]
+    tried = []
+    for k in keys:
+        wls, cnt = _pairs(ctx, c, variant, k)
+        tried.append((k, wls, cnt))
+        if len(wls) >= V.MIN_WORKLOADS:
+            break
+    else:
+        # No percentile reaches MIN_WORKLOADS: the one with the most workloads
+        # (the highest of those, on a tie).
+        tried = [max(tried, key=lambda t: len(t[1]))]
+    k, wls, cnt = tried[-1]
+    s = V.summarize(wls, c.sign, c.magnitude, c.kind)
+    note = ""
+    if k != PKEY[c.pct]:
+        note = f"checked on {PNAME[k]}: {PNAME[PKEY[c.pct]]} has n too small"
+    s.update(counts=cnt, used=k, note=note)
+    return s
+
+
+# ---------------------------------------------------------------- formatting
 
 
 def table(head, rows):
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
     return "\n".join(out) + "\n"
 
 
-def verdict(ours, claim_sign):
-    """Whether our changes have the paper's sign (claim_sign -1: a reduction).
-
-    `ours` is one pooled change or the list of per-run changes; for a list the
-    verdict needs the mean to have the sign and the runs going that way to be
-    at least half ("mixed" when only one holds)."""
-    if isinstance(ours, list):
-        xs = [x for x in ours if x is not None]
-        if not xs:
-            return "not measurable (no base)"
-        m, med = statistics.fmean(xs), statistics.median(xs)
-        wins = sum(1 for x in xs if x * claim_sign > 0)
-        mean_ok, runs_ok = m * claim_sign > 0, 2 * wins >= len(xs)
-        word = "**reproduced** (direction)" if mean_ok and runs_ok else "**mixed**" if mean_ok or runs_ok else "**not reproduced**"
-        return f"{word}: mean {fmt_pct(m)}, median {fmt_pct(med)}, the paper's way in {wins} of {len(xs)} runs"
-    if ours is None:
-        return "not measurable (no base)"
-    ok = ours * claim_sign > 0
-    return ("**reproduced** (direction)" if ok else "**not reproduced**") + f": ours {fmt_pct(ours)}"
+def fnum(x, unit="%"):
+    if x is None:
+        return "n/a"
+    return f"{x:+.1f} %" if unit == "%" else f"{x:+,.1f}"
 
 
-def smallest(per_scheme, want):
-    """Verdict on 'scheme `want` has the smallest value', counted run by run
-    (per_scheme: scheme -> list of values, one per (device, trace))."""
-    runs = len(next(iter(per_scheme.values())))
-    wins = {sc: 0 for sc in per_scheme}
-    for i in range(runs):
-        vals = {sc: v[i] for sc, v in per_scheme.items()}
-        low = min(vals.values())
-        for sc, v in vals.items():
-            wins[sc] += v == low
-    ok = wins[want] == max(wins.values()) and wins[want] > runs / 2
-    tally = "; ".join(f"{sc} {n}" for sc, n in wins.items())
-    return ("**reproduced**" if ok else "**not reproduced**") + f": smallest in {runs} runs — {tally}"
+def fci(ci, unit="%"):
+    if ci is None:
+        return "–"
+    lo, hi = ci
+    return f"[{lo:+.1f}, {hi:+.1f}]" if unit == "%" else f"[{lo:+,.1f}, {hi:+,.1f}]"
 
 
-def moves_per_gc(reports):
-    """Page moves per GC of each run that collected."""
-    out = []
-    for r in reports:
-        gcs = sum(c["gc_count"] for c in r["channels"])
-        if gcs:
-            out.append(sum(c["pages_moved"] for c in r["channels"]) / gcs)
-    return out
+def fp(p):
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
-def header(title, command, rev, traces, skipped, extra):
+def ms(ns):
+    return "–" if ns is None else f"{ns / 1e6:,.3f}"
+
+
+def s_(ns):
+    return f"{ns / 1e9:,.3f}"
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def protocol(ctx):
+    n = len(ctx.seeds)
+    seeds = f"{ctx.seeds[0]}–{ctx.seeds[-1]}" if n > 1 else str(ctx.seeds[0])
+    return "\n".join(
+        [
+            "## Protocol",
+            "",
+            f"- **Seeds and windows.** Every (device, scheme, workload) runs with seeds {seeds} (`--set seed=N`; the "
+            "seed drives preconditioning and the synthetic workloads). A trace sample longer than "
+            f"{ctx.window:,} requests is cut into disjoint windows of {ctx.window:,} records in file order (the config "
+            "has no windowing key: the script writes each window to a file in the trace's own format, header kept); "
+            "every window is replayed twice (`trace.repeat = 2`). A *replicate* is one (device, window, seed).",
+            "- **Paired change.** Per replicate, 100 × (scheme − comparator) / comparator, both run on the same "
+            "device, window and seed (a plain difference where the unit says so).",
+            f"- **Unit of evidence: the workload.** Per workload, the median of its replicate changes, with a 95 % "
+            f"percentile bootstrap interval ({V.BOOT_RESAMPLES:,} resamples, seed {V.BOOT_SEED}; seeds resampled with "
+            "replacement within each device × window).",
+            "- **Across workloads.** Exact two-sided sign test (binomial, ½) and two-sided Wilcoxon signed-rank test "
+            f"(exact null distribution for n ≤ {V.EXACT_WILCOXON_MAX_N}, normal approximation with tie and continuity "
+            "correction beyond; zero changes dropped) on the per-workload medians. Pooled change = mean of the "
+            "per-workload medians, with a 95 % interval from a two-level bootstrap (workloads with replacement, then "
+            f"seeds within them; {V.BOOT_RESAMPLES:,} resamples).",
+            "- **Percentiles.** pX is reported only when its class has at least 10 / (1 − X) samples in the run "
+            "(p99: 1,000; p99.9: 10,000; p99.99: 100,000 reads); otherwise the cell says *n too small*. A tail claim "
+            "is checked on the highest percentile, at or below the paper's and not below p90, at which at least "
+            f"{V.MIN_WORKLOADS} workloads have valid replicates (replicates without enough samples are left out), "
+            "and its row says so.",
+            f"- **Saturation.** A run is saturated when its busiest channel is busy ≥ {V.SAT_BUSY:.0%} of the run, "
+            f"or the device is still working more than {V.SAT_DRAIN:.0%} of the trace's span after the last arrival "
+            "(simulated span > 1.1 × trace span: the queues did not drain at the offered rate). The report has no "
+            "per-request time series, so latency growth through the run is seen only through that drain. "
+            f"Saturated runs are shown (marked {DAGGER}) but a replicate with a saturated run is left out of every verdict.",
+            "- **Verdicts.** *reproduced*: the sign test and the Wilcoxon test both give p < 0.05 in the paper's "
+            "direction and the pooled 95 % interval reaches the paper's magnitude (for an \"up to\" claim: the best "
+            "workload's interval; a claim without a magnitude needs the direction only); *direction only*: "
+            "significant in the paper's direction, magnitude not reached; *inconclusive*: not significant by both "
+            "tests; *contradicted*: significant in the opposite direction. The smallest two-sided sign-test p "
+            f"with n workloads is 2^(1−n): with fewer than {V.MIN_WORKLOADS} workloads every verdict is inconclusive.",
+            "",
+        ]
+    )
+
+
+def header(title, command, ctx, devices_text):
     lines = [
         f"# {title}",
         "",
-        f"Generated by `{command}` at commit `{rev}` on {date.today().isoformat()}. Do not edit by hand:",
+        f"Generated by `{command}` at commit `{ctx.rev}` on {date.today().isoformat()}. Do not edit by hand:",
         "rerun the command. Every number below comes from the run reports; the paper's numbers are quoted",
         "from its text.",
         "",
-        "**Workloads.** The shared trace samples, each replayed twice (`trace.repeat = 2`; the degraded-mode "
-        "paper replays its traces twice, the adaptive paper does not say):",
-        "",
     ]
-    lines += [f"- `{p.name}` ({n:,} requests)" for p, n in traces]
-    if skipped:
-        lines += ["", "Left out (fewer than 100 requests, too short for tail percentiles): "]
-        lines[-1] += ", ".join(f"`{p.name}` ({n})" for p, n in skipped) + "."
-    lines += ["", extra, ""]
+    if ctx.quick:
+        lines += ["**Smoke run (`--quick`)**: few seeds and workloads; not a result.", ""]
+    lines += [protocol(ctx), "## Workloads", ""]
+    for wl in ctx.workloads:
+        if wl.kind == "profile":
+            lines.append(f"- synthetic profile `{wl.name}` (`rainsim run --workload {wl.name}`)")
+        elif len(wl.windows) == 1:
+            lines.append(f"- `{wl.name}` ({wl.requests:,} requests, one window)")
+        else:
+            lines.append(f"- `{wl.name}` ({wl.requests:,} requests; windows: {', '.join(l for l, _ in wl.windows)})")
+    if ctx.skipped:
+        lines += ["", "Left out (fewer than 100 requests, too short for tail percentiles): "
+                  + ", ".join(f"`{n}` ({k})" for n, k in ctx.skipped) + "."]
+    if not ctx.skipped_profiles and not any(wl.kind == "profile" for wl in ctx.workloads):
+        lines += ["", "No synthetic profiles in this run (none given and no `configs/workloads/*.toml` in this tree)."]
+    if ctx.skipped_profiles:
+        lines += ["", "Synthetic profiles not run (this build of `rainsim run` has no `--workload` flag): "
+                  + ", ".join(f"`{n}`" for n, _ in ctx.skipped_profiles) + "."]
+    lines += ["", devices_text, ""]
     return "\n".join(lines)
+
+
+def saturation_table(ctx, presets, schemes):
+    rows = []
+    for wl in ctx.workloads:
+        cells = [f"`{wl.name}`"]
+        for p in presets:
+            rs = [ctx.r(p, sc, wl.name, w, s) for sc in schemes for w, s in ctx.replicates(wl)]
+            sat = [r for r in rs if V.saturation(r)[0]]
+            busy = med([V.max_busy(r) for r in rs])
+            cells.append(f"{len(sat)} of {len(rs)}" + (f" {DAGGER}" if sat else "") + f" (busy {busy:.2f})")
+        rows.append(cells)
+    return (
+        "## Saturated runs\n\nPer device: saturated runs of all schemes and replicates, and the median busy "
+        "fraction of the busiest channel.\n\n" + table(["workload"] + presets, rows)
+    )
+
+
+def metric_table(ctx, preset, schemes, fn, fmt):
+    """Per workload and scheme, the median over replicates (saturated runs included, marked)."""
+    rows = []
+    for wl in ctx.workloads:
+        cells = [f"`{wl.name}`"]
+        for sc in schemes:
+            rs = [ctx.r(preset, sc, wl.name, w, s) for w, s in ctx.replicates(wl)]
+            mark = f" {DAGGER}" if any(V.saturation(r)[0] for r in rs) else ""
+            cells.append(fmt(med([fn(r) for r in rs])) + mark)
+        rows.append(cells)
+    return table(["workload"] + schemes, rows)
+
+
+def tail_table(ctx, preset, schemes, cls):
+    """p99 / p99.9 / p99.99 per scheme (median over replicates); a percentile
+    whose class is too small in any of the cell's runs says so."""
+    count, value, _ = PCLASS[cls]
+    rows = []
+    for wl in ctx.workloads:
+        cells = [f"`{wl.name}`"]
+        for sc in schemes:
+            rs = [ctx.r(preset, sc, wl.name, w, s) for w, s in ctx.replicates(wl)]
+            n = min(count(r) for r in rs)
+            parts = []
+            for p in ("99", "99.9", "99.99"):
+                parts.append(ms(med([value(r, PKEY[p]) for r in rs])) if V.percentile_valid(p, n) else "n too small")
+            mark = f" {DAGGER}" if any(V.saturation(r)[0] for r in rs) else ""
+            cells.append(" / ".join(parts) + f" (n ≥ {n:,})" + mark)
+        rows.append(cells)
+    return table(["workload"] + schemes, rows)
+
+
+def claims_section(ctx, comps):
+    res = {c.cid: evaluate(ctx, c) for c in comps}
+    rows = []
+    for c in comps:
+        s = res[c.cid]
+        pos, neg, p_sign = s["sign_test"]
+        _, _, _, p_wil = s["wilcoxon"]
+        cnt = s["counts"]
+        mag = "direction" if c.magnitude is None else (("up to " if c.kind == "best" else "") + fnum(c.magnitude, c.unit))
+        what = PNAME[s["used"]] if s["used"] else c.metric.__name__.replace("_", " ")
+        left = [f"{cnt[k]} {k}" for k in ("saturated", "n too small", "undefined") if cnt[k]]
+        note = "; ".join(x for x in [s["note"], ("left out: " + ", ".join(left) + f" of {cnt['replicates']} replicates") if left else ""] if x)
+        rows.append(
+            [
+                c.cid,
+                c.claim,
+                c.label(),
+                what,
+                mag,
+                f"{len(s['per_workload'])} ({neg} −, {pos} +)",
+                f"{fnum(s['pooled'], c.unit)} {fci(s['pooled_ci'], c.unit)}",
+                fp(p_sign),
+                fp(p_wil),
+                f"**{s['verdict']}**" + (f" ({note})" if note else ""),
+            ]
+        )
+    out = ["## The paper's claims: verdicts\n"]
+    out.append(
+        "Workloads column: how many workloads entered the tests, and how many of their medians went down (−) and "
+        "up (+); the rest are exactly 0, ties that both tests drop. Pooled: mean of the per-workload median changes [95 % interval]. Units: % unless the claim is in "
+        "counts.\n\n"
+    )
+    out.append(table(["id", "paper's claim", "comparison", "metric", "paper's size", "workloads", "pooled change",
+                      "sign test p", "Wilcoxon p", "verdict"], rows))
+    # Per-workload detail.
+    head = ["workload"] + [c.cid for c in comps]
+    rows = []
+    for wl in ctx.workloads:
+        cells = [f"`{wl.name}`"]
+        for c in comps:
+            w = res[c.cid]["per_workload"].get(wl.name)
+            cells.append("–" if w is None else f"{fnum(w['median'], c.unit)} {fci(w['ci'], c.unit)} (n {w['n']})")
+        rows.append(cells)
+    out.append("\n### Per workload: median paired change [95 % bootstrap interval] (replicates)\n\n")
+    out.append("– = no usable replicate (saturated, too few samples for the percentile, or no base).\n\n")
+    out.append(table(head, rows))
+    return "\n".join(out), res
+
+
+def sensitivity_section(ctx, comps, main_res):
+    sens = [c for c in comps if c.sens]
+    cols = ["main"] + ctx.variants
+    rows = []
+    for c in sens:
+        cells = [c.cid, c.label()]
+        for v in cols:
+            s = main_res[c.cid] if v == "main" else evaluate(ctx, c, v)
+            used = f", {PNAME[s['used']]}" if s["used"] else ""
+            cells.append(f"{s['verdict']} ({fnum(s['pooled'], c.unit)}{used})")
+        rows.append(cells)
+    out = ["## Sensitivity panel\n"]
+    out.append(
+        "The main claims re-tested with one setting changed on every run (same devices, workloads, windows and "
+        "seeds, same protocol); each cell: verdict (pooled change, and the percentile checked for tail claims). "
+        "`precondition.layout` moves the page moves per GC; a variant equal to a preset's own setting is that "
+        "preset's main run.\n\n"
+    )
+    for n in ctx.variant_notes:
+        out.append(f"{n[0].upper()}{n[1:]}.\n\n")
+    out.append(table(["id", "comparison"] + [f"`{v}`" if v != "main" else "main runs" for v in cols], rows))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- pages
+
+SCHEMES_DM = ["baseline", "gc-tolerant-read", "degraded"]
+DM_DEVICES = ["degraded-mode-8ch", "degraded-mode-16ch"]
+DM_SWEEP = ["degraded-mode-16ch", "degraded-mode-16ch-5p1", "degraded-mode-16ch-7p1"]
 
 
 class DegradedMode:
     """docs/results/degraded-mode.md (Sha et al., TODAES 2022)."""
 
-    def combos(self, traces):
-        presets = sorted(set(DM_DEVICES + DM_SWEEP))
-        return [(p, sc, t, REPEAT) for p in presets for sc in SCHEMES_DM for t in traces]
+    profiles = None  # every configs/workloads/*.toml
 
-    def render(self, R, traces, skipped, rev):
-        names = [p.name for p, _ in traces]
+    def presets(self):
+        return sorted(set(DM_DEVICES + DM_SWEEP))
+
+    def main_runs(self):
+        return [(p, sc) for p in self.presets() for sc in SCHEMES_DM]
+
+    def sensitivity_runs(self):
+        return [(p, sc) for p in DM_DEVICES for sc in SCHEMES_DM]
+
+    def comparisons(self):
+        D, G, B = "degraded", "gc-tolerant-read", "baseline"
+        C = Comparison
+        return [
+            C("D1", "Overall I/O time −38.7 % on average vs GC-tolerate Read (Fig. 5)", D, (G,), DM_DEVICES, io_time,
+              magnitude=-38.7, sens=True),
+            C("D2", "GC-tolerate Read reduces overall I/O time vs Baseline", G, (B,), DM_DEVICES, io_time),
+            C("D3", "Degraded reduces overall I/O time vs Baseline", D, (B,), DM_DEVICES, io_time, sens=True),
+            C("D4", "Read p99.99 −23.1 % on average vs GC-tolerate Read (Figs. 6–7)", D, (G,), DM_DEVICES,
+              pclass="read", pct="99.99", magnitude=-23.1, sens=True),
+            C("D5", "Degraded triggers 20.1× more degraded operations than GC-tolerate Read (Table 4; "
+              "degraded reads + updates vs GC-tolerant reads, +1,910 %)", D, (G,), DM_DEVICES, degraded_ops,
+              metric_ref=gc_tolerant_reads, sign=+1, magnitude=1910.0),
+            C("D6", "Degraded cuts the GC count by 349.1 on average vs the other two (Fig. 8; GCs, absolute)", D,
+              (B, G), DM_DEVICES, gc_count, combine=statistics.fmean, magnitude=-349.1, mode="abs", unit="GCs",
+              sens=True),
+            C("D7", "Degraded has the smallest sd of completed requests per channel (Fig. 9)", D, (B,), DM_DEVICES,
+              sd_completed),
+            C("D8", "(same, vs GC-tolerate Read)", D, (G,), DM_DEVICES, sd_completed),
+            C("D9", "GC-tolerate Read completes +0.1 % more requests than Baseline", G, (B,), DM_DEVICES, completed,
+              sign=+1, magnitude=0.1),
+            C("D10", "Degraded completes +0.5 % more requests than Baseline", D, (B,), DM_DEVICES, completed,
+              sign=+1, magnitude=0.5),
+            C("D11", "Degraded has the fewest blocked requests per channel (Fig. 10)", D, (B,), DM_DEVICES,
+              mean_blocked),
+            C("D12", "(same, vs GC-tolerate Read)", D, (G,), DM_DEVICES, mean_blocked, sens=True),
+            C("D13", "... and the smallest sd of blocked requests over channels (Fig. 10)", D, (B,), DM_DEVICES,
+              sd_blocked),
+            C("D14", "(same, vs GC-tolerate Read)", D, (G,), DM_DEVICES, sd_blocked),
+            C("D15", "Degraded saves more than 7.4 % I/O time across stripe sizes (Fig. 13; vs the better of the "
+              "other two, 3+1/5+1/7+1 on 16 channels)", D, (B, G), DM_SWEEP, io_time, magnitude=-7.4),
+        ]
+
+    def render(self, ctx):
         out = [
             header(
                 "Degraded-mode scheduling: our runs beside the paper",
                 "python3 scripts/results.py degraded-mode",
-                rev,
-                traces,
-                skipped,
+                ctx,
                 "**Devices.** Presets `degraded-mode-8ch` and `degraded-mode-16ch` (Table 2 geometry: 32 and 64 GiB, "
                 "aged 80 % valid / 10 % invalid so GC runs from the start, 3+1 stripes) and the 16-channel 5+1 and "
                 "7+1 variants; schemes `baseline`, `gc-tolerant-read`, `degraded` (`rainsim config list`). "
-                "The traces are short samples (10k requests at most) at their recorded rates, far lighter than "
-                "the paper's multi-million-request traces: queues are short except around GCs, so the "
-                "comparison mostly measures how each scheme copes with GC.",
+                "The traces are short samples at their recorded rates, far lighter than the paper's "
+                "multi-million-request traces: queues are short except around GCs.",
             )
         ]
-        io_deltas = {"vs_gct": [], "vs_base": [], "gct_vs_base": []}
-        p9999 = []
+        out.append(saturation_table(ctx, self.presets(), SCHEMES_DM))
         for dev in DM_DEVICES:
-            rows = []
-            for t in names:
-                b, g, d = (R[(dev, sc, t)] for sc in SCHEMES_DM)
-                tot = [x["latency"]["all"]["sum_ns"] for x in (b, g, d)]
-                dv, db, gb = pct(tot[2], tot[1]), pct(tot[2], tot[0]), pct(tot[1], tot[0])
-                io_deltas["vs_gct"].append(dv)
-                io_deltas["vs_base"].append(db)
-                io_deltas["gct_vs_base"].append(gb)
-                rows.append([t, s(tot[0]), s(tot[1]), s(tot[2]), fmt_pct(gb), fmt_pct(db), fmt_pct(dv)])
-            out.append(f"## Overall I/O time, {dev} (sum of request latencies, s)\n")
-            out.append(
-                table(
-                    ["trace", "baseline", "gc-tolerant-read", "degraded", "gct vs base", "deg vs base", "deg vs gct"],
-                    rows,
-                )
-            )
+            out.append(f"## Overall I/O time, {dev} (sum of request latencies, s; median over replicates)\n")
+            out.append(metric_table(ctx, dev, SCHEMES_DM, io_time, s_))
         for dev in DM_DEVICES:
-            rows = []
-            for t in names:
-                rr = [R[(dev, sc, t)]["latency"]["read"] for sc in SCHEMES_DM]
-                if rr[0]["count"] == 0:
-                    continue
-                p9999.append(pct(rr[2]["p99_99_ns"], rr[1]["p99_99_ns"]))
-                rows.append(
-                    [t]
-                    + [" / ".join(ms(r[k]) for k in ("p99_ns", "p99_9_ns", "p99_99_ns")) for r in rr]
-                    + [fmt_pct(p9999[-1])]
-                )
-            out.append(f"## Read tail latency, {dev} (p99 / p99.9 / p99.99, ms)\n")
-            out.append(table(["trace"] + SCHEMES_DM + ["p99.99 deg vs gct"], rows))
-        # Table 4 and GC statistics.
-        ratio = []
-        for dev in DM_DEVICES:
-            rows = []
-            for t in names:
-                g, d = R[(dev, "gc-tolerant-read", t)]["raid"], R[(dev, "degraded", t)]["raid"]
-                gops, dops = g["gc_tolerant_reads"], d["degraded_reads"] + d["degraded_updates"]
-                if gops > 0:
-                    ratio.append(dops / gops)
-                rows.append(
-                    [t, gops, d["degraded_reads"], d["degraded_updates"], g["rebuild_reads"], d["rebuild_reads"]]
-                )
-            out.append(f"## Degraded operations (Table 4), {dev}\n")
-            out.append(
-                table(
-                    [
-                        "trace",
-                        "gct: GC-tolerant reads",
-                        "deg: degraded reads",
-                        "deg: degraded updates",
-                        "gct: chunk reads",
-                        "deg: chunk reads",
-                    ],
-                    rows,
-                )
-            )
-        gc_rows, gc_diff, cv_by = [], [], {sc: [] for sc in SCHEMES_DM}
-        bal_rows = []
-        sd_comp = {sc: [] for sc in SCHEMES_DM}
-        sd_block = {sc: [] for sc in SCHEMES_DM}
-        mean_block = {sc: [] for sc in SCHEMES_DM}
-        more_ops = {sc: [] for sc in SCHEMES_DM}
-        for dev in DM_DEVICES:
-            for t in names:
-                rep = {sc: R[(dev, sc, t)] for sc in SCHEMES_DM}
-                gcs = {sc: sum(c["gc_count"] for c in rep[sc]["channels"]) for sc in SCHEMES_DM}
-                for sc in SCHEMES_DM:
-                    cv_by[sc].append(rep[sc]["balance"]["cv_gc"])
-                gc_diff.append(gcs["degraded"] - (gcs["baseline"] + gcs["gc-tolerant-read"]) / 2)
-                gc_rows.append(
-                    [f"{dev.split('-')[-1]} {t}"]
-                    + [f"{gcs[sc]} (cv {rep[sc]['balance']['cv_gc']:.2f})" for sc in SCHEMES_DM]
-                )
-                cells = [f"{dev.split('-')[-1]} {t}"]
-                for sc in SCHEMES_DM:
-                    comp = [c["ops"] for c in rep[sc]["channels"]]
-                    blk = [c["avg_blocked"] for c in rep[sc]["channels"]]
-                    sd_comp[sc].append(sd(comp))
-                    sd_block[sc].append(sd(blk))
-                    mean_block[sc].append(statistics.fmean(blk))
-                    more_ops[sc].append(pct(sum(comp), sum(c["ops"] for c in rep["baseline"]["channels"])))
-                    cells.append(f"{statistics.fmean(comp):,.0f} ± {sd(comp):,.0f} / {statistics.fmean(blk):.2f} ± {sd(blk):.2f}")
-                bal_rows.append(cells)
-        out.append("## GC count per device (cv of the per-channel GC counts)\n")
-        out.append(table(["device, trace"] + SCHEMES_DM, gc_rows))
-        out.append("## Completed operations and average blocked requests per channel (mean ± sd over channels)\n")
-        out.append(
-            "Completed = flash operations finished on the channel; blocked = the channel's queue length sampled "
-            "at each completion, summed, over its completions (the paper's definition).\n\n"
-        )
-        out.append(table(["device, trace"] + [f"{sc}: completed / blocked" for sc in SCHEMES_DM], bal_rows))
-        # Fig. 11: estimated vs real GC time.
+            out.append(f"## Read tail latency, {dev} (p99 / p99.9 / p99.99, ms; median over replicates)\n")
+            out.append("n ≥: the fewest reads in any run of the cell.\n\n")
+            out.append(tail_table(ctx, dev, SCHEMES_DM, "read"))
+        comps = self.comparisons()
+        text, res = claims_section(ctx, comps)
+        out.append(text)
+        # Described, not tested.
+        out.append("## Described, not tested\n")
+        rows = []
+        for sc in SCHEMES_DM:
+            cvs = [ctx.r(p, sc, wl.name, w, s)["balance"]["cv_gc"] for p in DM_DEVICES for wl in ctx.workloads
+                   for w, s in ctx.replicates(wl)]
+            rows.append([sc, f"{min(cvs):.2f}–{max(cvs):.2f}", f"{statistics.median(cvs):.2f}"])
+        out.append("cv of the per-channel GC counts (paper: 0.3–2.3 for Baseline/GC-tolerate, 0.01–0.3 for "
+                   "Degraded), over all runs of both devices:\n\n")
+        out.append(table(["scheme", "range", "median"], rows))
         rows = []
         for dev in DM_DEVICES:
-            for t in names:
-                ch = [c for c in R[(dev, "degraded", t)]["channels"] if c["gc_count"] > 0]
-                if not ch:
-                    continue
-                est = statistics.fmean(c["gc_estimate_mean_ns"] for c in ch)
-                real = statistics.fmean(c["gc_mean_ns"] for c in ch)
-                moves = sum(c["pages_moved"] for c in ch) / sum(c["gc_count"] for c in ch)
-                rows.append([f"{dev.split('-')[-1]} {t}", ms(est), ms(real), fmt_pct(pct(est, real)), f"{moves:.1f}"])
-        out.append("## Estimated (Eq. 7) vs real GC time, scheme degraded (Fig. 11; mean over channels, ms)\n")
-        out.append(table(["device, trace", "estimated", "real", "error", "page moves per GC"], rows))
-        # Stripe-size sweep.
-        rows, sweep = [], []
-        for t in names:
-            cells = [t]
-            for p in DM_SWEEP:
-                tot = [R[(p, sc, t)]["latency"]["all"]["sum_ns"] for sc in SCHEMES_DM]
-                best_other = min(tot[0], tot[1])
-                sweep.append(pct(tot[2], best_other))
-                cells.append(" / ".join(s(x) for x in tot) + f" ({fmt_pct(sweep[-1])})")
-            rows.append(cells)
-        out.append("## Stripe-size sweep on 16 channels (Fig. 13): overall I/O time, s\n")
-        out.append(
-            "Each cell: baseline / gc-tolerant-read / degraded, and in brackets degraded against the better "
-            "of the other two.\n\n"
-        )
-        out.append(table(["trace", "3+1", "5+1", "7+1"], rows))
-        # Claims.
-        claims = [
-            (
-                "Overall I/O time −38.7 % on average vs GC-tolerate Read (Fig. 5)",
-                verdict(io_deltas["vs_gct"], -1),
-            ),
-            (
-                "Both GC-tolerate Read and Degraded reduce overall I/O time vs Baseline",
-                f"gct vs base {verdict(io_deltas['gct_vs_base'], -1)}; "
-                f"deg vs base {verdict(io_deltas['vs_base'], -1)}",
-            ),
-            ("Read p99.99 −23.1 % on average vs GC-tolerate Read (Figs. 6–7)", verdict(p9999, -1)),
-            (
-                "Degraded triggers 20.1× more degraded operations than GC-tolerate Read (Table 4)",
-                f"ours {mean(ratio):.1f}× on average over traces where GC-tolerant reads occurred"
-                if ratio
-                else "no GC-tolerant read occurred",
-            ),
-            (
-                "Degraded cuts the GC count by 349.1 on average vs the other two (Fig. 8)",
-                ("**reproduced** (direction)" if mean(gc_diff) < 0 else "**not reproduced**")
-                + f": ours {mean(gc_diff):+.1f} GCs on average",
-            ),
-            (
-                "cv of per-channel GC counts: 0.3–2.3 for Baseline/GC-tolerate, 0.01–0.3 for Degraded",
-                "; ".join(f"{sc} {min(v):.2f}–{max(v):.2f}" for sc, v in cv_by.items()),
-            ),
-            (
-                "Degraded has the smallest sd of completed requests per channel (Fig. 9)",
-                smallest(sd_comp, "degraded"),
-            ),
-            (
-                "GC-tolerate Read and Degraded complete +0.1 % / +0.5 % more requests than Baseline",
-                "; ".join(f"{sc} {fmt_pct(mean(more_ops[sc]))}" for sc in SCHEMES_DM[1:]),
-            ),
-            (
-                "Degraded has the fewest blocked requests per channel (Fig. 10)",
-                smallest(mean_block, "degraded"),
-            ),
-            (
-                "... and the smallest sd of blocked requests over channels (Fig. 10)",
-                smallest(sd_block, "degraded"),
-            ),
-            ("Degraded saves more than 7.4 % I/O time across stripe sizes (Fig. 13)", verdict(sweep, -1)),
-        ]
-        moves = moves_per_gc(R.values())
-        out.append("## The paper's claims and our runs\n")
-        out.append(
-            f"Context for every row: our GCs move {min(moves):.0f}–{max(moves):.0f} pages each (the aged preset's "
-            "blocks are ~80 % valid), against 5.5 in the paper (§4.2.4), so one GC holds its die for ~80 ms instead "
-            "of ~7.6 ms; and the samples are short. Where a row is not reproduced, these are the first suspects; we "
-            "did not tune the model to agree.\n\n"
-        )
-        out.append(table(["paper's claim", "our runs"], claims))
-        out.append(
-            "\nA claim counts as reproduced (in direction) when the mean of our per-run relative changes has the "
-            "paper's sign and at least half of the runs (trace × device, and stripe size for the sweep) go the "
-            "paper's way; mixed when only one of the two holds. The size is given beside it.\n"
-        )
+            for wl in ctx.workloads:
+                est, real, mv = [], [], []
+                for w, s in ctx.replicates(wl):
+                    ch = [c for c in ctx.r(dev, "degraded", wl.name, w, s)["channels"] if c["gc_count"] > 0]
+                    if ch:
+                        est.append(statistics.fmean(c["gc_estimate_mean_ns"] for c in ch))
+                        real.append(statistics.fmean(c["gc_mean_ns"] for c in ch))
+                        mv.append(sum(c["pages_moved"] for c in ch) / sum(c["gc_count"] for c in ch))
+                if est:
+                    e, r_ = med(est), med(real)
+                    rows.append([f"{dev.split('-')[-1]} `{wl.name}`", ms(e), ms(r_), fnum(V.paired_change(e, r_)),
+                                 f"{med(mv):.1f}"])
+        out.append("\nEstimated (Eq. 7) vs real GC time, scheme degraded (Fig. 11; mean over channels, median over "
+                   "replicates, ms):\n\n")
+        out.append(table(["device, workload", "estimated", "real", "error", "page moves per GC"], rows))
+        moves = [m for m in (moves_per_gc(r) for k, r in ctx.reports.items() if k[-1] == "main") if m is not None]
+        if moves:
+            out.append(
+                f"\nContext for every verdict: our GCs move {min(moves):.0f}–{max(moves):.0f} pages each in the main "
+                "runs (the aged presets' blocks are ~80 % valid), against 5.5 in the paper (§4.2.4), so one GC holds "
+                "its die far longer; the sensitivity panel varies this where the build allows. We did not tune the "
+                "model to agree.\n"
+            )
+        out.append(sensitivity_section(ctx, comps, res))
         return "\n".join(out)
 
 
 SCHEMES_AP = ["baseline", "bpu", "adaptive"]
 AP_DEVICES = [("adaptive-parity-6ch", "5+1 on 6 channels"), ("adaptive-parity-8ch-7p1", "7+1 on 8 channels")]
-
-
-def channel_tail(rep):
-    """(min, mean, max) over channels of the per-channel read p99.9, ns (channels with reads)."""
-    v = [c["read_p99_9_ns"] for c in rep["channels"] if c["reads"] > 0]
-    return (min(v), statistics.fmean(v), max(v)) if v else (0, 0.0, 0)
+AP = [p for p, _ in AP_DEVICES]
 
 
 class AdaptiveParity:
     """docs/results/adaptive-parity.md (adaptive RMW/RCW selection, BPU)."""
 
-    def combos(self, traces):
-        return [(p, sc, t, REPEAT) for p, _ in AP_DEVICES for sc in SCHEMES_AP for t in traces]
+    profiles = None  # every configs/workloads/*.toml
 
-    def render(self, R, traces, skipped, rev):
-        names = [p.name for p, _ in traces]
+    def presets(self):
+        return AP
+
+    def main_runs(self):
+        return [(p, sc) for p in AP for sc in SCHEMES_AP]
+
+    def sensitivity_runs(self):
+        return self.main_runs()
+
+    def comparisons(self):
+        A, P, B = "adaptive", "bpu", "baseline"
+        C = Comparison
+        return [
+            C("A1", "Adaptive makes 56.2 % more adjusted decisions than BPU on average (Fig. 6)", A, (P,), AP, adjusted,
+              sign=+1, magnitude=56.2, sens=True),
+            C("A2", "BPU reduces the cv of blocked requests vs Baseline (Fig. 7)", P, (B,), AP, cv_blocked),
+            C("A3", "Adaptive reduces the cv of blocked requests vs Baseline (Fig. 7)", A, (B,), AP, cv_blocked),
+            C("A4", "Adaptive reduces the cv of blocked requests by 12.1 % on average vs BPU (Fig. 7)", A, (P,), AP,
+              cv_blocked, magnitude=-12.1, sens=True),
+            C("A5", "BPU reduces overall I/O latency vs Baseline (Figs. 8–9)", P, (B,), AP, io_time),
+            C("A6", "Adaptive reduces overall I/O latency vs Baseline (Figs. 8–9)", A, (B,), AP, io_time, sens=True),
+            C("A7", "Adaptive improves overall I/O latency by up to 29.8 % vs BPU (Figs. 8–9)", A, (P,), AP, io_time,
+              magnitude=-29.8, kind="best", sens=True),
+            C("A8", "Adaptive cuts p99.9 latency by 14.6 % vs Baseline (Figs. 10–11)", A, (B,), AP, pclass="all",
+              pct="99.9", magnitude=-14.6, sens=True),
+            C("A9", "Adaptive cuts p99.9 latency by 12.9 % on average vs BPU (Figs. 10–11)", A, (P,), AP,
+              pclass="all", pct="99.9", magnitude=-12.9, sens=True),
+            C("A10", "Adaptive has the best average per-channel read tail (Figs. 12–13)", A, (B,), AP,
+              pclass="chan_mean", pct="99.9"),
+            C("A11", "(same, vs BPU)", A, (P,), AP, pclass="chan_mean", pct="99.9"),
+            C("A12", "Adaptive has the smallest max−min spread of per-channel read tails (Figs. 12–13)", A, (B,), AP,
+              pclass="chan_spread", pct="99.9"),
+            C("A13", "(same, vs BPU)", A, (P,), AP, pclass="chan_spread", pct="99.9"),
+        ]
+
+    def render(self, ctx):
         out = [
             header(
                 "Adaptive parity-update selection: our runs beside the paper",
                 "python3 scripts/results.py adaptive-parity",
-                rev,
-                traces,
-                skipped,
+                ctx,
                 "**Devices.** Table II: `adaptive-parity-6ch` (5+1 stripes on 6 channels) and "
                 "`adaptive-parity-8ch-7p1` (7+1 on 8 channels), 512 blocks × 64 pages of 8 KiB per plane, aged "
                 "80 % valid / 10 % invalid, LDPC read retry on; schemes `baseline` (fewest pre-reads), `bpu`, "
-                "`adaptive`. The samples are short and mostly light, unlike the paper's bursty multi-million-request "
-                "traces, so channels are congested mainly around GCs.",
+                "`adaptive`. BPU's classes and thresholds are our reconstruction from its abstract (README, "
+                "\"Parity update: BPU and adaptive\"). The samples are short and mostly light, unlike the paper's "
+                "bursty multi-million-request traces.",
             )
         ]
-        adj_ratio, cv_vs_bpu, cv_b, cv_a, io_vs_bpu, io_a_base, io_b_base = [], [], [], [], [], [], []
-        p999_base, p999_bpu, spread_wins, avg_wins = [], [], {sc: 0 for sc in SCHEMES_AP}, {sc: 0 for sc in SCHEMES_AP}
+        out.append(saturation_table(ctx, AP, SCHEMES_AP))
         for dev, label in AP_DEVICES:
-            rows, lat_rows, tail_rows = [], [], []
-            for t in names:
-                rep = {sc: R[(dev, sc, t)] for sc in SCHEMES_AP}
-                cells = [t]
+            out.append(f"## Update routines, {label} (`{dev}`)\n")
+            out.append("Shares in % of partial-stripe updates, median over replicates: RMW / RCW / adjusted (adjusted "
+                       "= the routine differs from fewest pre-reads; counted inside RMW or RCW too).\n\n")
+
+            def shares(r):
+                u = r["raid"]["rmw"] + r["raid"]["rcw"]
+                return None if not u else tuple(100.0 * r["raid"][k] / u for k in ("rmw", "rcw", "adjusted"))
+
+            rows = []
+            for wl in ctx.workloads:
+                cells = [f"`{wl.name}`"]
                 for sc in SCHEMES_AP:
-                    r = rep[sc]["raid"]
-                    upd = r["rmw"] + r["rcw"]
-                    share = (lambda n: f"{100.0 * n / upd:.1f}" if upd else "–")
-                    cells.append(f"{share(r['rmw'])} / {share(r['rcw'])} / {share(r['adjusted'])}")
-                cells += [f"{rep[sc]['balance']['cv_blocked']:.3f}" for sc in SCHEMES_AP]
+                    sh = [x for x in (shares(ctx.r(dev, sc, wl.name, w, s)) for w, s in ctx.replicates(wl)) if x]
+                    cells.append(" / ".join(f"{med([x[i] for x in sh]):.1f}" for i in range(3)) if sh else "–")
                 rows.append(cells)
-                adj_ratio.append((rep["adaptive"]["raid"]["adjusted"], rep["bpu"]["raid"]["adjusted"]))
-                cvs = {sc: rep[sc]["balance"]["cv_blocked"] for sc in SCHEMES_AP}
-                cv_vs_bpu.append(pct(cvs["adaptive"], cvs["bpu"]))
-                cv_b.append(pct(cvs["bpu"], cvs["baseline"]))
-                cv_a.append(pct(cvs["adaptive"], cvs["baseline"]))
-                lat = {sc: rep[sc]["latency"] for sc in SCHEMES_AP}
-                base_w, base_all = lat["baseline"]["write"]["sum_ns"], lat["baseline"]["all"]["sum_ns"]
-                io_vs_bpu.append(pct(lat["adaptive"]["all"]["sum_ns"], lat["bpu"]["all"]["sum_ns"]))
-                io_a_base.append(pct(lat["adaptive"]["all"]["sum_ns"], base_all))
-                io_b_base.append(pct(lat["bpu"]["all"]["sum_ns"], base_all))
-                p = {sc: lat[sc]["all"]["p99_9_ns"] for sc in SCHEMES_AP}
-                p999_base.append(pct(p["adaptive"], p["baseline"]))
-                p999_bpu.append(pct(p["adaptive"], p["bpu"]))
-                lat_rows.append(
-                    [t]
-                    + [f"{lat[sc]['write']['sum_ns'] / base_w:.3f}" if base_w else "–" for sc in SCHEMES_AP]
-                    + [f"{lat[sc]['all']['sum_ns'] / base_all:.3f}" for sc in SCHEMES_AP]
-                    + [ms(p[sc]) for sc in SCHEMES_AP]
-                )
-                tails = {sc: channel_tail(rep[sc]) for sc in SCHEMES_AP}
-                if any(tails[sc][2] > 0 for sc in SCHEMES_AP):
-                    low_spread = min(tails[sc][2] - tails[sc][0] for sc in SCHEMES_AP)
-                    low_avg = min(tails[sc][1] for sc in SCHEMES_AP)
-                    for sc in SCHEMES_AP:
-                        spread_wins[sc] += tails[sc][2] - tails[sc][0] == low_spread
-                        avg_wins[sc] += tails[sc][1] == low_avg
-                tail_rows.append([t] + [" / ".join(ms(x) for x in tails[sc]) for sc in SCHEMES_AP])
-            out.append(f"## Update routines and balance, {label} (`{dev}`)\n")
+            out.append(table(["workload"] + SCHEMES_AP, rows))
+            out.append(f"## Overall I/O time, {label} (sum of request latencies, s; median over replicates)\n")
+            out.append(metric_table(ctx, dev, SCHEMES_AP, io_time, s_))
+            out.append(f"## Tail latency of all requests, {label} (p99 / p99.9 / p99.99, ms; median over replicates)\n")
+            out.append("n ≥: the fewest requests in any run of the cell.\n\n")
+            out.append(tail_table(ctx, dev, SCHEMES_AP, "all"))
+        comps = self.comparisons()
+        text, res = claims_section(ctx, comps)
+        out.append(text)
+        moves = [m for m in (moves_per_gc(r) for k, r in ctx.reports.items() if k[-1] == "main") if m is not None]
+        if moves:
             out.append(
-                "Routine shares in % of partial-stripe updates: RMW / RCW / adjusted (adjusted = the routine differs "
-                "from fewest pre-reads; it is counted inside RMW or RCW too). cv of blocked = coefficient of "
-                "variation over channels of the average blocked requests (Fig. 7).\n\n"
+                f"\nContext for every verdict: our GCs move {min(moves):.0f}–{max(moves):.0f} of 64 pages each in the "
+                "main runs (aged presets), so a GC holds its die for tens of ms. We did not tune the model to agree.\n"
             )
-            out.append(table(["trace"] + [f"{sc}: RMW / RCW / adj" for sc in SCHEMES_AP] + [f"cv {sc}" for sc in SCHEMES_AP], rows))
-            out.append(f"## Latency, {label}: write and overall I/O time normalised to baseline; p99.9 of all requests (ms)\n")
-            out.append(
-                table(
-                    ["trace"] + [f"write {sc}" for sc in SCHEMES_AP] + [f"overall {sc}" for sc in SCHEMES_AP]
-                    + [f"p99.9 {sc}" for sc in SCHEMES_AP],
-                    lat_rows,
-                )
-            )
-            out.append(f"## Per-channel read tail (p99.9 of host reads per channel: min / mean / max, ms), {label}\n")
-            out.append(table(["trace"] + SCHEMES_AP, tail_rows))
-        best = lambda xs: min((x for x in xs if x is not None), default=None)
-        claims = [
-            (
-                "Adaptive makes 56.2 % more adjusted decisions than BPU on average (Fig. 6)",
-                verdict(pct(sum(a for a, _ in adj_ratio), sum(b for _, b in adj_ratio)), +1)
-                + f" (all runs pooled: {sum(a for a, _ in adj_ratio):,} vs {sum(b for _, b in adj_ratio):,})",
-            ),
-            ("BPU and Adaptive reduce the cv of blocked requests vs Baseline (Fig. 7)",
-             f"bpu {verdict(cv_b, -1)}; adaptive {verdict(cv_a, -1)}"),
-            ("Adaptive reduces the cv of blocked requests by 12.1 % on average vs BPU (Fig. 7)", verdict(cv_vs_bpu, -1)),
-            ("BPU and Adaptive reduce overall I/O latency vs Baseline (Figs. 8–9)",
-             f"bpu {verdict(io_b_base, -1)}; adaptive {verdict(io_a_base, -1)}"),
-            (
-                "Adaptive improves overall I/O latency by up to 29.8 % vs BPU (Figs. 8–9)",
-                verdict(io_vs_bpu, -1) + f"; best single trace {fmt_pct(best(io_vs_bpu))}",
-            ),
-            ("Adaptive cuts p99.9 latency by 14.6 % vs Baseline (Figs. 10–11)", verdict(p999_base, -1)),
-            ("Adaptive cuts p99.9 latency by 12.9 % on average vs BPU (Figs. 10–11)", verdict(p999_bpu, -1)),
-            (
-                "Adaptive has the best average per-channel tail and the smallest max−min spread in most cases (Figs. 12–13)",
-                ("**reproduced**" if all(w["adaptive"] > max(w["baseline"], w["bpu"]) for w in (avg_wins, spread_wins))
-                 else "**not reproduced**")
-                + ": lowest mean: " + "; ".join(f"{sc} {n}" for sc, n in avg_wins.items())
-                + " — smallest spread: " + "; ".join(f"{sc} {n}" for sc, n in spread_wins.items())
-                + f" (runs won, of {len(names) * len(AP_DEVICES)}; ties count for each)",
-            ),
-        ]
-        moves = moves_per_gc(R.values())
-        out.append("## The paper's claims and our runs\n")
-        out.append(
-            f"Context for every row: our GCs move {min(moves):.0f}–{max(moves):.0f} of 64 pages each (aged preset), so "
-            "a GC holds its die for tens of ms; BPU's classes and thresholds are our reconstruction from its abstract "
-            "(README, \"Parity update: BPU and adaptive\"); the samples are short and mostly light. We did not tune "
-            "the model to agree.\n\n"
-        )
-        out.append(table(["paper's claim", "our runs"], claims))
-        out.append(
-            "\nA claim counts as reproduced (in direction) when the mean of our per-run relative changes (trace × "
-            "device) has the paper's sign and at least half of the runs go the paper's way; mixed when only one of "
-            "the two holds. The size is given beside it.\n"
-        )
+        out.append(sensitivity_section(ctx, comps, res))
         return "\n".join(out)
 
 

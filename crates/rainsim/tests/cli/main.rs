@@ -13,6 +13,7 @@ mod config;
 mod determinism;
 mod errors;
 mod presets;
+mod python_scripts;
 mod report;
 mod schemes;
 mod trace_stats;

@@ -1,0 +1,180 @@
+"""Tests of scripts/verdict.py (run: python3 -m unittest discover -s scripts -p 'test_*.py';
+also run by `cargo test` through crates/rainsim/tests/cli/python_scripts.rs)."""
+
+import math
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import verdict as v  # noqa: E402
+
+
+class SignTest(unittest.TestCase):
+    def test_hand_computed_binomial(self):
+        # 7 of 7 positive: 2 * (1/2)^7.
+        self.assertEqual(v.sign_test([1] * 7), (7, 0, 2 / 128))
+        # 9 of 10: 2 * (C(10,0) + C(10,1)) / 2^10 = 22/1024.
+        self.assertAlmostEqual(v.sign_test([1] * 9 + [-1])[2], 22 / 1024, places=15)
+        # 6 of 8: 2 * (1 + 8 + 28) / 256.
+        self.assertAlmostEqual(v.sign_test([-3] * 6 + [2] * 2)[2], 74 / 256, places=15)
+
+    def test_coin_flip_is_not_significant(self):
+        self.assertEqual(v.sign_test([1] * 8 + [-1] * 8), (8, 8, 1.0))
+
+    def test_zeros_are_dropped(self):
+        # Six non-zero, all positive: 2/64.
+        self.assertEqual(v.sign_test([0, 0, 1, 2, 3, 4, 5, 6])[2], 2 / 64)
+
+    def test_fewest_workloads_for_significance(self):
+        self.assertEqual(v.MIN_WORKLOADS, 6)
+        self.assertLess(v.sign_test([1] * 6)[2], 0.05)
+
+    def test_five_of_five_cannot_reach_five_percent(self):
+        self.assertEqual(v.sign_test([1] * 5)[2], 0.0625)
+
+
+class Wilcoxon(unittest.TestCase):
+    def test_hand_computed_small_case(self):
+        # Ranks 1..5, W+ = 1+2+3+5 = 11, W- = 4. Subsets of {1..5} summing to
+        # <= 4: {}, {1}, {2}, {3}, {4}, {1,2}, {1,3} = 7 of 32; p = 2 * 7/32.
+        w_plus, w_minus, n, p = v.wilcoxon([1, 2, 3, -4, 5])
+        self.assertEqual((w_plus, w_minus, n), (11, 4, 5))
+        self.assertAlmostEqual(p, 14 / 32, places=15)
+
+    def test_one_small_negative(self):
+        # W- = 1: subsets summing to <= 1 are {} and {1}: p = 2 * 2/64.
+        self.assertAlmostEqual(v.wilcoxon([-1, 2, 3, 4, 5, 6])[3], 4 / 64, places=15)
+
+    def test_all_one_sign(self):
+        self.assertAlmostEqual(v.wilcoxon([1, 2, 3, 4, 5])[3], 2 / 32, places=15)
+        self.assertAlmostEqual(v.wilcoxon([-1, -2, -3, -4, -5, -6])[3], 2 / 64, places=15)
+
+    def test_ties_share_mean_ranks(self):
+        # |x| = 1,1,1,2 -> ranks 2,2,2,4; W+ = 8. Doubled ranks 4,4,4,8: sums
+        # >= 16 in 4 of 16 sign assignments; p = 2 * 4/16.
+        w_plus, w_minus, n, p = v.wilcoxon([1, 1, -1, 2])
+        self.assertEqual((w_plus, w_minus), (8, 2))
+        self.assertAlmostEqual(p, 0.5, places=15)
+
+    def test_zeros_dropped(self):
+        self.assertEqual(v.wilcoxon([0, 0, 1, 2, 3, 4, 5])[2:], v.wilcoxon([1, 2, 3, 4, 5])[2:])
+
+    def test_normal_approximation_beyond_twenty(self):
+        xs = list(range(1, 26))  # n = 25, all positive: W+ = 325
+        mu, var = 25 * 26 / 4, 25 * 26 * 51 / 24
+        z = (325 - mu - 0.5) / math.sqrt(var)
+        self.assertAlmostEqual(v.wilcoxon(xs)[3], math.erfc(z / math.sqrt(2)), places=15)
+        # n = 20 is still exact: 2 / 2^20.
+        self.assertAlmostEqual(v.wilcoxon(list(range(1, 21)))[3], 2 / 2**20, places=18)
+
+
+class Bootstrap(unittest.TestCase):
+    def test_constant_data_zero_width(self):
+        self.assertEqual(v.bootstrap_ci([[-7.5] * 5, [-7.5] * 5]), (-7.5, -7.5))
+
+    def test_all_positive_excludes_zero(self):
+        lo, hi = v.bootstrap_ci([3.0, 4.0, 5.0, 6.0, 7.0])
+        self.assertGreater(lo, 0)
+        self.assertLessEqual(hi, 7.0)
+
+    def test_symmetric_contains_zero(self):
+        lo, hi = v.bootstrap_ci([-5.0, -3.0, -1.0, 1.0, 3.0, 5.0])
+        self.assertLess(lo, 0)
+        self.assertGreater(hi, 0)
+
+    def test_seeded(self):
+        xs = [1.0, 9.0, 2.0, 8.0, 3.0]
+        self.assertEqual(v.bootstrap_ci(xs), v.bootstrap_ci(xs))
+
+    def test_hierarchical_constant(self):
+        self.assertEqual(v.hierarchical_ci([[[2.0] * 3], [[4.0] * 3]]) , (2.0, 4.0))
+
+
+class Percentiles(unittest.TestCase):
+    def test_thresholds(self):
+        self.assertEqual(v.min_samples("99"), 1000)
+        self.assertEqual(v.min_samples("99.9"), 10_000)
+        self.assertEqual(v.min_samples("99.99"), 100_000)
+
+    def test_boundaries(self):
+        self.assertFalse(v.percentile_valid("99", 999))
+        self.assertTrue(v.percentile_valid("99", 1000))
+        self.assertFalse(v.percentile_valid("99.9", 9_999))
+        self.assertTrue(v.percentile_valid("99.9", 10_000))
+        self.assertFalse(v.percentile_valid("99.99", 99_999))
+        self.assertTrue(v.percentile_valid("99.99", 100_000))
+
+
+class Classifier(unittest.TestCase):
+    def workloads(self, values, seeds=5, spread=1.0):
+        return {f"w{i}": [[x + spread * (j - seeds // 2) for j in range(seeds)]] for i, x in enumerate(values)}
+
+    def test_reproduced(self):
+        s = v.summarize(self.workloads([-40, -45, -38, -50, -42, -41, -39, -44]), -1, -38.7)
+        self.assertEqual(s["verdict"], v.REPRODUCED)
+
+    def test_direction_only(self):
+        s = v.summarize(self.workloads([-5, -6, -4, -7, -5, -3, -6, -5]), -1, -38.7)
+        self.assertEqual(s["verdict"], v.DIRECTION_ONLY)
+
+    def test_direction_claim_without_magnitude(self):
+        s = v.summarize(self.workloads([-5, -6, -4, -7, -5, -3, -6, -5]), -1, None)
+        self.assertEqual(s["verdict"], v.REPRODUCED)
+
+    def test_contradicted(self):
+        s = v.summarize(self.workloads([10, 12, 8, 15, 9, 11, 14, 10]), -1, -38.7)
+        self.assertEqual(s["verdict"], v.CONTRADICTED)
+
+    def test_coin_flip_is_inconclusive(self):
+        # 8 of 16 workloads the paper's way, with a mean of the paper's sign:
+        # the old pages called this "reproduced".
+        vals = [-60, -50, -45, -40, -35, -30, -25, -20, 1, 2, 3, 4, 5, 6, 7, 8]
+        s = v.summarize(self.workloads(vals), -1, -38.7)
+        self.assertLess(s["pooled"], 0)
+        self.assertEqual(s["verdict"], v.INCONCLUSIVE)
+
+    def test_five_workloads_cannot_be_significant(self):
+        s = v.summarize(self.workloads([-40, -45, -50, -41, -60]), -1, -38.7)
+        self.assertEqual(s["verdict"], v.INCONCLUSIVE)
+
+    def test_best_workload_magnitude(self):
+        vals = [-5, -6, -4, -7, -5, -3, -6, -31]
+        self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "best")["verdict"], v.REPRODUCED)
+        self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "pooled")["verdict"], v.DIRECTION_ONLY)
+
+    def test_tests_must_agree(self):
+        # Both tests significant but disagreeing on the side cannot happen with
+        # real data; the classifier still refuses to pick a side.
+        self.assertEqual(v.classify(7, 0, 0.01, 1.0, 27.0, 0.01, -1, None, (-1, 1)), v.INCONCLUSIVE)
+
+
+class Saturation(unittest.TestCase):
+    def report(self, busy, sim_span, trace_span):
+        return {"channels": [{"busy_fraction": 0.1}, {"busy_fraction": busy}],
+                "sim": {"span_ns": sim_span}, "trace": {"span_ns": trace_span}}
+
+    def test_busy_channel(self):
+        self.assertTrue(v.saturation(self.report(0.95, 100, 100))[0])
+        self.assertFalse(v.saturation(self.report(0.949, 100, 100))[0])
+
+    def test_backlog_after_last_arrival(self):
+        self.assertTrue(v.saturation(self.report(0.5, 1_111, 1_000))[0])
+        self.assertFalse(v.saturation(self.report(0.5, 1_100, 1_000))[0])
+
+    def test_synthetic_run_without_trace_block(self):
+        r = {"channels": [{"busy_fraction": 0.3}], "sim": {"span_ns": 5}}
+        self.assertEqual(v.saturation(r), (False, ""))
+
+
+class PairedChange(unittest.TestCase):
+    def test_modes(self):
+        self.assertEqual(v.paired_change(90, 100), -10.0)
+        self.assertIsNone(v.paired_change(5, 0))
+        self.assertEqual(v.paired_change(5, 0, "abs"), 5.0)
+        self.assertIsNone(v.paired_change(None, 3))
+
+
+if __name__ == "__main__":
+    unittest.main()
