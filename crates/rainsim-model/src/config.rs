@@ -513,7 +513,11 @@ impl Precondition {
                 );
             }
             if self.hot_utilization.is_some() {
-                return err("give precondition.hot_utilization or precondition.target_moves_per_gc, not both".into());
+                return err(
+                    "give precondition.hot_utilization or precondition.target_moves_per_gc, not both (a preset \
+                            may set one: --set precondition.hot_utilization=default removes it)"
+                        .into(),
+                );
             }
             if !(m > 0.0 && m < g.pages_per_block as f64) {
                 return err(format!(

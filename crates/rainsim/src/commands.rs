@@ -228,6 +228,20 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
 pub fn config_show(setup: &Setup) -> Res {
     let cfg = resolve(setup, setup.scheme.as_deref().or(Some("baseline")), &[])?;
     print!("{}", toml::to_string_pretty(&cfg)?);
+    // Keys that are absent by default do not appear above; say they exist.
+    let p = &cfg.precondition;
+    let unset: Vec<&str> = [
+        ("precondition.free_margin", p.free_margin.is_none()),
+        ("precondition.hot_utilization", p.hot_utilization.is_none()),
+        ("precondition.target_moves_per_gc", p.target_moves_per_gc.is_none()),
+    ]
+    .iter()
+    .filter(|(_, unset)| *unset)
+    .map(|(k, _)| *k)
+    .collect();
+    if !unset.is_empty() {
+        println!("\n# not set (optional keys, see the README): {}", unset.join(", "));
+    }
     Ok(())
 }
 

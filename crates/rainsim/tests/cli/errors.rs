@@ -194,3 +194,58 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
     assert!(!err.contains("panicked"), "{err}");
     crate::report::check_report(&crate::support::read_json(&out), 20_000);
 }
+
+#[test]
+fn bad_ageing_keys_are_named_with_their_numbers() {
+    let run = |sets: &[&str]| {
+        let mut a = vec!["run", "--quiet", "--set", "workload.requests=10"];
+        for s in sets {
+            a.extend(["--set", s]);
+        }
+        rainsim(a).fails()
+    };
+    let e = run(&["precondition.layout=scattered"]);
+    assert_mentions(&e, &["layout", "scattered", "uniform", "packed", "steady-state"]);
+    let e = run(&["precondition.map_trace=everything"]);
+    assert_mentions(&e, &["map_trace", "reads", "footprint"]);
+    // A margin that leaves no room for the valid data (default preset: 25-block trigger, 256 blocks).
+    let e = run(&["precondition.free_margin=240"]);
+    assert_mentions(&e, &["precondition.free_margin = 240", "25", "256"]);
+    let e = run(&["precondition.free_margin=100"]);
+    assert_mentions(&e, &["precondition.free_margin = 100", "valid pages", "lower precondition.valid"]);
+    let e = run(&["precondition.layout=packed", "precondition.hot_utilization=0.5"]);
+    assert_mentions(&e, &["precondition.hot_utilization", "steady-state"]);
+    let e = run(&["precondition.target_moves_per_gc=5"]);
+    assert_mentions(&e, &["not both", "precondition.hot_utilization=default"]);
+    let e = run(&["precondition.target_moves_per_gc=500", "precondition.hot_utilization=default"]);
+    assert_mentions(&e, &["target_moves_per_gc = 500", "pages_per_block = 128"]);
+    let e = run(&["warmup.device_writes=-1"]);
+    assert_mentions(&e, &["warmup.device_writes = -1"]);
+    // A warm-up driven by a trace without writes.
+    let dir = TempDir::new("warm-reads");
+    let f = dir.join("reads.csv");
+    std::fs::write(&f, format!("{}\n", MSR_LINE.replace("Write", "Read"))).unwrap();
+    let e = rainsim(["run", "--quiet", "--trace", p(&f), "--set", "warmup.device_writes=1"]).fails();
+    assert_mentions(&e, &["warmup.device_writes = 1", "no writes", "warmup.workload = \"synthetic\""]);
+}
+
+#[test]
+fn a_mapped_footprint_that_does_not_fit_names_the_mapping() {
+    // A 32k-page device: the sample's footprint (516 stripes) and 86 % invalid
+    // pages leave fewer than 2 free blocks in a plane.
+    let t = trace("msr_hm_0_slice1000.csv");
+    let mut a = vec!["run", "--quiet", "--trace", p(&t)];
+    for s in [
+        "geometry.blocks_per_plane=16",
+        "geometry.pages_per_block=16",
+        "precondition.map_trace=footprint",
+        "precondition.valid=0.0",
+        "precondition.invalid=0.86",
+        "precondition.layout=packed",
+        "precondition.hot_utilization=default",
+    ] {
+        a.extend(["--set", s]);
+    }
+    let e = rainsim(a).fails();
+    assert_mentions(&e, &["516 of its 516 stripes mapped", "precondition.map_trace", "fewer than 2 of 16 free"]);
+}

@@ -114,7 +114,12 @@ pub fn precondition(
                         (nvalid + ninvalid).div_ceil(ppb)
                     ),
                 };
-                return Err(ConfigError(format!("{what}; lower precondition.valid or .invalid")));
+                let mapped = if forced > 0 {
+                    format!(" ({forced} of its {want} stripes mapped because precondition.map_trace asks for them)")
+                } else {
+                    String::new()
+                };
+                return Err(ConfigError(format!("{what}{mapped}; lower precondition.valid or .invalid")));
             }
             let keep = room * ppb - nvalid;
             rep.invalid_pages_dropped += ninvalid - keep;
