@@ -17,3 +17,4 @@ mod report;
 mod schemes;
 mod trace_stats;
 mod traces;
+mod workloads;
