@@ -71,7 +71,8 @@ pub struct SyntheticSpec {
     pub read_ratio: f64,
     /// Size distribution (at least one entry).
     pub sizes: Vec<SizeWeight>,
-    /// Fraction of the capacity that is addressed, in (0, 1].
+    /// Fraction of the capacity that is addressed, in (0, 1] (unused when
+    /// `footprint_gib` is set).
     pub footprint: f64,
     /// Fraction of the footprint that is hot, in [0, 1].
     pub hot_fraction: f64,
