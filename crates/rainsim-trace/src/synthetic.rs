@@ -9,6 +9,38 @@
 //! `mean_interarrival_ns`, rounded to ns; the first request is at 0 ns. All
 //! requests are on device 0. The output depends only on the spec, the
 //! capacity and the seed (PCG-64 MCG from `rand_pcg`).
+//!
+//! **Profile keys** (all off by default; with every one off the request
+//! sequence is exactly the one described above):
+//!
+//! - `footprint_gib`: the footprint in absolute GiB (2^30 bytes) instead of
+//!   the `footprint` fraction; an error if it exceeds the capacity.
+//! - `read_sizes` / `write_sizes`: a size distribution per direction (an
+//!   empty list falls back to `sizes`), so that a profile can hit a table's
+//!   mean request size or mean write size.
+//! - `update_ratio` = u: the fraction of write requests that touch a page an
+//!   earlier write touched — the "Update R" column of the Rep-RAID paper's
+//!   Table 3 ("the update ratio of write requests") and of the
+//!   adaptive-parity paper's Table III ("the ratio of update (write) requests
+//!   to all write requests"), computed by `stats::stats` as `update_ratio`.
+//!
+//! Update model (only when `update_ratio` is set): the direction is drawn
+//! first, then the size from that direction's list. Writes fill the
+//! footprint from its start: `cursor` is the high-water mark of written
+//! slots. The k-th write (k = 1, 2, …) is an *update* iff
+//! `updates < ⌊u·k⌋` (a deterministic quota, so the ratio is ⌊u·W⌋/W for W
+//! writes, not a binomial draw) and something has been written; an update
+//! starts at a slot below `cursor`, in the first `hot_fraction` of the
+//! written slots with probability `hot_access`, else in the rest; a *fresh*
+//! write starts at `cursor`. Either way `cursor` moves to the write's end
+//! slot if that is beyond it. Every slot below `cursor` has its first byte
+//! written (a write of `need` slots covers more than `need − 1` of them), so
+//! an update always touches a written page, and a fresh write touches only
+//! pages no write has touched — exactly so when the counting page size
+//! divides `align_bytes` (profiles use `align_bytes` = page size = 8 KiB).
+//! Reads start at a slot of the whole footprint with the hot/cold skew above.
+//! If the fresh writes reach the footprint end, generation fails with the
+//! numbers (raise `footprint_gib` or `update_ratio`).
 
 use crate::reader::{hex, Trace, TraceInfo};
 use crate::{transform, Op, Request, TraceError};
@@ -39,7 +71,8 @@ pub struct SyntheticSpec {
     pub read_ratio: f64,
     /// Size distribution (at least one entry).
     pub sizes: Vec<SizeWeight>,
-    /// Fraction of the capacity that is addressed, in (0, 1].
+    /// Fraction of the capacity that is addressed, in (0, 1] (unused when
+    /// `footprint_gib` is set).
     pub footprint: f64,
     /// Fraction of the footprint that is hot, in [0, 1].
     pub hot_fraction: f64,
@@ -47,6 +80,20 @@ pub struct SyntheticSpec {
     pub hot_access: f64,
     /// Alignment of request offsets in bytes (> 0).
     pub align_bytes: u32,
+    /// Footprint in GiB (2^30 bytes), in (0, capacity]; replaces
+    /// `footprint` when set. Off (None) by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub footprint_gib: Option<f64>,
+    /// Size distribution of reads; empty (default) = `sizes`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read_sizes: Vec<SizeWeight>,
+    /// Size distribution of writes; empty (default) = `sizes`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub write_sizes: Vec<SizeWeight>,
+    /// Fraction of write requests that update already-written data, in
+    /// [0, 1]; turns on the update model (module docs). Off (None) by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update_ratio: Option<f64>,
 }
 
 impl Default for SyntheticSpec {
@@ -64,6 +111,10 @@ impl Default for SyntheticSpec {
             hot_fraction: 0.2,
             hot_access: 0.8,
             align_bytes: 4096,
+            footprint_gib: None,
+            read_sizes: Vec::new(),
+            write_sizes: Vec::new(),
+            update_ratio: None,
         }
     }
 }
@@ -91,19 +142,35 @@ impl SyntheticSpec {
         if self.sizes.is_empty() {
             return Err(invalid("sizes must list at least one size".into()));
         }
-        for s in &self.sizes {
-            if s.bytes == 0 {
-                return Err(invalid("every size must be > 0 bytes".into()));
-            }
-            if !(s.weight.is_finite() && s.weight > 0.0) {
-                return Err(invalid(format!(
-                    "size {} bytes has weight {}; weights must be finite and > 0",
-                    s.bytes, s.weight
-                )));
+        for (name, list) in
+            [("sizes", &self.sizes), ("read_sizes", &self.read_sizes), ("write_sizes", &self.write_sizes)]
+        {
+            for s in list {
+                if s.bytes == 0 {
+                    return Err(invalid(format!("every size must be > 0 bytes (in {name})")));
+                }
+                if !(s.weight.is_finite() && s.weight > 0.0) {
+                    return Err(invalid(format!(
+                        "{name}: size {} bytes has weight {}; weights must be finite and > 0",
+                        s.bytes, s.weight
+                    )));
+                }
             }
         }
         if self.align_bytes == 0 {
             return Err(invalid("align_bytes must be > 0".into()));
+        }
+        if let Some(g) = self.footprint_gib {
+            if !(g.is_finite() && g > 0.0) {
+                return Err(invalid(format!(
+                    "footprint_gib must be > 0 GiB and at most the device's capacity, got {g}"
+                )));
+            }
+        }
+        if let Some(u) = self.update_ratio {
+            if !(0.0..=1.0).contains(&u) {
+                return Err(invalid(format!("update_ratio must be in [0, 1], got {u}")));
+            }
         }
         Ok(())
     }
@@ -111,7 +178,7 @@ impl SyntheticSpec {
     /// A canonical text of the spec (for hashing).
     fn canonical(&self) -> String {
         let sizes: Vec<String> = self.sizes.iter().map(|s| format!("{}:{:?}", s.bytes, s.weight)).collect();
-        format!(
+        let mut text = format!(
             "requests={};mean_interarrival_ns={};read_ratio={:?};sizes=[{}];footprint={:?};hot_fraction={:?};hot_access={:?};align_bytes={}",
             self.requests,
             self.mean_interarrival_ns,
@@ -121,7 +188,51 @@ impl SyntheticSpec {
             self.hot_fraction,
             self.hot_access,
             self.align_bytes
-        )
+        );
+        // The profile keys only when set, so the hash of a spec without them is unchanged.
+        if let Some(g) = self.footprint_gib {
+            text += &format!(";footprint_gib={g:?}");
+        }
+        for (name, list) in [("read_sizes", &self.read_sizes), ("write_sizes", &self.write_sizes)] {
+            if !list.is_empty() {
+                let l: Vec<String> = list.iter().map(|s| format!("{}:{:?}", s.bytes, s.weight)).collect();
+                text += &format!(";{name}=[{}]", l.join(","));
+            }
+        }
+        if let Some(u) = self.update_ratio {
+            text += &format!(";update_ratio={u:?}");
+        }
+        text
+    }
+}
+
+/// Picks one size from a weighted list (one uniform draw).
+fn pick_size(rng: &mut Pcg64Mcg, sizes: &[SizeWeight], total_weight: f64) -> u32 {
+    let mut u = rng.random::<f64>() * total_weight;
+    let mut size = sizes[sizes.len() - 1].bytes;
+    for s in sizes {
+        if u < s.weight {
+            size = s.bytes;
+            break;
+        }
+        u -= s.weight;
+    }
+    size
+}
+
+/// A slot in [0, slots) with the hot/cold skew (hot = the first `hot` slots).
+fn pick_slot(rng: &mut Pcg64Mcg, hot: u64, slots: u64, hot_access: f64) -> u64 {
+    let in_hot = if hot == 0 {
+        false
+    } else if hot == slots {
+        true
+    } else {
+        rng.random_bool(hot_access)
+    };
+    if in_hot {
+        rng.random_range(0..hot)
+    } else {
+        rng.random_range(hot..slots)
     }
 }
 
@@ -130,18 +241,35 @@ impl SyntheticSpec {
 pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<Trace, TraceError> {
     spec.validate()?;
     let align = u64::from(spec.align_bytes);
-    let slots = (capacity_bytes as f64 * spec.footprint) as u64 / align;
-    let largest = spec.sizes.iter().map(|s| s.bytes).max().unwrap_or(0);
+    let footprint_bytes = match spec.footprint_gib {
+        None => (capacity_bytes as f64 * spec.footprint) as u64,
+        Some(g) => {
+            let bytes = (g * (1u64 << 30) as f64) as u64;
+            if bytes > capacity_bytes {
+                return Err(invalid(format!(
+                    "footprint_gib = {g} GiB ({bytes} bytes) exceeds the device's logical capacity of \
+                     {capacity_bytes} bytes ({:.2} GiB); use a larger device (--config) or a smaller footprint",
+                    capacity_bytes as f64 / (1u64 << 30) as f64
+                )));
+            }
+            bytes
+        }
+    };
+    let slots = footprint_bytes / align;
+    let lists = [&spec.sizes, &spec.read_sizes, &spec.write_sizes];
+    let largest = lists.iter().flat_map(|l| l.iter()).map(|s| s.bytes).max().unwrap_or(0);
     let largest_slots = u64::from(largest).div_ceil(align);
     if slots == 0 || largest_slots > slots {
+        let what = match spec.footprint_gib {
+            None => format!("{} × {capacity_bytes} bytes", spec.footprint),
+            Some(g) => format!("{g} GiB"),
+        };
         return Err(invalid(format!(
-            "the footprint ({} × {capacity_bytes} bytes, in {align}-byte slots) holds {slots} slots, \
-             too small for the largest size of {largest} bytes",
-            spec.footprint
+            "the footprint ({what}, in {align}-byte slots) holds {slots} slots, \
+             too small for the largest size of {largest} bytes"
         )));
     }
     let hot = ((slots as f64 * spec.hot_fraction).round() as u64).min(slots);
-    let total_weight: f64 = spec.sizes.iter().map(|s| s.weight).sum();
     let mean = spec.mean_interarrival_ns as f64;
 
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
@@ -151,32 +279,65 @@ pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<
         .and_then(|n| requests.try_reserve_exact(n).ok())
         .ok_or_else(|| invalid(format!("{} requests do not fit in memory; lower workload.requests", spec.requests)))?;
     let mut t = 0u64;
-    for i in 0..spec.requests {
-        let mut u = rng.random::<f64>() * total_weight;
-        let mut size = spec.sizes[spec.sizes.len() - 1].bytes;
-        for s in &spec.sizes {
-            if u < s.weight {
-                size = s.bytes;
-                break;
-            }
-            u -= s.weight;
-        }
-        let in_hot = if hot == 0 {
-            false
-        } else if hot == slots {
-            true
-        } else {
-            rng.random_bool(spec.hot_access)
-        };
-        let slot = if in_hot { rng.random_range(0..hot) } else { rng.random_range(hot..slots) };
-        let need = u64::from(size).div_ceil(align);
-        let start = slot.min(slots - need);
-        let op = if rng.random_bool(spec.read_ratio) { Op::Read } else { Op::Write };
+    let mut next_time = |rng: &mut Pcg64Mcg, i: u64| {
         if i > 0 {
             let gap = -mean * (1.0 - rng.random::<f64>()).ln();
             t = t.saturating_add(gap.round() as u64);
         }
-        requests.push(Request { time_ns: t, offset: start * align, size, device: 0, op });
+        t
+    };
+    let profile = spec.update_ratio.is_some() || !spec.read_sizes.is_empty() || !spec.write_sizes.is_empty();
+    if !profile {
+        // The original model; its draws and their order are part of the
+        // contract (reports of the default workload depend on them).
+        let total_weight: f64 = spec.sizes.iter().map(|s| s.weight).sum();
+        for i in 0..spec.requests {
+            let size = pick_size(&mut rng, &spec.sizes, total_weight);
+            let slot = pick_slot(&mut rng, hot, slots, spec.hot_access);
+            let need = u64::from(size).div_ceil(align);
+            let start = slot.min(slots - need);
+            let op = if rng.random_bool(spec.read_ratio) { Op::Read } else { Op::Write };
+            let time_ns = next_time(&mut rng, i);
+            requests.push(Request { time_ns, offset: start * align, size, device: 0, op });
+        }
+    } else {
+        let or_sizes = |l: &'_ Vec<SizeWeight>| if l.is_empty() { spec.sizes.clone() } else { l.clone() };
+        let (reads, writes) = (or_sizes(&spec.read_sizes), or_sizes(&spec.write_sizes));
+        let (rw, ww) = (reads.iter().map(|s| s.weight).sum(), writes.iter().map(|s| s.weight).sum());
+        let (mut cursor, mut nwrites, mut updates) = (0u64, 0u64, 0u64);
+        for i in 0..spec.requests {
+            let op = if rng.random_bool(spec.read_ratio) { Op::Read } else { Op::Write };
+            let size = match op {
+                Op::Read => pick_size(&mut rng, &reads, rw),
+                Op::Write => pick_size(&mut rng, &writes, ww),
+            };
+            let need = u64::from(size).div_ceil(align);
+            let start = match (op, spec.update_ratio) {
+                (Op::Write, Some(u)) => {
+                    nwrites += 1;
+                    let quota = (u * nwrites as f64 + 1e-9).floor() as u64;
+                    let start = if cursor > 0 && updates < quota {
+                        updates += 1;
+                        let hot_w = ((cursor as f64 * spec.hot_fraction).round() as u64).min(cursor);
+                        pick_slot(&mut rng, hot_w, cursor, spec.hot_access).min(slots - need)
+                    } else {
+                        if cursor + need > slots {
+                            return Err(invalid(format!(
+                                "the fresh (non-update) writes filled the footprint of {slots} {align}-byte slots \
+                                 ({footprint_bytes} bytes) after {nwrites} of the writes; raise footprint_gib \
+                                 or update_ratio ({u})"
+                            )));
+                        }
+                        cursor
+                    };
+                    cursor = cursor.max(start + need);
+                    start
+                }
+                _ => pick_slot(&mut rng, hot, slots, spec.hot_access).min(slots - need),
+            };
+            let time_ns = next_time(&mut rng, i);
+            requests.push(Request { time_ns, offset: start * align, size, device: 0, op });
+        }
     }
 
     let mut h = Sha256::new();
@@ -218,8 +379,66 @@ mod tests {
         bad(|s| s.sizes[0].bytes = 0, "> 0 bytes");
         bad(|s| s.requests = 0, "requests");
         bad(|s| s.align_bytes = 0, "align_bytes");
+        bad(|s| s.update_ratio = Some(1.01), "update_ratio must be in [0, 1]");
+        bad(|s| s.footprint_gib = Some(0.0), "footprint_gib must be > 0");
+        bad(|s| s.write_sizes = vec![SizeWeight { bytes: 0, weight: 1.0 }], "(in write_sizes)");
+        bad(|s| s.read_sizes = vec![SizeWeight { bytes: 4096, weight: -1.0 }], "read_sizes: size 4096");
+        // A footprint larger than the device names both numbers.
+        let s = SyntheticSpec { footprint_gib: Some(2.0), ..Default::default() };
+        let e = generate(&s, 1 << 30, 1).unwrap_err().to_string();
+        assert!(
+            e.contains("footprint_gib = 2 GiB (2147483648 bytes)") && e.contains("1073741824 bytes (1.00 GiB)"),
+            "{e}"
+        );
+        // Fresh writes that outgrow the footprint say so.
+        let s = SyntheticSpec { footprint_gib: Some(1.0 / 1024.0), update_ratio: Some(0.0), ..Default::default() };
+        let e = generate(&s, 1 << 30, 1).unwrap_err().to_string();
+        assert!(e.contains("fresh (non-update) writes filled the footprint of 256 4096-byte slots"), "{e}");
         let e = generate(&SyntheticSpec::default(), 4096, 1).unwrap_err().to_string();
         assert!(e.contains("too small"), "{e}");
+    }
+
+    /// The update quota by hand: 8 writes of 4 KiB in 8 KiB slots, u = 0.25.
+    /// Write k is an update iff updates < ⌊k/4⌋: writes 4 and 8; the others
+    /// are fresh and go to slots 0, 1, 2, then 3, 4, 5 (offsets × 8192).
+    #[test]
+    fn update_quota_by_hand() {
+        let s = SyntheticSpec {
+            requests: 8,
+            read_ratio: 0.0,
+            sizes: vec![SizeWeight { bytes: 4096, weight: 1.0 }],
+            footprint_gib: Some(1.0),
+            align_bytes: 8192,
+            update_ratio: Some(0.25),
+            ..Default::default()
+        };
+        let t = generate(&s, 1 << 30, 5).unwrap();
+        let offs: Vec<u64> = t.requests.iter().map(|r| r.offset / 8192).collect();
+        assert_eq!([offs[0], offs[1], offs[2], offs[4], offs[5], offs[6]], [0, 1, 2, 3, 4, 5], "{offs:?}");
+        assert!(offs[3] < 3 && offs[7] < 6, "updates land on written slots: {offs:?}");
+        for page in [4096, 8192] {
+            assert_eq!(crate::stats(&t.requests, page).update_ratio, 0.25, "page {page}");
+        }
+        // u = 0: nothing repeats; u = 1: every write but the first is an update.
+        for (u, want) in [(0.0, 0.0), (1.0, 7.0 / 8.0)] {
+            let t = generate(&SyntheticSpec { update_ratio: Some(u), ..s.clone() }, 1 << 30, 5).unwrap();
+            assert_eq!(crate::stats(&t.requests, 8192).update_ratio, want, "u = {u}");
+        }
+    }
+
+    /// Per-direction sizes: reads and writes draw from their own lists.
+    #[test]
+    fn read_and_write_sizes_are_separate() {
+        let s = SyntheticSpec {
+            requests: 2000,
+            read_sizes: vec![SizeWeight { bytes: 4096, weight: 1.0 }],
+            write_sizes: vec![SizeWeight { bytes: 65536, weight: 1.0 }],
+            ..Default::default()
+        };
+        let t = generate(&s, 1 << 30, 9).unwrap();
+        assert!(t.requests.iter().all(|r| r.size == if r.op == Op::Read { 4096 } else { 65536 }));
+        assert_eq!(generate(&s, 1 << 30, 9).unwrap(), t, "same seed, same requests");
+        assert_ne!(generate(&s, 1 << 30, 10).unwrap().requests, t.requests);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The subcommands.
 
-use crate::settings::{self, SettingsError, PRESETS, SCHEMES};
+use crate::settings::{self, SettingsError, PRESETS, SCHEMES, WORKLOADS};
 use crate::summary;
 use crate::workload;
 use crate::Setup;
@@ -16,7 +16,12 @@ type Res = Result<(), Box<dyn std::error::Error>>;
 fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Config, SettingsError> {
     let mut sets = setup.sets.clone();
     sets.extend_from_slice(extra);
-    let mut cfg = settings::resolve(&settings::Request { config: setup.config.as_deref(), scheme, sets: &sets })?;
+    let mut cfg = settings::resolve(&settings::Request {
+        config: setup.config.as_deref(),
+        scheme,
+        workload: setup.workload.as_deref(),
+        sets: &sets,
+    })?;
     workload::apply_format(&mut cfg, setup.format.as_deref(), setup.time_unit.as_deref())?;
     Ok(cfg)
 }
@@ -200,7 +205,8 @@ fn split_variant(v: &str) -> Vec<String> {
 }
 
 /// `rainsim trace stats`.
-pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_bytes: u32, json: bool) -> Res {
+pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_bytes: Option<u32>, json: bool) -> Res {
+    let page_bytes = page_bytes.unwrap_or(8192);
     let mut cfg = Config::default();
     workload::apply_format(&mut cfg, format, unit)?;
     // Statistics describe the trace as recorded: no wrapping into a device.
@@ -219,6 +225,30 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
         if trace.info.unsorted_inversions > 0 {
             println!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
         }
+        println!("{st}");
+    }
+    Ok(())
+}
+
+/// `rainsim trace stats --workload NAME [--config PRESET]`: the profile as
+/// generated for that device (capacity, seed), with the same statistics as
+/// for a file.
+pub fn workload_stats(workload: &str, config: Option<&str>, page_bytes: Option<u32>, json: bool) -> Res {
+    let cfg = settings::resolve(&settings::Request { config, workload: Some(workload), ..Default::default() })?;
+    let page_bytes = page_bytes.unwrap_or(cfg.geometry.page_bytes);
+    let trace = workload::load(&cfg, None)?;
+    let st = rainsim_trace::stats(&trace.requests, page_bytes);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
+    } else {
+        let cap = rainsim_model::run::capacity_bytes(&cfg);
+        println!(
+            "synthetic workload {workload} on {} ({cap} bytes = {:.2} GiB logical capacity, seed {}, sha256 {})",
+            config.unwrap_or("default"),
+            cap as f64 / (1u64 << 30) as f64,
+            cfg.seed,
+            trace.info.sha256
+        );
         println!("{st}");
     }
     Ok(())
@@ -257,6 +287,12 @@ pub fn config_list() -> Res {
         let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
         println!("  {name:<22} {first}");
     }
+    println!("workloads (--workload NAME; synthetic, matched to a paper's trace table):");
+    for (name, text) in WORKLOADS {
+        let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
+        let first = first.strip_prefix("synthetic: ").unwrap_or(first);
+        println!("  {name:<28} {first}");
+    }
     Ok(())
 }
 
@@ -264,13 +300,26 @@ pub fn config_list() -> Res {
 /// Speed is host requests per CPU-second of the simulation loop (setup
 /// excluded); the best and the median run are printed because a shared
 /// machine adds noise, never removes it.
-pub fn bench(config: &str, scheme: &str, requests: u64, runs: u32, sets: &[String]) -> Res {
-    // `--set workload.requests=…` overrides `--requests`.
-    let mut all = vec![format!("workload.requests={requests}")];
+pub fn bench(
+    config: &str,
+    scheme: &str,
+    workload: Option<&str>,
+    requests: Option<u64>,
+    runs: u32,
+    sets: &[String],
+) -> Res {
+    // `--set workload.requests=…` overrides `--requests`; a profile keeps its
+    // own count unless `--requests` is given.
+    let mut all = Vec::new();
+    if let Some(n) = requests.or(workload.is_none().then_some(1_000_000)) {
+        all.push(format!("workload.requests={n}"));
+    }
     all.extend_from_slice(sets);
-    let cfg = settings::resolve(&settings::Request { config: Some(config), scheme: Some(scheme), sets: &all })?;
+    let cfg =
+        settings::resolve(&settings::Request { config: Some(config), scheme: Some(scheme), workload, sets: &all })?;
     let trace = workload::load(&cfg, None)?;
-    println!("config: {config}, scheme {scheme}, {} synthetic requests, seed {}", trace.requests.len(), cfg.seed);
+    let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
+    println!("config: {config}, scheme {scheme}, {} synthetic requests{what}, seed {}", trace.requests.len(), cfg.seed);
     let mut speeds = Vec::new();
     let mut first: Option<Report> = None;
     for i in 0..runs.max(1) {

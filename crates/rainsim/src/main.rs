@@ -51,8 +51,12 @@ struct Setup {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     sets: Vec<String>,
     /// Block trace to replay; without it the built-in synthetic workload runs.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with = "workload")]
     trace: Option<PathBuf>,
+    /// Workload profile (see `rainsim config list`) or TOML file: its `[workload]`
+    /// table replaces the config's, after preset and scheme, before `--set`s.
+    #[arg(long, value_name = "NAME|FILE")]
+    workload: Option<String>,
     /// Trace format (msr, spc, systor, alibaba, disksim, ssdsim, msr-window); default: detect.
     #[arg(long)]
     format: Option<String>,
@@ -96,19 +100,28 @@ struct CompareArgs {
 
 #[derive(Subcommand)]
 enum TraceCmd {
-    /// Print the papers' trace-table columns for a trace file.
+    /// Print the papers' trace-table columns for a trace file or a workload profile.
     Stats {
         /// Trace file (gzip accepted).
-        file: PathBuf,
+        #[arg(required_unless_present = "workload", conflicts_with = "workload")]
+        file: Option<PathBuf>,
+        /// Instead of a file: generate this workload profile (name or file) for the
+        /// device of `--config`, with the config's seed.
+        #[arg(long, value_name = "NAME|FILE")]
+        workload: Option<String>,
+        /// Preset or file whose capacity, seed and page size `--workload` uses. Default: `default`.
+        #[arg(long, short, requires = "workload")]
+        config: Option<String>,
         /// Format override (default: detect).
         #[arg(long)]
         format: Option<String>,
         /// Time unit of a disksim trace.
         #[arg(long)]
         time_unit: Option<String>,
-        /// Page size for the update ratio, bytes.
-        #[arg(long, default_value_t = 8192)]
-        page_bytes: u32,
+        /// Page size for the update ratio, bytes. Default: 8192 for a file, the
+        /// config's page size for `--workload`.
+        #[arg(long)]
+        page_bytes: Option<u32>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -122,7 +135,7 @@ enum ConfigCmd {
         #[command(flatten)]
         setup: Setup,
     },
-    /// List presets and schemes.
+    /// List presets, schemes and workload profiles.
     List,
 }
 
@@ -134,9 +147,12 @@ struct BenchArgs {
     /// Scheme to benchmark (see `rainsim config list`).
     #[arg(long, default_value = "baseline")]
     scheme: String,
-    /// Synthetic requests to simulate.
-    #[arg(long, default_value_t = 1_000_000)]
-    requests: u64,
+    /// Workload profile (name or file) instead of the config's synthetic workload.
+    #[arg(long, value_name = "NAME|FILE")]
+    workload: Option<String>,
+    /// Synthetic requests to simulate. Default: 1,000,000, or the profile's count with `--workload`.
+    #[arg(long)]
+    requests: Option<u64>,
     /// Times to repeat the run (best and median are reported).
     #[arg(long, default_value_t = 3)]
     runs: u32,
@@ -157,12 +173,18 @@ fn main() -> ExitCode {
     let result = match cli.cmd {
         Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.verify, a.quiet),
         Cmd::Compare(a) => commands::compare(&a.setup, &a.schemes, &a.variants, a.out_dir.as_deref(), a.verify),
-        Cmd::Trace { cmd: TraceCmd::Stats { file, format, time_unit, page_bytes, json } } => {
-            commands::trace_stats(&file, format.as_deref(), time_unit.as_deref(), page_bytes, json)
+        Cmd::Trace { cmd: TraceCmd::Stats { file, workload, config, format, time_unit, page_bytes, json } } => {
+            match (file, workload) {
+                (Some(file), _) => {
+                    commands::trace_stats(&file, format.as_deref(), time_unit.as_deref(), page_bytes, json)
+                }
+                (None, Some(w)) => commands::workload_stats(&w, config.as_deref(), page_bytes, json),
+                (None, None) => Err("trace stats needs a trace file or --workload NAME".into()),
+            }
         }
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
-        Cmd::Bench(a) => commands::bench(&a.config, &a.scheme, a.requests, a.runs, &a.sets),
+        Cmd::Bench(a) => commands::bench(&a.config, &a.scheme, a.workload.as_deref(), a.requests, a.runs, &a.sets),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

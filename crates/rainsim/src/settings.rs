@@ -1,5 +1,5 @@
 //! Building the effective configuration: preset or file → scheme overlay →
-//! `--set key=value` overrides, merged as TOML tables and then parsed once
+//! workload profile (`--workload`) → `--set key=value` overrides, merged as TOML tables and then parsed once
 //! (so unknown keys are reported with their path). A preset or file may start
 //! with `extends = "<preset or file>"`: it is then an overlay on that base.
 
@@ -27,6 +27,32 @@ pub const SCHEMES: &[(&str, &str)] = &[
     ("degraded", include_str!("../../../configs/schemes/degraded.toml")),
     ("bpu", include_str!("../../../configs/schemes/bpu.toml")),
     ("adaptive", include_str!("../../../configs/schemes/adaptive.toml")),
+];
+
+/// Workload profiles (`configs/workloads/*.toml`): synthetic workloads matched
+/// to the papers' trace tables. Only their `[workload]` table is used.
+pub const WORKLOADS: &[(&str, &str)] = &[
+    ("adaptive-parity-Ali_0", include_str!("../../../configs/workloads/adaptive-parity-Ali_0.toml")),
+    ("adaptive-parity-Ali_1", include_str!("../../../configs/workloads/adaptive-parity-Ali_1.toml")),
+    ("adaptive-parity-hm_0", include_str!("../../../configs/workloads/adaptive-parity-hm_0.toml")),
+    ("adaptive-parity-lun0", include_str!("../../../configs/workloads/adaptive-parity-lun0.toml")),
+    ("adaptive-parity-lun1", include_str!("../../../configs/workloads/adaptive-parity-lun1.toml")),
+    ("adaptive-parity-lun2", include_str!("../../../configs/workloads/adaptive-parity-lun2.toml")),
+    ("degraded-mode-ads_0", include_str!("../../../configs/workloads/degraded-mode-ads_0.toml")),
+    ("degraded-mode-hm_1", include_str!("../../../configs/workloads/degraded-mode-hm_1.toml")),
+    ("degraded-mode-lun0", include_str!("../../../configs/workloads/degraded-mode-lun0.toml")),
+    ("degraded-mode-lun1", include_str!("../../../configs/workloads/degraded-mode-lun1.toml")),
+    ("degraded-mode-src2_0", include_str!("../../../configs/workloads/degraded-mode-src2_0.toml")),
+    ("degraded-mode-wdev_0", include_str!("../../../configs/workloads/degraded-mode-wdev_0.toml")),
+    ("rep-raid-hm_0", include_str!("../../../configs/workloads/rep-raid-hm_0.toml")),
+    ("rep-raid-mds_0", include_str!("../../../configs/workloads/rep-raid-mds_0.toml")),
+    ("rep-raid-src1_2", include_str!("../../../configs/workloads/rep-raid-src1_2.toml")),
+    ("rep-raid-src2_0", include_str!("../../../configs/workloads/rep-raid-src2_0.toml")),
+    ("rep-raid-stg_0", include_str!("../../../configs/workloads/rep-raid-stg_0.toml")),
+    ("rep-raid-stg_1", include_str!("../../../configs/workloads/rep-raid-stg_1.toml")),
+    ("rep-raid-ts_0", include_str!("../../../configs/workloads/rep-raid-ts_0.toml")),
+    ("rep-raid-wdev_0", include_str!("../../../configs/workloads/rep-raid-wdev_0.toml")),
+    ("rep-raid-web_0", include_str!("../../../configs/workloads/rep-raid-web_0.toml")),
 ];
 
 /// A configuration problem, said for a person.
@@ -125,6 +151,26 @@ pub fn apply_set(table: &mut Table, set: &str) -> Result<(), SettingsError> {
     Ok(())
 }
 
+/// The `[workload]` table of a profile, by name or file path.
+pub fn load_workload(name: &str) -> Result<Table, SettingsError> {
+    let (mut table, origin) = if let Some((_, text)) = WORKLOADS.iter().find(|(n, _)| *n == name) {
+        (parse_table(text, &format!("workload {name}"))?, format!("workload {name}"))
+    } else if Path::new(name).is_file() {
+        let text = std::fs::read_to_string(name).map_err(|e| SettingsError(format!("{name}: {e}")))?;
+        (parse_table(&text, name)?, name.to_string())
+    } else {
+        let names: Vec<&str> = WORKLOADS.iter().map(|(n, _)| *n).collect();
+        return Err(SettingsError(format!(
+            "unknown workload '{name}' (not a file either); workloads: {}",
+            names.join(", ")
+        )));
+    };
+    match table.remove("workload") {
+        Some(Value::Table(w)) => Ok(w),
+        _ => Err(SettingsError(format!("{origin}: no [workload] table"))),
+    }
+}
+
 /// What the user asked for.
 #[derive(Debug, Clone, Default)]
 pub struct Request<'a> {
@@ -132,6 +178,8 @@ pub struct Request<'a> {
     pub config: Option<&'a str>,
     /// Scheme name.
     pub scheme: Option<&'a str>,
+    /// Workload profile name or file: replaces the `[workload]` section.
+    pub workload: Option<&'a str>,
     /// `--set` overrides in order.
     pub sets: &'a [String],
 }
@@ -145,6 +193,11 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
             return Err(SettingsError(format!("unknown scheme '{s}'; schemes: {}", names.join(", "))));
         };
         merge(&mut table, parse_table(text, &format!("scheme {s}"))?);
+    }
+    if let Some(w) = req.workload {
+        // Replaced, not merged: a profile is a whole workload, and keys left
+        // over from the preset would change the statistics it reproduces.
+        table.insert("workload".to_string(), Value::Table(load_workload(w)?));
     }
     for s in req.sets {
         apply_set(&mut table, s)?;
@@ -163,7 +216,7 @@ mod tests {
     fn every_preset_and_scheme_resolves() {
         for (p, _) in PRESETS {
             for (s, _) in SCHEMES {
-                resolve(&Request { config: Some(p), scheme: Some(s), sets: &[] })
+                resolve(&Request { config: Some(p), scheme: Some(s), ..Default::default() })
                     .unwrap_or_else(|e| panic!("preset {p} scheme {s}: {e}"));
             }
         }
@@ -172,26 +225,64 @@ mod tests {
     #[test]
     fn set_overrides_and_rejects_unknown_keys() {
         let sets = vec!["raid.stripe_width=8".to_string(), "seed=99".into(), "policy.read_priority=false".into()];
-        let cfg = resolve(&Request { config: Some("adaptive-parity-8ch"), scheme: None, sets: &sets }).unwrap();
+        let cfg = resolve(&Request { config: Some("adaptive-parity-8ch"), scheme: None, sets: &sets, workload: None })
+            .unwrap();
         assert_eq!(cfg.raid.stripe_width, 8);
         assert_eq!(cfg.seed, 99);
         assert!(!cfg.policy.read_priority);
         let bad = vec!["raid.stripe_wdith=8".to_string()];
-        let e = resolve(&Request { config: None, scheme: None, sets: &bad }).unwrap_err().to_string();
+        let e = resolve(&Request { config: None, scheme: None, sets: &bad, workload: None }).unwrap_err().to_string();
         assert!(e.contains("stripe_wdith"), "{e}");
         let bad = vec!["raid.stripe_width=99".to_string()];
-        let e = resolve(&Request { config: None, scheme: None, sets: &bad }).unwrap_err().to_string();
+        let e = resolve(&Request { config: None, scheme: None, sets: &bad, workload: None }).unwrap_err().to_string();
         assert!(e.contains("stripe_width"), "{e}");
-        let e = resolve(&Request { config: Some("no-such"), scheme: None, sets: &[] }).unwrap_err().to_string();
+        let e =
+            resolve(&Request { config: Some("no-such"), scheme: None, ..Default::default() }).unwrap_err().to_string();
         assert!(e.contains("rep-raid-8ch"), "lists presets: {e}");
         // A variant preset is its base with its own keys on top.
-        let base = resolve(&Request { config: Some("degraded-mode-16ch"), scheme: None, sets: &[] }).unwrap();
-        let v = resolve(&Request { config: Some("degraded-mode-16ch-7p1"), scheme: None, sets: &[] }).unwrap();
+        let base =
+            resolve(&Request { config: Some("degraded-mode-16ch"), scheme: None, ..Default::default() }).unwrap();
+        let v =
+            resolve(&Request { config: Some("degraded-mode-16ch-7p1"), scheme: None, ..Default::default() }).unwrap();
         assert_eq!(v.raid.stripe_width, 8);
         assert_eq!(Config { raid: base.raid.clone(), ..v }, base);
         // Bare default words clear an optional key set earlier.
         let sets = vec!["trace.device=3".to_string(), "trace.device=all".into(), "trace.format=detect".into()];
-        let cfg = resolve(&Request { config: None, scheme: None, sets: &sets }).unwrap();
+        let cfg = resolve(&Request { config: None, scheme: None, sets: &sets, workload: None }).unwrap();
         assert_eq!((cfg.trace.device, cfg.trace.format), (None, None));
+    }
+
+    /// Every file in configs/workloads/ is embedded, and each one resolves on
+    /// the preset its `[expect]` names, within that preset's capacity.
+    #[test]
+    fn every_workload_is_embedded_and_fits_its_preset() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/workloads");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let mut names: Vec<String> = WORKLOADS.iter().map(|(n, _)| n.to_string()).collect();
+        names.sort();
+        assert_eq!(files, names, "WORKLOADS must list every file in configs/workloads/");
+        for (name, text) in WORKLOADS {
+            let t: Table = text.parse().unwrap();
+            let expect = t["expect"].as_table().unwrap();
+            let preset = expect["preset"].as_str().unwrap();
+            let cfg = resolve(&Request { config: Some(preset), workload: Some(name), ..Default::default() })
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let cap = rainsim_model::run::capacity_bytes(&cfg) as f64 / (1u64 << 30) as f64;
+            let assumed = expect["capacity_gib"].as_float().unwrap();
+            assert!(assumed <= cap && cap - assumed < 0.01, "{name}: assumes {assumed} GiB, {preset} has {cap}");
+            assert!(cfg.workload.footprint_gib.unwrap() <= cap, "{name}");
+            assert_eq!(cfg.workload.requests, expect["requests"].as_integer().unwrap() as u64, "{name}");
+        }
+        let sets = vec!["workload.read_sizes=[{bytes=512,weight=1.0}]".to_string()];
+        let cfg = resolve(&Request { workload: Some("rep-raid-wdev_0"), sets: &sets, ..Default::default() }).unwrap();
+        assert_eq!(cfg.workload.read_sizes.len(), 1, "--set still applies after the profile");
+        let e = resolve(&Request { workload: Some("no-such"), ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("unknown workload 'no-such'") && e.contains("degraded-mode-hm_1"), "{e}");
     }
 }

@@ -54,6 +54,7 @@ fn small_capacity_and_custom_spec_stay_inside() {
         hot_fraction: 0.5,
         hot_access: 1.0,
         align_bytes: 512,
+        ..Default::default()
     };
     let cap = 1 << 20;
     let t = generate(&spec, cap, 1).unwrap();
@@ -70,3 +71,21 @@ fn spec_deserializes_with_defaults() {
     assert_eq!(s.read_ratio, SyntheticSpec::default().read_ratio);
     assert!(toml::from_str::<SyntheticSpec>("reqs = 1").is_err());
 }
+
+/// The default workload's request sequence is part of the contract (reports
+/// and golden numbers depend on it): a digest of every field of the first
+/// 100,000 requests, taken before the profile keys existed.
+#[test]
+fn default_sequence_is_unchanged() {
+    let t = generate(&SyntheticSpec::default(), CAP, 42).unwrap();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for r in &t.requests {
+        for v in [r.time_ns, r.offset, u64::from(r.size), u64::from(r.device), u64::from(r.op == Op::Write)] {
+            h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    assert_eq!(h, DEFAULT_DIGEST, "digest {h:#x}");
+    assert_eq!(t.info.sha256, DEFAULT_SHA256);
+}
+const DEFAULT_DIGEST: u64 = 0x7409_cc08_bd44_43aa;
+const DEFAULT_SHA256: &str = "8c77b5fea3d601da1931da76763db26ef36e675065fd85ddb831ec84abbcec1c";

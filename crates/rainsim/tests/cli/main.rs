@@ -18,3 +18,4 @@ mod report;
 mod schemes;
 mod trace_stats;
 mod traces;
+mod workloads;
