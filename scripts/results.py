@@ -271,6 +271,7 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--out")
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--sens-seeds", type=int, default=2, help="seeds of the sensitivity runs (the first N)")
     ap.add_argument("--window", type=int, default=WINDOW)
     ap.add_argument("--profiles", help="comma-separated synthetic profile names")
     ap.add_argument("--quick", action="store_true")
@@ -291,16 +292,20 @@ def main():
     var, var_notes = variants(binary, sorted({p for p, _ in page.sensitivity_runs()}), a.quick)
 
     jobs = {}
+    sens_seeds = seeds[: a.sens_seeds]
     for preset, scheme in page.main_runs():
         for wl in workloads:
+            if wl.kind == "profile" and preset not in page.profile_presets():
+                continue
             for win in range(len(wl.windows)):
                 for seed in seeds:
                     jobs[(preset, scheme, wl.name, win, seed, "main")] = (preset, scheme, wl, win, seed, [])
+    sens_workloads = traces + profiles[:1]
     for label, sets in var:
         for preset, scheme in page.sensitivity_runs():
-            for wl in workloads:
+            for wl in sens_workloads:
                 for win in range(len(wl.windows)):
-                    for seed in seeds:
+                    for seed in sens_seeds:
                         jobs[(preset, scheme, wl.name, win, seed, label)] = (preset, scheme, wl, win, seed, sets)
     print(f"{a.page}: {len(workloads)} workloads, {len(seeds)} seeds, {len(var)} sensitivity variants", file=sys.stderr)
     reports = runner.run_all(jobs)
@@ -313,6 +318,8 @@ def main():
         skipped_profiles=skipped_profiles,
         variants=[label for label, _ in var],
         variant_notes=var_notes,
+        sens_workloads=sens_workloads,
+        sens_seeds=sens_seeds,
         rev=git_rev(),
         quick=a.quick,
     )
