@@ -227,7 +227,16 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
 /// `rainsim config show`.
 pub fn config_show(setup: &Setup) -> Res {
     let cfg = resolve(setup, setup.scheme.as_deref().or(Some("baseline")), &[])?;
-    print!("{}", toml::to_string_pretty(&cfg)?);
+    let mut text = toml::to_string_pretty(&cfg)?;
+    // `ftl.rotating_gc` is left out of serialised configs while off (so that
+    // reports stay as they were); show it here all the same, last in [ftl].
+    if !cfg.ftl.rotating_gc {
+        if let Some(at) = text.find("[ftl]\n") {
+            let end = text[at..].find("\n\n").map_or(text.len(), |e| at + e + 1);
+            text.insert_str(end, "rotating_gc = false\n");
+        }
+    }
+    print!("{text}");
     Ok(())
 }
 

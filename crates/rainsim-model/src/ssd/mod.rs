@@ -13,7 +13,9 @@
 //! flight (later ones wait), so parity always matches the data it was built from.
 
 mod dispatch;
+mod gc_overlap;
 mod host;
+mod rotating_gc;
 pub mod slab;
 pub mod state;
 
@@ -202,6 +204,8 @@ pub struct Ssd<O: Observer> {
     /// Things the user should know about this run (printed once, reported).
     pub notes: Vec<String>,
     pub(crate) verifier: Option<Verifier>,
+    pub(crate) rotating: Option<rotating_gc::RotatingGc>,
+    pub(crate) gc_overlap: Option<gc_overlap::GcOverlapCheck>,
     pub(crate) fault: Option<Fault>,
     controller: Controller,
     pub(crate) seq: u32,
@@ -229,14 +233,17 @@ impl<O: Observer> Ssd<O> {
         if nstripes == 0 {
             return Err(ConfigError("the device has no host-visible capacity".into()));
         }
-        let stripes = StripeLayout::new(layout.channels, width, parity, nstripes);
+        let stripes =
+            rotating_gc::RotatingGc::bind(cfg, &layout, StripeLayout::new(layout.channels, width, parity, nstripes));
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         precondition(&mut ftl, &stripes, cfg.precondition.valid, cfg.precondition.invalid, cfg.seed)?;
         let verifier = verify.then(|| Verifier::new(&ftl, &stripes));
+        let rotating = rotating_gc::RotatingGc::new(cfg, &layout, &stripes);
+        let gc_overlap = verify.then(|| gc_overlap::GcOverlapCheck::new(&ftl, &stripes));
         let channels = (0..layout.channels)
             .map(|_| ChannelState {
                 bus_free_at: 0,
-                sched: cfg.policy.build_scheduler(layout.dies_per_channel),
+                sched: rotating_gc::RotatingGc::scheduler(cfg, &layout, &stripes),
                 arrivals: ArrivalWindow::new(cfg.policy.arrival_window()),
                 gc_recent: GcHistory::new(cfg.policy.degraded.gc_history as usize),
             })
@@ -291,6 +298,8 @@ impl<O: Observer> Ssd<O> {
             parity_decision_ns: if parity { cfg.policy.parity_decision_ns() } else { 0 },
             notes,
             verifier,
+            rotating,
+            gc_overlap,
             fault: None,
             seq: 0,
             serial: 0,
