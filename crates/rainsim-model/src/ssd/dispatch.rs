@@ -208,7 +208,9 @@ impl<O: Observer> Ssd<O> {
         let since = d.busy_since;
         let ch = self.layout.channel_of_die(die);
         self.obs.die_busy(ch, since, self.q.now());
-        self.try_start(die);
+        // Deferred partners first, so that the column rotates rather than
+        // returning to this die while it is still below its threshold.
         self.rotation_wake(die);
+        self.try_start(die);
     }
 }

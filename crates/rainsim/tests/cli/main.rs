@@ -14,6 +14,7 @@ mod determinism;
 mod errors;
 mod presets;
 mod report;
+mod rotating_gc;
 mod schemes;
 mod trace_stats;
 mod traces;
