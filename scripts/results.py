@@ -29,6 +29,17 @@ import results_pages  # noqa: E402  (the page renderers)
 MIN_REQUESTS = 100  # samples shorter than this say nothing about tails
 
 
+def bpu_calibration():
+    """The workload BPU's thresholds were fitted on (`# calibration: ID` in
+    configs/schemes/bpu.toml, written by scripts/fit_bpu.py): no verdict may
+    count it. A trace sample whose file name is ID would be left out."""
+    text = (ROOT / "configs" / "schemes" / "bpu.toml").read_text()
+    for line in text.splitlines():
+        if line.startswith("# calibration:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
 def trace_dir(arg):
     d = Path(arg or os.environ.get("RAINSIM_TRACES") or ROOT.parent / "shared" / "traces")
     if not d.is_dir():
@@ -83,8 +94,9 @@ class Runner:
 def usable_traces(binary, d):
     """Trace samples long enough to say something, and the ones left out."""
     keep, skipped = [], []
+    calibration = bpu_calibration()
     for p in sorted(d.iterdir()):
-        if p.name == "README.md":
+        if p.name == "README.md" or p.name == calibration:
             continue
         r = subprocess.run([str(binary), "trace", "stats", str(p)], capture_output=True, text=True)
         n = None
