@@ -128,7 +128,8 @@ class DegradedMode:
                 skipped,
                 "**Devices.** Presets `degraded-mode-8ch` and `degraded-mode-16ch` (Table 2 geometry: 32 and 64 GiB, "
                 "aged 80 % valid / 10 % invalid so GC runs from the start, 3+1 stripes) and the 16-channel 5+1 and "
-                "7+1 variants; schemes `baseline`, `gc-tolerant-read`, `degraded` (`rainsim config list`). "
+                "7+1 variants; schemes `baseline`, `gc-tolerant-read` (with ttFlash's rotating GC, `ftl.rotating_gc = true`: "
+                "README \"Rotating GC\"), `degraded` (`rainsim config list`). "
                 "The traces are short samples (10k requests at most) at their recorded rates, far lighter than "
                 "the paper's multi-million-request traces: queues are short except around GCs, so the "
                 "comparison mostly measures how each scheme copes with GC.",
