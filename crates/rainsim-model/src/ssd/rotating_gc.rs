@@ -1,4 +1,4 @@
-//! Rotating GC (Tiny-Tail Flash, FAST'17 §4.2; `ftl.rotating_gc`): at most
+//! Rotating GC (Tiny-Tail Flash, FAST'17; `ftl.rotating_gc`): at most
 //! one GC at a time among the dies that hold a stripe, so a read blocked by
 //! GC can always be rebuilt from partners that are not collecting.
 //!
