@@ -56,6 +56,17 @@ def note(msg):
     print(f"note: {msg}", file=sys.stderr, flush=True)
 
 
+def bpu_calibration():
+    """The workload BPU's thresholds were fitted on (`# calibration: ID` in
+    configs/schemes/bpu.toml, written by scripts/fit_bpu.py): no verdict may
+    count it. A trace sample whose file name is ID would be left out."""
+    text = (ROOT / "configs" / "schemes" / "bpu.toml").read_text()
+    for line in text.splitlines():
+        if line.startswith("# calibration:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
 def trace_dir(arg):
     d = Path(arg or os.environ.get("RAINSIM_TRACES") or ROOT.parent / "shared" / "traces")
     if not d.is_dir():
@@ -149,8 +160,9 @@ def cut_windows(path, window, outdir):
 
 def trace_workloads(binary, d, window, outdir, limit=None):
     keep, skipped = [], []
+    calibration = bpu_calibration()
     for p in sorted(d.iterdir()):
-        if p.name == "README.md":
+        if p.name == "README.md" or p.name == calibration:
             continue
         n, fmt = trace_info(binary, p)
         if n < MIN_REQUESTS:
@@ -165,6 +177,7 @@ def trace_workloads(binary, d, window, outdir, limit=None):
 
 
 def profile_workloads(binary, names):
+    names = [n for n in names if n != bpu_calibration()]
     if not names:
         return [], []
     if not binary.has_workload:

@@ -137,11 +137,19 @@ pub struct Ftl {
     pub wear_level_spread: u32,
     /// Program/erase cycles a block endures (for the predicted lifetime).
     pub pe_cycle_limit: u32,
+    /// ttFlash's rotating GC (`ssd/rotating_gc.rs`). Left out of serialised
+    /// configs while off, so that reports without it stay as they were.
+    #[serde(skip_serializing_if = "is_false")]
+    pub rotating_gc: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for Ftl {
     fn default() -> Self {
-        Ftl { gc_threshold: 0.10, copyback: true, wear_level_spread: 100, pe_cycle_limit: 3000 }
+        Ftl { gc_threshold: 0.10, copyback: true, wear_level_spread: 100, pe_cycle_limit: 3000, rotating_gc: false }
     }
 }
 

@@ -4,7 +4,8 @@
 //!
 //! The warm-up writes each host page to its chunk and each touched stripe's
 //! parity once per request, on the channel the chunk lives on (the stripe
-//! channel placement), taking the channel's dies in turn; a die collects
+//! channel placement), taking the channel's dies in turn (or the stripe's
+//! die column, with rotating GC); a die collects
 //! garbage before it takes a page whenever a plane is below the trigger, as
 //! in the timed model. Nothing is read (pre-reads cost time, not space), so
 //! read-disturb counts stay as preconditioning left them.
@@ -149,8 +150,11 @@ impl Writer<'_> {
         };
         let (first, dpc) = (lay.first_die(ch), lay.dies_per_channel);
         let ppd = lay.planes_per_die;
-        for attempt in 0..dpc {
-            let local = (self.cursor[ch as usize] + attempt) % dpc;
+        // A stripe bound to a die column (rotating GC) may use only that die.
+        let column = stripes.column(chunk / stripes.width);
+        let tries = if column.is_some() { 1 } else { dpc };
+        for attempt in 0..tries {
+            let local = column.unwrap_or((self.cursor[ch as usize] + attempt) % dpc);
             let die = first + local;
             // A die collects before it takes a page, as it would when idle;
             // the bound stops a plane whose victims are full from spinning.

@@ -257,7 +257,17 @@ pub fn workload_stats(workload: &str, config: Option<&str>, page_bytes: Option<u
 /// `rainsim config show`.
 pub fn config_show(setup: &Setup) -> Res {
     let cfg = resolve(setup, setup.scheme.as_deref().or(Some("baseline")), &[])?;
-    print!("{}", toml::to_string_pretty(&cfg)?);
+    let mut text = toml::to_string_pretty(&cfg)?;
+    // `ftl.rotating_gc` is left out of serialised configs while off (so that
+    // reports stay as they were); show it as a comment, last in [ftl], so the
+    // output still equals the report's `config`.
+    if !cfg.ftl.rotating_gc {
+        if let Some(at) = text.find("[ftl]\n") {
+            let end = text[at..].find("\n\n").map_or(text.len(), |e| at + e + 1);
+            text.insert_str(end, "# rotating_gc = false  (true: ttFlash's rotating GC)\n");
+        }
+    }
+    print!("{text}");
     // Keys that are absent by default do not appear above; say they exist.
     let p = &cfg.precondition;
     let unset: Vec<&str> = [

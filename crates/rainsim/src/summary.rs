@@ -73,6 +73,13 @@ pub fn render(r: &Report) -> String {
         "  cv: blocked {:.3}, completed {:.3}, GC {:.3}, busy {:.3}",
         b.cv_blocked, b.cv_completed, b.cv_gc, b.cv_busy
     );
+    if let Some(g) = &r.rotating_gc {
+        let _ = writeln!(
+            o,
+            "  rotating GC: {} GCs deferred for a stripe partner's GC, {} forced overlaps",
+            g.deferred, g.forced_overlaps
+        );
+    }
     let t = &b.read_tail.p99_9;
     let _ = writeln!(
         o,

@@ -143,6 +143,10 @@ pub struct Collector {
     pub ldpc: LdpcCounters,
     /// Host reads of never-written pages.
     pub unmapped_reads: u64,
+    /// GCs held back by rotating GC.
+    pub gc_deferred: u64,
+    /// GCs rotating GC started beside a partner's GC (plane at its reserve).
+    pub gc_forced_overlaps: u64,
     /// Requests held back by the queue-depth cap.
     pub held: u64,
     /// Bytes read and written by the host.
@@ -166,6 +170,8 @@ impl Collector {
             raid: RaidCounters::default(),
             ldpc: LdpcCounters::default(),
             unmapped_reads: 0,
+            gc_deferred: 0,
+            gc_forced_overlaps: 0,
             held: 0,
             bytes: [0; 2],
             first_arrival: None,
@@ -267,6 +273,12 @@ impl Observer for Collector {
     }
     fn unmapped_read(&mut self) {
         self.unmapped_reads += 1;
+    }
+    fn gc_deferred(&mut self, _channel: u32) {
+        self.gc_deferred += 1;
+    }
+    fn gc_forced_overlap(&mut self, _channel: u32) {
+        self.gc_forced_overlaps += 1;
     }
     fn host_held(&mut self) {
         self.held += 1;

@@ -39,6 +39,12 @@ pub trait Observer {
     /// A garbage collection started on `channel`; `estimate_ns` is what DM-Eq. 7
     /// predicted for it from the channel's previous GCs.
     fn gc_done(&mut self, channel: u32, work: &GcWork, duration: SimTime, estimate_ns: f64) {}
+    /// Rotating GC held back a GC due on a die of `channel` (fired once per
+    /// GC, at its first deferral).
+    fn gc_deferred(&mut self, channel: u32) {}
+    /// Rotating GC let a GC start on a die of `channel` while a stripe
+    /// partner's die was collecting, because a plane had reached its reserve.
+    fn gc_forced_overlap(&mut self, channel: u32) {}
     /// A stripe write was planned; `adjusted` when the policy's routine differs
     /// from the fewest-pre-reads choice; `prereads` pre-reads were issued.
     fn stripe_write(&mut self, kind: StripeWrite, adjusted: bool, prereads: u32) {}

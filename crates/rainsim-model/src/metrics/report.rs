@@ -395,6 +395,9 @@ pub struct Report {
     pub wear: Wear,
     /// Flash reads by LDPC level (null with the LDPC model off).
     pub ldpc: Option<LdpcReport>,
+    /// Rotating GC's counters (absent with `ftl.rotating_gc` off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotating_gc: Option<RotatingGcReport>,
     /// Host-side counts.
     pub host: HostReport,
     /// Simulated span.
@@ -407,6 +410,15 @@ pub struct Report {
     pub notes: Vec<String>,
     /// Host cost of the run.
     pub timing: RunTiming,
+}
+
+/// What rotating GC did.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct RotatingGcReport {
+    /// GCs that had to wait for a stripe partner's GC to end (each counted once).
+    pub deferred: u64,
+    /// GCs started while a partner's GC ran, because a plane reached its reserve.
+    pub forced_overlaps: u64,
 }
 
 /// Coefficient of variation (population σ / μ; 0 when μ = 0).
@@ -575,6 +587,8 @@ impl Report {
                 predicted_lifetime_s: lifetime(ftl, erases, span, inp.pe_cycle_limit),
             },
             ldpc: inp.ldpc_level_read_ns.map(|t| LdpcReport::new(&c.ldpc, t)),
+            rotating_gc: (inp.config.pointer("/ftl/rotating_gc") == Some(&serde_json::Value::Bool(true)))
+                .then_some(RotatingGcReport { deferred: c.gc_deferred, forced_overlaps: c.gc_forced_overlaps }),
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,
                 held_by_queue_depth: c.held,

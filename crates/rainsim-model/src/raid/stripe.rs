@@ -7,6 +7,10 @@
 //! parity position steps down by one each period, so over k periods every
 //! channel holds parity exactly equally often, whatever m and k.
 //! Without RAID the layout degenerates to k = 1, no parity, channel = lpn mod m.
+//! With rotating GC a stripe is also bound to one die "column" (the same
+//! channel-local die on each of its channels): column = (s / L) mod dies per
+//! channel, so each period of stripes, which covers every channel equally,
+//! fills one column and every column gets the same share of every channel.
 //!
 //! Chunks are numbered `s·k + j`; this chunk id is the FTL's logical page.
 
@@ -26,6 +30,8 @@ pub struct StripeLayout {
     pub stripes: u32,
     /// Stripes per period of the base rotation, m / gcd(m, k).
     period: u32,
+    /// Die columns a stripe is bound to (0 = unbound, dies chosen at dispatch).
+    columns: u32,
 }
 
 fn gcd(a: u32, b: u32) -> u32 {
@@ -39,7 +45,17 @@ fn gcd(a: u32, b: u32) -> u32 {
 impl StripeLayout {
     /// Layout with `stripes` stripes of `width` chunks over `channels`.
     pub fn new(channels: u32, width: u32, parity: bool, stripes: u32) -> Self {
-        StripeLayout { channels, width, parity, stripes, period: channels / gcd(channels, width) }
+        StripeLayout { channels, width, parity, stripes, period: channels / gcd(channels, width), columns: 0 }
+    }
+    /// The layout with each stripe bound to one of `columns` channel-local dies.
+    pub fn with_columns(mut self, columns: u32) -> Self {
+        self.columns = columns;
+        self
+    }
+    /// The channel-local die every chunk of stripe `s` lives on, when bound.
+    #[inline]
+    pub fn column(&self, s: u32) -> Option<u32> {
+        (self.columns > 0).then(|| (s / self.period) % self.columns)
     }
     /// Data chunks per stripe.
     #[inline]
@@ -138,6 +154,27 @@ mod tests {
             }
             assert!(parity.iter().all(|&p| p == parity[0]), "parity unbalanced for m={m} k={k}: {parity:?}");
             assert!(all.iter().all(|&a| a == all[0]), "chunks unbalanced: {all:?}");
+        }
+    }
+
+    /// Bound columns: m = 8, k = 4 has L = 2, so stripes 0–1 (all channels)
+    /// take column 0, stripes 2–3 column 1, …; over m·k·D stripes every
+    /// (channel, column) holds the same number of chunks.
+    #[test]
+    fn columns_rotate_per_period_and_balance() {
+        let l = StripeLayout::new(8, 4, true, 0).with_columns(4);
+        let cols: Vec<u32> = (0..10).map(|s| l.column(s).unwrap()).collect();
+        assert_eq!(cols, vec![0, 0, 1, 1, 2, 2, 3, 3, 0, 0]);
+        assert_eq!(StripeLayout::new(8, 4, true, 0).column(3), None);
+        for (m, k, d) in [(8, 4, 4), (8, 3, 4), (6, 6, 2), (8, 6, 4), (16, 7, 3)] {
+            let l = StripeLayout::new(m, k, true, 0).with_columns(d);
+            let mut n = vec![0u32; (m * d) as usize];
+            for s in 0..m * k * d {
+                for j in 0..k {
+                    n[(l.channel(s, j) * d + l.column(s).unwrap()) as usize] += 1;
+                }
+            }
+            assert!(n.iter().all(|&x| x == n[0]), "m={m} k={k} d={d}: {n:?}");
         }
     }
 }

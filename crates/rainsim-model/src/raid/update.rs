@@ -350,6 +350,9 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn program_done(&mut self, op: FlashOp) {
         let id = op.owner;
         let old = self.ftl.commit(op.chunk, op.ppn);
+        if let Some(g) = &mut self.gc_overlap {
+            g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
+        }
         if let Some(v) = &mut self.verifier {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;

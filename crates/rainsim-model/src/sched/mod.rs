@@ -5,6 +5,7 @@
 //! die until dispatch (dynamic allocation inside the channel), so they wait in
 //! one channel-wide queue.
 
+pub mod column_bound;
 pub mod fifo;
 
 use crate::flash::op::FlashOp;

@@ -151,6 +151,10 @@ impl<O: Observer> Ssd<O> {
         if self.ftl.die_needs_gc(die).is_none() {
             return false;
         }
+        let gate = self.rotation_gate(die);
+        if gate == super::rotating_gc::GcGate::Defer {
+            return false;
+        }
         self.sync_ftl_clock();
         let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
             Ok(Some(w)) => w,
@@ -161,6 +165,11 @@ impl<O: Observer> Ssd<O> {
             }
         };
         let now = self.q.now();
+        self.rotation_started(die, gate);
+        if let Err(e) = self.check_gc_overlap(die, gate) {
+            self.fail(e);
+            return true;
+        }
         if !self.cfg.ftl.copyback {
             // Without copyback every move crosses the bus twice; charge the
             // channel for it so that its other transfers wait.
@@ -199,6 +208,9 @@ impl<O: Observer> Ssd<O> {
         let since = d.busy_since;
         let ch = self.layout.channel_of_die(die);
         self.obs.die_busy(ch, since, self.q.now());
+        // Deferred partners first, so that the column rotates rather than
+        // returning to this die while it is still below its threshold.
+        self.rotation_wake(die);
         self.try_start(die);
     }
 }

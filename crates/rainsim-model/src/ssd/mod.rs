@@ -13,7 +13,9 @@
 //! flight (later ones wait), so parity always matches the data it was built from.
 
 mod dispatch;
+mod gc_overlap;
 mod host;
+mod rotating_gc;
 pub mod slab;
 pub mod state;
 
@@ -209,6 +211,8 @@ pub struct Ssd<O: Observer> {
     pub warmup: Option<crate::warmup::WarmupReport>,
     /// CPU seconds the warm-up took.
     pub warmup_cpu_s: f64,
+    pub(crate) rotating: Option<rotating_gc::RotatingGc>,
+    pub(crate) gc_overlap: Option<gc_overlap::GcOverlapCheck>,
     pub(crate) fault: Option<Fault>,
     controller: Controller,
     pub(crate) seq: u32,
@@ -243,17 +247,19 @@ impl<O: Observer> Ssd<O> {
         if nstripes == 0 {
             return Err(ConfigError("the device has no host-visible capacity".into()));
         }
-        let stripes = StripeLayout::new(layout.channels, width, parity, nstripes);
+        let stripes =
+            rotating_gc::RotatingGc::bind(cfg, &layout, StripeLayout::new(layout.channels, width, parity, nstripes));
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
         let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
             crate::flash::ldpc::spread_ages(&mut ftl, &cfg.ldpc, cfg.seed);
         }
+        let rotating = rotating_gc::RotatingGc::new(cfg, &layout, &stripes);
         let channels = (0..layout.channels)
             .map(|_| ChannelState {
                 bus_free_at: 0,
-                sched: cfg.policy.build_scheduler(layout.dies_per_channel),
+                sched: rotating_gc::RotatingGc::scheduler(cfg, &layout, &stripes),
                 arrivals: ArrivalWindow::new(cfg.policy.arrival_window()),
                 gc_recent: GcHistory::new(cfg.policy.degraded.gc_history as usize),
             })
@@ -311,6 +317,8 @@ impl<O: Observer> Ssd<O> {
             prep,
             warmup: None,
             warmup_cpu_s: 0.0,
+            rotating,
+            gc_overlap: None,
             fault: None,
             seq: 0,
             serial: 0,
@@ -326,6 +334,7 @@ impl<O: Observer> Ssd<O> {
         }
         if verify {
             ssd.verifier = Some(Verifier::new(&ssd.ftl, &ssd.stripes));
+            ssd.gc_overlap = Some(gc_overlap::GcOverlapCheck::new(&ssd.ftl, &ssd.stripes));
         }
         Ok(ssd)
     }

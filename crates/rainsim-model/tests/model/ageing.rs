@@ -228,6 +228,8 @@ fn warm_up_is_deterministic_and_verifiable_with_every_layout_and_scheme() {
                 if warmup {
                     cfg.warmup.device_writes = 1.0;
                 }
+                // gc-tolerant-read turns rotating GC on: stripes bound to die columns, warm-up included.
+                cfg.ftl.rotating_gc = scheme(s).ftl.rotating_gc;
                 let at = format!("{layout:?}, {s}, warm-up {warmup}");
                 let report = |verify| {
                     let mut r = rainsim_model::simulate(

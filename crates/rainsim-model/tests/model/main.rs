@@ -8,6 +8,7 @@ mod ldpc;
 mod parity_update;
 mod props;
 mod queueing;
+mod rotating_gc;
 mod timing;
 mod traces;
 mod writes;

@@ -164,11 +164,21 @@ fn a_loaded_parity_channel_turns_the_update_to_rcw_in_the_model() {
     let t = 100_000_000;
     reqs.extend((0..12).map(|_| req(t, 9, 1, Op::Read)));
     reqs.push(req(t + 1, 0, 1, Op::Write));
-    for (name, routine, adjusted) in
-        [("baseline", Routine::Rmw, 0), ("bpu", Routine::Rcw, 1), ("adaptive", Routine::Rcw, 1)]
-    {
+    // The fitted bpu scheme (max_gap = 0) leaves a one-chunk update of a 5+1
+    // stripe (pre-read gap 2) to fewest pre-reads; with max_gap = 2 its
+    // "skewed" class turns it to RCW.
+    for (name, max_gap, routine, adjusted) in [
+        ("baseline", None, Routine::Rmw, 0),
+        ("bpu", None, Routine::Rmw, 0),
+        ("bpu", Some(2), Routine::Rcw, 1),
+        ("adaptive", None, Routine::Rcw, 1),
+    ] {
         let mut cfg = tiny(6, 1, 1, 32, 16, Some(6));
         cfg.policy = scheme(name).policy;
+        if let Some(g) = max_gap {
+            cfg.policy.bpu.max_gap = g;
+        }
+        let name = format!("{name}, max_gap {max_gap:?}");
         let mut ssd = Ssd::new(&cfg, Collector::new(6), true).unwrap();
         assert_eq!(ssd.stripe_layout().chunk_of_lpn(9), (1, 6 + 5), "lpn 9 at stripe 1 position 5");
         ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -15,6 +15,7 @@ mod errors;
 mod presets;
 mod python_scripts;
 mod report;
+mod rotating_gc;
 mod schemes;
 mod trace_stats;
 mod traces;

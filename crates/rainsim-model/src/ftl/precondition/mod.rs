@@ -215,6 +215,7 @@ fn deal(stripes: &StripeLayout, lay: &crate::flash::address::Layout, forced: &[u
     let planes_per_ch = lay.dies_per_channel * lay.planes_per_die;
     let mut per_plane: Vec<Vec<u32>> = vec![Vec::new(); lay.planes() as usize];
     let mut deal = vec![0u32; lay.channels as usize];
+    let mut deal_die = vec![0u32; lay.dies() as usize];
     let rest_all = all - forced.len() as u64;
     let rest_want = want - forced.len() as u64;
     let (mut f, mut rest_i) = (0usize, 0u64);
@@ -233,7 +234,15 @@ fn deal(stripes: &StripeLayout, lay: &crate::flash::address::Layout, forced: &[u
         let s = s as u32;
         for j in 0..stripes.width {
             let ch = stripes.channel(s, j);
-            let local = deal[ch as usize] % planes_per_ch;
+            let local = match stripes.column(s) {
+                // Bound to a die (rotating GC): deal over that die's planes.
+                Some(col) => {
+                    let n = &mut deal_die[(ch * lay.dies_per_channel + col) as usize];
+                    *n += 1;
+                    col * lay.planes_per_die + (*n - 1) % lay.planes_per_die
+                }
+                None => deal[ch as usize] % planes_per_ch,
+            };
             deal[ch as usize] += 1;
             per_plane[(ch * planes_per_ch + local) as usize].push(s * stripes.width + j);
         }
