@@ -50,6 +50,14 @@ VARIANT_KEYS = [
     ("LDPC", "ldpc.enabled", ["false", "true"]),
     ("copyback", "ftl.copyback", ["false", "true"]),
 ]
+# Keys that mean something only with the preset's own layout: a layout
+# variant removes them (they would be refused with another layout).
+LAYOUT_ONLY = ["precondition.target_moves_per_gc=default", "precondition.hot_utilization=default"]
+
+
+def variant_sets(key, value):
+    extra = LAYOUT_ONLY if key == "precondition.layout" and value != "steady-state" else []
+    return [f"{key}={value}"] + extra
 
 
 def note(msg):
@@ -88,9 +96,11 @@ class Binary:
         self.has_workload = "--workload" in run_help
         self._defaults = {}
 
-    def supports_set(self, preset, kv):
-        r = subprocess.run([self.path, "config", "show", "--config", preset, "--set", kv], capture_output=True, text=True)
-        return r.returncode == 0
+    def supports_set(self, preset, sets):
+        cmd = [self.path, "config", "show", "--config", preset]
+        for kv in sets:
+            cmd += ["--set", kv]
+        return subprocess.run(cmd, capture_output=True, text=True).returncode == 0
 
     def default(self, preset, key):
         """The preset's value of a dotted key, as a lower-case string (None if absent)."""
@@ -263,7 +273,7 @@ def variants(binary, presets, quick):
     out, notes = [], []
     keys = [VARIANT_KEYS[1]] if quick else VARIANT_KEYS
     for label, key, values in keys:
-        if not all(binary.supports_set(p, f"{key}={values[0]}") for p in presets):
+        if not all(binary.supports_set(p, variant_sets(key, values[0])) for p in presets):
             msg = f"not in this panel: `{key}` is not a config key of this build: the {label} variants are skipped"
             note(msg)
             notes.append(msg)
@@ -272,7 +282,7 @@ def variants(binary, presets, quick):
             if all(binary.default(p, key) == v for p in presets):
                 notes.append(f"`{key}={v}` is every preset's own setting: the main-runs column")
                 continue
-            out.append((f"{key}={v}", [f"{key}={v}"]))
+            out.append((f"{key}={v}", variant_sets(key, v)))
     return out, notes
 
 
