@@ -349,16 +349,20 @@ impl<O: Observer> Ssd<O> {
     /// A program of job `op.owner` finished: commit it.
     pub(crate) fn program_done(&mut self, op: FlashOp) {
         let id = op.owner;
-        let old = self.ftl.commit(op.chunk, op.ppn);
+        let stale = self.fault == Some(Fault::StaleRead) && op.origin == Origin::HostProgram;
+        let old = if stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
         if let Some(v) = &mut self.verifier {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
             let t = if op.origin == Origin::ParityProgram {
                 let mut x = j.acc;
                 let mut bits = j.written;
+                if self.fault == Some(Fault::ParityMissesChunk) {
+                    bits &= bits.wrapping_sub(1);
+                }
                 while bits != 0 {
                     let p = bits.trailing_zeros();
-                    bits &= bits - 1;
+                    bits &= bits.wrapping_sub(1);
                     x ^= token(j.serial, p);
                 }
                 x
