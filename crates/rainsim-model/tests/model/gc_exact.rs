@@ -172,29 +172,38 @@ fn gc_erase_resets_the_read_count() {
 }
 
 /// Static wear levelling swaps when the erased victim's count exceeds the
-/// coldest full block's by more than `ftl.wear_level_spread`, not at it.
+/// coldest full block's by more than `ftl.wear_level_spread`, not at it; also
+/// when a free block has fewer erases than any full one (it cannot take the
+/// cold data, so it does not count).
 #[test]
 fn wear_levelling_swaps_beyond_the_spread_not_at_it() {
     let c = tiny(1, 1, 1, 8, PPB, None);
     let spread = 3;
-    for (victim_erases, swap) in [(spread - 1, false), (spread, true)] {
-        let mut ftl = Ftl::new(Layout::new(&c.geometry), 32, 0.2, spread);
-        // Blocks 0..5 full; chunks 0, 1 rewritten, so block 0 (2 valid) is the victim.
-        write(&mut ftl, 0, 0..24);
-        write(&mut ftl, 0, [0, 1]);
-        // Every block at 0 erases but the victim; after its erase it has one more.
-        ftl.blocks[0].erases = victim_erases;
-        ftl.planes[0].at_min = 7;
-        let work = ftl.collect(0, &mut InOrder).unwrap();
-        let after = victim_erases + 1;
-        assert_eq!(after > spread, swap);
-        if swap {
-            // The coldest full block (block 1, 4 valid pages) moves into block 0 and is erased.
-            assert_eq!(work, GcWork { moved: 2 + 4, erased: 2, wl_moved: 4 }, "victim erases {after}");
-            assert_eq!((ftl.blocks[0].valid, ftl.blocks[1].erases), (4, 1));
-        } else {
-            assert_eq!(work, GcWork { moved: 2, erased: 1, wl_moved: 0 }, "victim erases {after} = bound");
-            assert_eq!(ftl.blocks[1].erases, 0);
+    for cold in [0, 1] {
+        for (victim_erases, swap) in [(cold + spread - 1, false), (cold + spread, true)] {
+            let mut ftl = Ftl::new(Layout::new(&c.geometry), 32, 0.2, spread);
+            // Blocks 0..5 full; chunks 0, 1 rewritten into block 6, so block 0
+            // (2 valid) is the victim; block 7 stays free.
+            write(&mut ftl, 0, 0..24);
+            write(&mut ftl, 0, [0, 1]);
+            // Blocks 1..6 (block 6 fills with the GC's moves) at `cold`
+            // erases, block 7 at 0.
+            ftl.blocks[0].erases = victim_erases;
+            for b in 1..7 {
+                ftl.blocks[b].erases = cold;
+            }
+            ftl.planes[0].at_min = if cold == 0 { 7 } else { 1 };
+            let work = ftl.collect(0, &mut InOrder).unwrap();
+            let gap = victim_erases + 1 - cold;
+            assert_eq!(gap > spread, swap);
+            if swap {
+                // The coldest full block (block 1, 4 valid pages) moves into block 0 and is erased.
+                assert_eq!(work, GcWork { moved: 2 + 4, erased: 2, wl_moved: 4 }, "cold {cold}, gap {gap}");
+                assert_eq!((ftl.blocks[0].valid, ftl.blocks[1].erases), (4, cold + 1));
+            } else {
+                assert_eq!(work, GcWork { moved: 2, erased: 1, wl_moved: 0 }, "cold {cold}, gap {gap} = bound");
+                assert_eq!(ftl.blocks[1].erases, cold);
+            }
         }
     }
 }
