@@ -349,7 +349,8 @@ impl<O: Observer> Ssd<O> {
     /// A program of job `op.owner` finished: commit it.
     pub(crate) fn program_done(&mut self, op: FlashOp) {
         let id = op.owner;
-        let old = self.ftl.commit(op.chunk, op.ppn);
+        let stale = self.fault == Some(Fault::StaleRead) && op.origin == Origin::HostProgram;
+        let old = if stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
         if let Some(g) = &mut self.gc_overlap {
             g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
         }
@@ -359,9 +360,12 @@ impl<O: Observer> Ssd<O> {
             let t = if op.origin == Origin::ParityProgram {
                 let mut x = j.acc;
                 let mut bits = j.written;
+                if self.fault == Some(Fault::ParityMissesChunk) {
+                    bits &= bits.wrapping_sub(1);
+                }
                 while bits != 0 {
                     let p = bits.trailing_zeros();
-                    bits &= bits - 1;
+                    bits &= bits.wrapping_sub(1);
                     x ^= token(j.serial, p);
                 }
                 x

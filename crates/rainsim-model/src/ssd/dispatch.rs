@@ -177,7 +177,8 @@ impl<O: Observer> Ssd<O> {
             c.bus_free_at = c.bus_free_at.max(now) + 2 * self.t.xfer * work.moved as u64;
         }
         if let Some(v) = &mut self.verifier {
-            for &(old, new) in &self.ftl.moves {
+            let lost = usize::from(self.fault == Some(super::Fault::GcLosesPage));
+            for &(old, new) in self.ftl.moves.iter().skip(lost) {
                 v.moved(old, new);
             }
             if let Err(e) = Verifier::check_accounting(&self.ftl, die, now) {

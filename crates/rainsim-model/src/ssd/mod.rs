@@ -143,6 +143,13 @@ pub(crate) struct HostReq {
 pub enum Fault {
     /// RMW forgets the old data: parity = old parity ⊕ new data.
     RmwIgnoresOldData,
+    /// Host data programs never reach the mapping: later reads return the
+    /// previous version.
+    StaleRead,
+    /// Parity leaves out the lowest data chunk its job writes.
+    ParityMissesChunk,
+    /// The first page a GC moves loses its data.
+    GcLosesPage,
 }
 
 /// Controller cores (contended when `controller.cores > 0`).
@@ -422,6 +429,12 @@ impl<O: Observer> Ssd<O> {
     #[doc(hidden)]
     pub fn inject_fault(&mut self, f: Fault) {
         self.fault = Some(f);
+    }
+
+    /// The verifier's data tokens, in verify mode (tests only).
+    #[doc(hidden)]
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verifier.as_ref()
     }
 
     /// LDPC level of `ppn` if it were read now (from its block's wear, data

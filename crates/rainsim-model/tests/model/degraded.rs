@@ -426,7 +426,7 @@ fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
     let mut dm16 = preset("degraded-mode-16ch");
     crate::gc_from_start(&mut dm16);
     dm16.raid.stripe_width = 6;
-    let mut moved = 0;
+    let (mut moved, mut gcs) = (0, 0);
     for (base, read, place, parity) in [
         (&dm8, ReadRoutingKind::GcTolerant, UpdatePlacementKind::StripeChannel, ParityUpdateKind::FewestPrereads),
         (&dm8, ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded, ParityUpdateKind::FewestPrereads),
@@ -449,8 +449,10 @@ fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
             let r = &ssd.obs.raid;
             rebuilt += r.degraded_reads + r.gc_tolerant_reads;
             moved += r.degraded_updates;
+            gcs += ssd.obs.channels.iter().map(|c| c.gc_count).sum::<u64>();
         }
         assert!(rebuilt > 0, "{read:?}: no read was rebuilt on any trace");
     }
     assert!(moved > 0, "no degraded update was exercised");
+    assert!(gcs > 0, "no GC ran on any trace");
 }

@@ -1,11 +1,15 @@
 //! Integration tests of the device model (one test binary).
 
 mod ageing;
+mod controller;
 mod degraded;
 mod determinism;
+mod faults;
 mod gc;
+mod gc_exact;
 mod ldpc;
 mod parity_update;
+mod percentiles;
 mod props;
 mod queueing;
 mod rotating_gc;
