@@ -220,12 +220,37 @@ class Runner:
     """Runs every job once (jobs with the same canonical settings share one
     run) in parallel, with progress on stderr."""
 
-    def __init__(self, binary, keep, jobs):
+    def __init__(self, binary, keep, jobs, reuse=False):
         self.binary = binary
         self.dir = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="rainsim-results-"))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.jobs = jobs
+        self.reuse = reuse
         self.walls = []
+
+    def key_file(self, ck):
+        return self.dir / f"run{self.index[ck]:05d}.key"
+
+    def kept(self, out, ck, scheme, seed):
+        """With --reuse, the report an earlier run left at `out` for the same
+        job (its key file must match; a report without one must at least
+        have the same scheme and seed), else None."""
+        if not self.reuse or not out.exists():
+            return None
+        key = out.with_suffix(".key")
+        try:
+            r = json.loads(out.read_text())
+        except (OSError, ValueError):
+            return None
+        if key.exists():
+            if json.loads(key.read_text()) != json.loads(json.dumps(ck)):
+                return None
+        elif r.get("scheme") != scheme or r.get("seed") != seed:
+            return None
+        for cls in r.get("latency", {}).values():
+            cls.pop("cdf", None)
+        r.setdefault("_wall_s", 0.0)
+        return r
 
     def canonical(self, preset, sets):
         """The sets that differ from the preset's own values, sorted."""
@@ -243,14 +268,22 @@ class Runner:
             ck = (preset, scheme, wl.name, win, seed, self.canonical(preset, sets))
             alias[key] = ck
             unique.setdefault(ck, (preset, scheme, wl, win, seed, ck[-1]))
+        self.index = {ck: i for i, ck in enumerate(unique)}
         done, t0 = {}, time.monotonic()
         with cf.ThreadPoolExecutor(self.jobs) as ex:
             futs = {}
             for i, (ck, (preset, scheme, wl, win, seed, sets)) in enumerate(unique.items()):
                 out = self.dir / f"run{i:05d}.json"
+                kept = self.kept(out, ck, scheme, seed)
+                if kept is not None:
+                    done[ck] = kept
+                    continue
                 futs[ex.submit(run_one, self.binary, preset, scheme, wl, win, seed, sets, out)] = ck
+            if done:
+                print(f"{len(done)} runs reused from {self.dir}", file=sys.stderr)
             for i, fut in enumerate(cf.as_completed(futs), 1):
                 done[futs[fut]] = fut.result()
+                self.key_file(futs[fut]).write_text(json.dumps(futs[fut]))
                 self.walls.append(done[futs[fut]]["_wall_s"])
                 el = time.monotonic() - t0
                 eta = el / i * (len(futs) - i)
@@ -298,12 +331,15 @@ def main():
     ap.add_argument("--window", type=int, default=WINDOW)
     ap.add_argument("--profiles", help="comma-separated synthetic profile names")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--reuse", action="store_true", help="with --keep DIR: reuse the reports an earlier run of the same jobs left there"
+    )
     a = ap.parse_args()
     t_start = time.monotonic()
     page = results_pages.PAGES[a.page]
     binary = Binary(build())
     seeds = list(range(1, (2 if a.quick else a.seeds) + 1))
-    runner = Runner(binary, a.keep, a.jobs)
+    runner = Runner(binary, a.keep, a.jobs, a.reuse)
     windir = runner.dir / "windows"
     windir.mkdir(exist_ok=True)
     traces, skipped = trace_workloads(binary, trace_dir(a.traces), a.window, windir, 3 if a.quick else None)

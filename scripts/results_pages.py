@@ -328,6 +328,9 @@ def saturation_table(ctx, presets, schemes):
     for wl in ctx.workloads:
         cells = [f"`{wl.name}`"]
         for p in presets:
+            if (p, schemes[0], wl.name, 0, ctx.seeds[0], "main") not in ctx.reports:
+                cells.append("not run")  # e.g. a profile on a sweep device
+                continue
             rs = [ctx.r(p, sc, wl.name, w, s) for sc in schemes for w, s in ctx.replicates(wl)]
             sat = [r for r in rs if V.saturation(r)[0]]
             busy = med([V.max_busy(r) for r in rs])
