@@ -16,7 +16,7 @@ use crate::ftl::{Ftl, GcWork, OutOfSpace};
 use crate::policy::BlockAllocator;
 use crate::raid::stripe::StripeLayout;
 use rainsim_trace::{Op, Request};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the warm-up did (the report's `warmup` section).
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
@@ -178,4 +178,33 @@ impl Writer<'_> {
         }
         Err(OutOfSpace { die: first })
     }
+}
+
+/// Optional warm-up: a timing-free replay of writes through the FTL and GC
+/// before the run; statistics then start at zero, the histories policies
+/// read (GC durations) do not.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Warmup {
+    /// Host writes to replay, in multiples of the host-visible capacity; 0 = off.
+    pub device_writes: f64,
+    /// What drives it: the run's own trace (its writes, repeated) or the
+    /// `[workload]` synthetic workload (its writes, another seed).
+    pub workload: WarmupWorkload,
+}
+
+impl Default for Warmup {
+    fn default() -> Self {
+        Warmup { device_writes: 0.0, workload: WarmupWorkload::Trace }
+    }
+}
+
+/// Source of the warm-up's writes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarmupWorkload {
+    /// The writes of the replayed requests, cycled.
+    Trace,
+    /// The writes of the `[workload]` synthetic workload.
+    Synthetic,
 }

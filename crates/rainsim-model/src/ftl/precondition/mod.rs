@@ -9,6 +9,7 @@
 //! plane then lays its valid pages and its share of invalid pages in whole
 //! blocks by the layout (`uniform`, `packed`, `steady-state`).
 
+pub mod params;
 pub mod steady_state;
 
 use super::Ftl;

@@ -1,0 +1,122 @@
+//! The `[precondition]` keys: how much of the device is aged and how the
+//! aged pages lie in blocks.
+
+use crate::config::{ConfigError, Geometry};
+use serde::{Deserialize, Serialize};
+
+/// Direct preconditioning: fractions of all physical pages, and how they lie
+/// in blocks (the layout decides what GC costs; DESIGN.md §3).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Precondition {
+    /// Fraction of physical pages holding valid data (data and parity).
+    pub valid: f64,
+    /// Fraction of physical pages left invalid (stale).
+    pub invalid: f64,
+    /// How valid and invalid pages lie in blocks.
+    pub layout: AgeLayout,
+    /// Which pages the trace needs mapped before time 0.
+    pub map_trace: MapTrace,
+    /// Free blocks per plane above the GC trigger at time 0 (invalid pages
+    /// give way to make room); absent = whatever `valid` and `invalid` leave.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free_margin: Option<u32>,
+    /// Steady-state layout: valid fraction of the hot pool's pages, in (0, 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hot_utilization: Option<f64>,
+    /// Steady-state layout: valid pages of the greedy victim (the moves of
+    /// the first GCs); sets the hot pool's utilisation instead of `hot_utilization`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_moves_per_gc: Option<f64>,
+}
+
+impl Default for Precondition {
+    fn default() -> Self {
+        Precondition {
+            valid: 0.0,
+            invalid: 0.0,
+            layout: AgeLayout::Uniform,
+            map_trace: MapTrace::None,
+            free_margin: None,
+            hot_utilization: None,
+            target_moves_per_gc: None,
+        }
+    }
+}
+
+/// How preconditioned pages lie in blocks.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgeLayout {
+    /// Valid pages scattered over every written block: each victim is nearly
+    /// full (the worst case, not a real device).
+    Uniform,
+    /// Blocks all valid or all invalid, as after a sequential fill and
+    /// whole-block invalidation (SSDsim's `make_aged`).
+    Packed,
+    /// Cold data in full blocks; a hot pool whose blocks' valid fractions
+    /// follow greedy GC's steady state under uniform writes.
+    SteadyState,
+}
+
+/// Pages mapped (with their stripes' parity) before time 0.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum MapTrace {
+    /// Nothing beyond the valid fraction.
+    None,
+    /// Every page the trace reads before it writes it (SSDsim's `pre_process_page`).
+    Reads,
+    /// Every page the trace touches.
+    Footprint,
+}
+
+impl Precondition {
+    /// Rejects layout keys that are out of range or mean nothing with the
+    /// chosen layout.
+    pub(crate) fn validate_layout(&self, g: &Geometry, gc_threshold: f64) -> Result<(), ConfigError> {
+        let err = |m: String| Err(ConfigError(m));
+        let steady = self.layout == AgeLayout::SteadyState;
+        if let Some(r) = self.hot_utilization {
+            if !steady {
+                return err(
+                    "precondition.hot_utilization applies only to precondition.layout = \"steady-state\"".into()
+                );
+            }
+            if !(r > 0.0 && r < 1.0) {
+                return err(format!("precondition.hot_utilization = {r} must be in (0, 1)"));
+            }
+        }
+        if let Some(m) = self.target_moves_per_gc {
+            if !steady {
+                return err(
+                    "precondition.target_moves_per_gc applies only to precondition.layout = \"steady-state\"".into()
+                );
+            }
+            if self.hot_utilization.is_some() {
+                return err(
+                    "give precondition.hot_utilization or precondition.target_moves_per_gc, not both (a preset \
+                            may set one: --set precondition.hot_utilization=default removes it)"
+                        .into(),
+                );
+            }
+            if !(m > 0.0 && m < g.pages_per_block as f64) {
+                return err(format!(
+                    "precondition.target_moves_per_gc = {m} must be above 0 and below geometry.pages_per_block = {}",
+                    g.pages_per_block
+                ));
+            }
+        }
+        if let Some(m) = self.free_margin {
+            let trigger = ((gc_threshold * g.blocks_per_plane as f64).floor() as u64).max(2);
+            if trigger + m as u64 >= g.blocks_per_plane as u64 {
+                return err(format!(
+                    "precondition.free_margin = {m} plus the GC trigger's {trigger} free blocks leaves no room for data \
+                     in a plane of {} blocks",
+                    g.blocks_per_plane
+                ));
+            }
+        }
+        Ok(())
+    }
+}
