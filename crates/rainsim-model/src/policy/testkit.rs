@@ -6,6 +6,7 @@ use super::{DeviceView, Member};
 use crate::config::Config;
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
+use crate::flash::ldpc::LdpcModel;
 use crate::flash::op::{FlashOp, Origin};
 use crate::flash::timing::FlashTiming;
 use crate::ftl::Ftl;
@@ -28,6 +29,8 @@ pub struct Bench {
     pub t: FlashTiming,
     pub channels: Vec<ChannelState>,
     pub dies: Vec<DieState>,
+    /// The LDPC model when `cfg.ldpc.enabled` (reads priced by their block's level).
+    pub ldpc: Option<LdpcModel>,
     /// The views' current time.
     pub now: SimTime,
     seq: u32,
@@ -63,6 +66,7 @@ impl Bench {
                 })
                 .collect(),
             dies: vec![DieState::default(); layout.dies() as usize],
+            ldpc: LdpcModel::new(&cfg.ldpc, cfg.timing.read_ns),
             layout,
             stripes,
             cfg,
@@ -132,7 +136,7 @@ impl Bench {
             timing: &self.cfg.timing,
             t: &self.t,
             ftl: &self.ftl,
-            ldpc: None,
+            ldpc: self.ldpc.as_ref(),
             layout: &self.layout,
             stripes: &self.stripes,
         }

@@ -2,6 +2,7 @@
 
 mod ageing;
 mod controller;
+mod cost_edges;
 mod degraded;
 mod determinism;
 mod faults;

@@ -1,0 +1,135 @@
+//! Edges of the cost models, on hand-built states: exact ties, the queued
+//! programs' share of Eq. 1's expected GCs, a plane below the trigger, and
+//! LDPC-aware read times in the degraded and adaptive costs.
+
+use crate::tiny;
+use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams};
+use rainsim_model::policy::queuing_cost::{expected_gcs, read_costs, update_costs, wait_ns};
+use rainsim_model::policy::testkit::{bits, Bench};
+use rainsim_model::policy::{
+    degraded_read::DegradedRead, degraded_update::DegradedUpdate, ChunkUpdate, Member, ReadRouting, ReadTarget, Route,
+    UpdatePlacement, UpdatePlan,
+};
+
+/// 6 single-die channels, one plane of 64 blocks × 16 pages each, 3+1 stripes.
+fn bench() -> Bench {
+    Bench::from_config(tiny(6, 1, 1, 64, 16, Some(4)))
+}
+
+#[test]
+fn a_tie_between_t_a_and_t_b_stays_normal_for_reads_and_updates() {
+    let mut cfg = tiny(6, 1, 1, 64, 16, Some(4));
+    // XOR as long as one unloaded read (sensing + transfer), so that two reads
+    // queued on the target cost exactly the XOR plus one read queued on a partner.
+    let f0 = Bench::from_config(cfg.clone());
+    cfg.timing.xor_ns = f0.t.read + f0.t.xfer;
+    let mut f = Bench::from_config(cfg);
+    f.now = 1_000_000;
+    let target = f.member_on(0, 0);
+    let partners = [f.member_on(1, 1), f.member_on(2, 2), f.member_on(3, 3)];
+    f.queue_reads(f.layout.first_die(0), 2);
+    f.queue_reads(f.layout.first_die(1), 1);
+    let (t_a, t_b) = read_costs(&f.view(), &target, &partners);
+    assert_eq!(t_a, t_b, "T_A = 2 t_rd = t_xor + t_rd = T_B");
+    let read = ReadTarget { target, partners: &partners };
+    assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Normal, "a tie stays normal");
+    // The update at the same state: T'_A = T_wait + t_wr = T_B + t_wr·0 + t_wr = T'_B.
+    let (ua, ub) = update_costs(&f.view(), &target, &partners, 4);
+    assert_eq!(ua, ub);
+    let u = ChunkUpdate { target, partners: &partners, outside: &[4, 5] };
+    assert_eq!(DegradedUpdate::default().place(&f.view(), &u), None, "a tie stays on the stripe channel");
+    // One more read on the target breaks the tie.
+    f.queue_reads(f.layout.first_die(0), 1);
+    assert_eq!(DegradedRead::default().route(&f.view(), &read), Route::Degraded);
+}
+
+#[test]
+fn queued_programs_beyond_the_planes_headroom_add_expected_gcs() {
+    let mut f = bench();
+    // A fresh plane: 64 free blocks, trigger ⌊0.1 × 64⌋ = 6, so 58 blocks × 16
+    // pages = 928 programs fit before GC; each GC then reclaims 16 pages (no
+    // history: no moves).
+    assert_eq!(f.ftl.gc_trigger_blocks, 6);
+    let die = f.layout.first_die(0);
+    let c = |f: &Bench, n: u32| expected_gcs(&f.view(), die, n);
+    assert_eq!(c(&f, 928), 0.0);
+    assert_eq!(c(&f, 929), 1.0);
+    // One GC for the first page past the headroom, one more per 16 pages beyond it.
+    assert_eq!(c(&f, 928 + 15), 1.0);
+    assert_eq!(c(&f, 928 + 16), 2.0);
+    // In T_wait: 929 queued programs cost 929 t_wr plus one GC of one erase.
+    let t_wr = (f.t.xfer + f.t.program) as f64;
+    f.queue_writes(0, 929);
+    let w = wait_ns(&f.view(), &f.member_on(0, 0));
+    assert_eq!(w, 929.0 * t_wr + f.t.erase as f64);
+}
+
+#[test]
+fn a_plane_below_the_trigger_expects_a_gc_even_with_nothing_queued() {
+    let mut f = bench();
+    let die = f.layout.first_die(2);
+    let plane = f.layout.first_plane(die) as usize;
+    assert_eq!(expected_gcs(&f.view(), die, 0), 0.0);
+    // 6 free blocks: at the trigger, not below it.
+    while f.ftl.planes[plane].free.len() > 6 {
+        f.ftl.planes[plane].free.pop_back();
+    }
+    assert_eq!(expected_gcs(&f.view(), die, 0), 0.0);
+    f.ftl.planes[plane].free.pop_back();
+    assert_eq!(expected_gcs(&f.view(), die, 0), 1.0);
+    // The programs queued on the channel then add one GC per 16 reclaimed pages.
+    assert_eq!(expected_gcs(&f.view(), die, 31), 1.0 + 1.0);
+}
+
+/// RBER = ε + α·PE^k at age 0 with no reads, by hand; its level in the default table.
+fn level_at(pe: f64) -> usize {
+    let rber = 1.48e-3 + 3.90e-10 * pe.powf(2.05);
+    [2e-3, 3e-3, 4e-3, 5e-3, 6e-3, 7e-3].iter().filter(|&&t| t < rber).count()
+}
+
+#[test]
+fn costs_price_each_read_at_its_ldpc_level() {
+    let mut cfg = tiny(6, 1, 1, 64, 16, Some(4));
+    cfg.ldpc.enabled = true;
+    cfg.ldpc.initial_pe_cycles = 0;
+    cfg.ldpc.precondition_age_days = 0.0;
+    let mut f = Bench::from_config(cfg);
+    f.now = 1_000_000;
+    let retries = [0u64, 1, 2, 4, 8, 16, 32];
+    // Partner 1's page lies in block 3 of channel 1 (3000 erases: level 5 by
+    // hand), partner 2's in a fresh block (level 0).
+    let worn_block = f.layout.first_block(f.layout.first_plane(f.layout.first_die(1))) + 3;
+    f.ftl.blocks[worn_block as usize].erases = 3000;
+    let (lw, l0) = (level_at(3000.0), level_at(0.0));
+    assert_eq!((lw, l0), (5, 0), "the hand-computed levels");
+    let (t_read, xfer) = (f.t.read, f.t.xfer);
+    let read = |l: usize| (t_read + retries[l] * 24_000 + xfer) as f64;
+    let worn = Member { chunk: 1, ppn: f.layout.first_page(worn_block) + 2, die: f.layout.first_die(1), channel: 1 };
+    let fresh = Member { chunk: 2, ppn: f.layout.first_page(f.layout.first_block(2)), die: 2, channel: 2 };
+    assert_eq!(f.layout.channel_of(fresh.ppn), 2);
+    // Two reads queued on each partner: T_B = t_xor + 2 t_rd(worn) + 2 t_rd(fresh).
+    f.queue_reads(1, 2);
+    f.queue_reads(2, 2);
+    let target = f.member_on(0, 0);
+    let (_, t_b) = read_costs(&f.view(), &target, &[worn, fresh]);
+    let want = f.cfg.timing.xor_ns as f64 + 2.0 * read(lw) + 2.0 * read(l0);
+    assert_eq!(t_b, want, "Eq. 4 with each partner's own read time");
+
+    // Adaptive (Eq. 4-9, per-channel queues): RMW pre-reads the written data
+    // (position 0, channel 2, two reads queued) and the parity (position 3,
+    // channel 4, idle); RCW the other data (the worn page at position 1,
+    // channel 1, two reads queued, and position 2, channel 3, idle). Nothing
+    // collects and no program waits, so T = the slowest pre-read's wait.
+    let page = |ch: u32| f.layout.first_page(f.layout.first_block(f.layout.first_plane(f.layout.first_die(ch))));
+    let at = [
+        Some(Member { chunk: 0, ppn: page(2), die: 2, channel: 2 }),
+        Some(worn),
+        Some(Member { chunk: 2, ppn: page(3), die: 3, channel: 3 }),
+        Some(Member { chunk: 3, ppn: page(4), die: 4, channel: 4 }),
+    ];
+    let plan = UpdatePlan { stripe: 0, rmw: bits(&[0, 3]), rcw: bits(&[1, 2]), written: bits(&[0]), at: &at };
+    let c = Adaptive::new(AdaptiveParams::default()).costs(&f.view(), &plan);
+    assert_eq!(c.rmw.total() as f64, 3.0 * read(l0), "behind 2 queued reads at level 0");
+    assert_eq!(c.rcw.total() as f64, 3.0 * read(lw), "behind 2 queued reads, at the worn page's level");
+    assert_eq!((c.rmw.delay_ns, c.rcw.delay_ns), (0, 0));
+}
