@@ -17,6 +17,15 @@ pub struct VerifyError {
     pub what: String,
 }
 
+/// The token of a page that version `serial` wrote only in part (position
+/// `pos`), over old contents `old`: the sectors kept come from the old page, so
+/// the result depends on it, and a merge that skipped reading the old page
+/// (old = 0) gives another token than the verifier expects.
+#[inline]
+pub fn merged(old: u32, serial: u64, pos: u32) -> u32 {
+    token(serial ^ (u64::from(old) << 24) ^ 0x5bd1_e995_0000_0000, pos)
+}
+
 /// Token state: per physical page and per chunk (latest committed).
 pub struct Verifier {
     page_token: Vec<u32>,
@@ -89,6 +98,17 @@ impl Verifier {
         self.chunk_token[chunk as usize] = token;
     }
 
+    /// Records a committed data program of version `serial` at position `pos`:
+    /// `ppn` holds `got`, what the model computed. The chunk's latest version is
+    /// what the verifier computes from its own record: a whole page is
+    /// `token(serial, pos)`, a page written in part is that version merged over
+    /// the chunk's previous latest version (page-level read-modify-write).
+    pub fn write_data(&mut self, chunk: u32, ppn: Ppn, got: u32, serial: u64, pos: u32, partial: bool) {
+        let c = chunk as usize;
+        self.chunk_token[c] = if partial { merged(self.chunk_token[c], serial, pos) } else { token(serial, pos) };
+        self.page_token[ppn as usize] = got;
+    }
+
     /// Token a read of `ppn` returns (no check).
     pub fn peek(&self, ppn: Ppn) -> u32 {
         self.page_token[ppn as usize]
@@ -115,6 +135,22 @@ impl Verifier {
                     what: format!(
                         "plane {plane}: free {free} + valid {valid} + invalid {invalid} != total {total} pages"
                     ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Every mapped chunk's page holds its latest version (catches a lost
+    /// merge or move even when no read follows it).
+    pub fn check_chunks(&self, ftl: &Ftl, now: u64) -> Result<(), VerifyError> {
+        for (c, &want) in self.chunk_token.iter().enumerate() {
+            let Some(p) = ftl.lookup(c as u32) else { continue };
+            let got = self.page_token[p as usize];
+            if got != want {
+                return Err(VerifyError {
+                    time_ns: now,
+                    what: format!("chunk {c} at page {p} holds version token {got:#x}, latest written is {want:#x}"),
                 });
             }
         }

@@ -25,7 +25,7 @@ use crate::flash::op::{FlashOp, Origin};
 use crate::metrics::observer::{Observer, StripeWrite};
 use crate::policy::{fewest_prereads::fewest, ChunkUpdate, Member, Routine, UpdatePlan};
 use crate::ssd::{Ev, Fault, SimError, Ssd};
-use crate::verify::token;
+use crate::verify::{merged, token};
 
 /// Marker for "no job".
 pub const NO_JOB: u32 = u32::MAX;
@@ -55,6 +55,21 @@ pub struct StripeJob {
     pub moved_to: u32,
     /// Positions to pre-read once the controller has decided the routine.
     pub prereads: u64,
+    /// Tokens read of the lowest and highest partly written positions (the
+    /// old pages a page-level read-modify-write merges; verify mode).
+    pub merge_old: [u32; 2],
+}
+
+impl StripeJob {
+    /// The token the job writes at data position `pos`: a whole page is a new
+    /// version; a page written in part merges it over the old page it read.
+    pub fn data_token(&self, pos: u32) -> u32 {
+        if self.partial & (1 << pos) == 0 {
+            return token(self.serial, pos);
+        }
+        let old = if pos == self.partial.trailing_zeros() { self.merge_old[0] } else { self.merge_old[1] };
+        merged(old, self.serial, pos)
+    }
 }
 
 /// Marker for "no channel".
@@ -125,6 +140,7 @@ impl<O: Observer> Ssd<O> {
             acc: 0,
             moved_to: NO_CHANNEL,
             prereads: 0,
+            merge_old: [0; 2],
         };
         let id = self.jobs.insert(job);
         let lock = self.locks.entry(stripe).or_insert_with(StripeLock::free);
@@ -177,9 +193,11 @@ impl<O: Observer> Ssd<O> {
         at.clear();
         at.extend((0..w).map(|pos| self.member(j.stripe * w + pos)));
         let mut decided = false;
+        // The fault plans as if every page were whole (no merge read).
+        let partial = if self.fault == Some(Fault::SkipsMergeRead) { 0 } else { j.partial };
         let reads = if self.stripes.parity {
             let pp = self.stripes.parity_pos(j.stripe);
-            let plan = plan_stripe_write(pp, j.stripe, j.written, j.partial, &at);
+            let plan = plan_stripe_write(pp, j.stripe, j.written, partial, &at);
             if plan.rmw == 0 && plan.rcw == 0 {
                 // Nothing to read: a full-stripe write, or a stripe with no data yet.
                 let full = j.written == data_mask(w, pp) && j.partial == 0;
@@ -203,7 +221,7 @@ impl<O: Observer> Ssd<O> {
                 set
             }
         } else {
-            let set = if at[0].is_some() { j.partial } else { 0 };
+            let set = if at[0].is_some() { partial } else { 0 };
             self.obs.stripe_write(StripeWrite::Plain, false, set.count_ones());
             set
         };
@@ -271,6 +289,13 @@ impl<O: Observer> Ssd<O> {
             let u = ChunkUpdate { target, partners: &partners, outside: &outside };
             choice = self.policies.place.place(&view, &u);
         }
+        if self.fault == Some(Fault::MovesIntoStripe) && choice.is_some() {
+            // The fault lands the chunk on a partner's channel, unchecked.
+            let partner = stripe_channels.iter().enumerate().find(|&(q, _)| q != pos).map(|(_, &c)| c);
+            self.scratch = partners;
+            self.scratch_channels = outside;
+            return partner.map(|ch| (ch, set));
+        }
         let legal = choice.is_none_or(|ch| outside.contains(&ch));
         self.scratch = partners;
         self.scratch_channels = outside;
@@ -297,9 +322,21 @@ impl<O: Observer> Ssd<O> {
                     Routine::Rcw => j.written & (1 << pos) == 0,
                 }
             };
+            let t = v.peek(op.ppn);
+            let j = &mut self.jobs[id];
             if contributes {
-                let t = v.peek(op.ppn);
-                self.jobs[id].acc ^= t;
+                j.acc ^= t;
+            }
+            if j.moved_to != NO_CHANNEL {
+                // The old chunk is the XOR of every other member read.
+                j.merge_old[0] ^= t;
+                j.merge_old[1] ^= t;
+            } else if j.partial & (1 << pos) != 0 {
+                let hi = usize::from(pos != j.partial.trailing_zeros());
+                j.merge_old[hi] = t;
+                if j.partial.count_ones() == 1 {
+                    j.merge_old[1] = t;
+                }
             }
         }
         self.phase_step(id);
@@ -349,7 +386,12 @@ impl<O: Observer> Ssd<O> {
     /// A program of job `op.owner` finished: commit it.
     pub(crate) fn program_done(&mut self, op: FlashOp) {
         let id = op.owner;
-        let stale = self.fault == Some(Fault::StaleRead) && op.origin == Origin::HostProgram;
+        let stale = op.origin == Origin::HostProgram
+            && match self.fault {
+                Some(Fault::StaleRead) => true,
+                Some(Fault::MoveNotRecorded) => self.jobs[id].moved_to != NO_CHANNEL,
+                _ => false,
+            };
         let old = if stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
         if let Some(g) = &mut self.gc_overlap {
             g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
@@ -357,7 +399,7 @@ impl<O: Observer> Ssd<O> {
         if let Some(v) = &mut self.verifier {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
-            let t = if op.origin == Origin::ParityProgram {
+            if op.origin == Origin::ParityProgram {
                 let mut x = j.acc;
                 let mut bits = j.written;
                 if self.fault == Some(Fault::ParityMissesChunk) {
@@ -366,13 +408,13 @@ impl<O: Observer> Ssd<O> {
                 while bits != 0 {
                     let p = bits.trailing_zeros();
                     bits &= bits.wrapping_sub(1);
-                    x ^= token(j.serial, p);
+                    x ^= j.data_token(p);
                 }
-                x
+                v.write(op.chunk, op.ppn, x);
             } else {
-                token(j.serial, pos)
-            };
-            v.write(op.chunk, op.ppn, t);
+                let partial = j.partial & (1 << pos) != 0;
+                v.write_data(op.chunk, op.ppn, j.data_token(pos), j.serial, pos, partial);
+            }
         }
         // The invalidated page may give an idle die something to collect (only
         // now, with the new page's data recorded, may GC move it).

@@ -150,6 +150,14 @@ pub enum Fault {
     ParityMissesChunk,
     /// The first page a GC moves loses its data.
     GcLosesPage,
+    /// Stripe writes plan as if every page were whole: a page written in
+    /// part is not read and merged first.
+    SkipsMergeRead,
+    /// A degraded update programs its chunk on the new channel but the
+    /// mapping (the stripe's record of where its chunks live) keeps the old page.
+    MoveNotRecorded,
+    /// A degraded update places its chunk on a channel its stripe already uses.
+    MovesIntoStripe,
 }
 
 /// Controller cores (contended when `controller.cores > 0`).
@@ -579,6 +587,7 @@ impl<O: Observer> Ssd<O> {
             .into());
         }
         if let Some(v) = &self.verifier {
+            v.check_chunks(&self.ftl, now)?;
             self.totals.stripes_verified = v.check_stripes(&self.ftl, &self.layout, &self.stripes, now)?;
         }
         Ok(())

@@ -2,9 +2,11 @@
 //! run with the message that says what broke, when and where. Each scenario
 //! first runs clean without the fault.
 
-use crate::tiny;
+use crate::{full_stripe, tiny};
 use rainsim_model::metrics::collector::Collector;
+use rainsim_model::policy::{ChunkUpdate, DeviceView, UpdatePlacement};
 use rainsim_model::ssd::Fault;
+use rainsim_model::verify::{merged, token};
 use rainsim_model::{Config, SimError, Ssd};
 use rainsim_trace::{Op, Request};
 
@@ -26,9 +28,21 @@ fn timed(mut c: Config) -> Config {
 /// Runs `reqs` with and without `fault`: clean without, the verification
 /// error with (returned with the device).
 fn caught(cfg: &Config, fault: Fault, reqs: &[Request]) -> (String, Ssd<Collector>) {
+    caught_with(cfg, fault, reqs, |_| {})
+}
+
+/// As `caught`, with `setup` applied to both devices (policies set by hand).
+fn caught_with(
+    cfg: &Config,
+    fault: Fault,
+    reqs: &[Request],
+    setup: impl Fn(&mut Ssd<Collector>),
+) -> (String, Ssd<Collector>) {
     let mut clean = Ssd::new(cfg, Collector::new(cfg.geometry.channels), true).unwrap();
+    setup(&mut clean);
     clean.run(reqs, &mut |_| {}).unwrap_or_else(|e| panic!("fails without the fault: {e}"));
     let mut ssd = Ssd::new(cfg, Collector::new(cfg.geometry.channels), true).unwrap();
+    setup(&mut ssd);
     ssd.inject_fault(fault);
     match ssd.run(reqs, &mut |_| {}) {
         Err(e @ SimError::Verify(_)) => (e.to_string(), ssd),
@@ -107,4 +121,104 @@ fn a_page_lost_by_gc_is_caught() {
         msg,
         format!("verification failed at t = {at} ns: read of chunk 1 returned version token 0x0, latest written is {want:#x}")
     );
+}
+
+/// An unaligned write covering a whole 3+1 stripe (its first page from
+/// sector 1 on) must read and merge the old first page. The fault plans it
+/// as a full-stripe write with no pre-read: the merged page then holds the
+/// new sectors over zeros. A read 10 ms later returns that token, and with no
+/// read the end-of-run check finds the page. The tokens are worked out here:
+/// preconditioning gave position j of stripe s `token(u64::MAX − s, j)`, the
+/// write is version 1. The same with RAID off (one partial page).
+#[test]
+fn a_skipped_merge_read_is_caught() {
+    for raid in [Some(4), None] {
+        let mut c = timed(tiny(4, 1, 1, 64, 16, raid));
+        c.precondition.valid = 0.5;
+        c.geometry.over_provisioning = 0.2;
+        let probe = Ssd::new(&c, Collector::new(4), true).unwrap();
+        let (s, pages) = match raid {
+            Some(_) => (full_stripe(&probe), 3u64),
+            None => ((0..probe.ftl.map.chunks() as u32).find(|&x| probe.ftl.lookup(x).is_some()).unwrap(), 1),
+        };
+        let layout = probe.stripe_layout().clone();
+        let lpn = s as u64 * pages;
+        let (pos, chunk) =
+            if raid.is_some() { (layout.chunk_of_lpn(lpn).1 % 4, layout.chunk_of_lpn(lpn).1) } else { (0, s) };
+        let old = probe.verifier().unwrap().latest(chunk);
+        assert_eq!(old, token(u64::MAX - s as u64, pos), "preconditioned version");
+        let write =
+            Request { time_ns: 0, offset: lpn * PB + 512, size: (pages * PB - 512) as u32, device: 0, op: Op::Write };
+        let at = 10_000_000;
+        let read = req(at, lpn, 1, Op::Read);
+        let (msg, ssd) = caught(&c, Fault::SkipsMergeRead, &[write, read]);
+        let (want, got) = (merged(old, 1, pos), merged(0, 1, pos));
+        assert_eq!(ssd.verifier().unwrap().latest(chunk), want);
+        assert_eq!(
+            msg,
+            format!(
+                "verification failed at t = {at} ns: read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"
+            )
+        );
+        let (msg, ssd) = caught(&c, Fault::SkipsMergeRead, &[write]);
+        let p = ssd.ftl.lookup(chunk).unwrap();
+        assert!(
+            msg.ends_with(&format!(
+                "chunk {chunk} at page {p} holds version token {got:#x}, latest written is {want:#x}"
+            )),
+            "{msg}"
+        );
+    }
+}
+
+/// Moves every single-chunk update to the first channel outside its stripe.
+struct MoveOut;
+impl UpdatePlacement for MoveOut {
+    fn place(&mut self, _: &DeviceView, u: &ChunkUpdate) -> Option<u32> {
+        u.outside.first().copied()
+    }
+}
+
+/// A degraded update (3+1 over 6 channels) whose chunk is programmed on its
+/// new channel while the mapping, the stripe's record of its chunks, keeps
+/// the old page: the read after it returns the old version.
+#[test]
+fn a_moved_chunk_missing_from_its_record_is_caught() {
+    let mut c = timed(tiny(6, 1, 1, 64, 16, Some(4)));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    let probe = Ssd::new(&c, Collector::new(6), true).unwrap();
+    let s = full_stripe(&probe);
+    let chunk = probe.stripe_layout().chunk_of_lpn(s as u64 * 3).1;
+    let old_page = probe.ftl.lookup(chunk).unwrap();
+    let at = 10_000_000;
+    let reqs = [req(0, s as u64 * 3, 1, Op::Write), req(at, s as u64 * 3, 1, Op::Read)];
+    let (msg, ssd) = caught_with(&c, Fault::MoveNotRecorded, &reqs, |d| d.set_update_placement(Box::new(MoveOut)));
+    assert_eq!(ssd.ftl.lookup(chunk), Some(old_page));
+    let v = ssd.verifier().unwrap();
+    let (got, want) = (v.peek(old_page), v.latest(chunk));
+    assert_eq!(got, probe.verifier().unwrap().latest(chunk), "the old version");
+    assert_eq!(
+        msg,
+        format!(
+            "verification failed at t = {at} ns: read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"
+        )
+    );
+}
+
+/// A degraded update landing on a channel its stripe already uses: both
+/// chunks would be lost with that channel, and the end-of-run stripe check
+/// says which stripe and channel.
+#[test]
+fn a_chunk_moved_into_its_own_stripe_is_caught() {
+    let mut c = timed(tiny(6, 1, 1, 64, 16, Some(4)));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    let probe = Ssd::new(&c, Collector::new(6), true).unwrap();
+    let s = full_stripe(&probe);
+    let reqs = [req(0, s as u64 * 3, 1, Op::Write)];
+    let (msg, ssd) = caught_with(&c, Fault::MovesIntoStripe, &reqs, |d| d.set_update_placement(Box::new(MoveOut)));
+    let chans: Vec<u32> = (0..4).map(|j| ssd.layout().channel_of(ssd.ftl.lookup(s * 4 + j).unwrap())).collect();
+    let twice = *chans.iter().find(|&&ch| chans.iter().filter(|&&x| x == ch).count() == 2).expect("a shared channel");
+    assert!(msg.ends_with(&format!("stripe {s} has two chunks on channel {twice}: losing it loses both")), "{msg}");
 }
