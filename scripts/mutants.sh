@@ -15,6 +15,9 @@ if ! command -v cargo-mutants >/dev/null 2>&1; then
   echo "installing cargo-mutants (once)" >&2
   cargo install cargo-mutants --locked
 fi
+# cargo-mutants builds a copy of the tree elsewhere: point the tests at the
+# shared trace samples beside this checkout.
+export RAINSIM_TRACES="${RAINSIM_TRACES:-$(cd .. && pwd)/shared/traces}"
 # The modules the model's premises live in (issue: ftl, raid, policy, ssd,
 # report, verify, flash).
 files=(
