@@ -57,7 +57,6 @@
 //! - The decision's own controller time (`decision_ns`; 5.7 µs on the
 //!   paper's ARM core) is charged by the model before the pre-reads.
 
-use super::fewest_prereads::fewest;
 use super::{DeviceView, Member, ParityUpdate, Routine, UpdatePlan};
 use crate::engine::SimTime;
 use serde::{Deserialize, Serialize};
@@ -205,7 +204,7 @@ impl ParityUpdate for Adaptive {
         } else if self.params.tie_to_rmw {
             Routine::Rmw
         } else {
-            fewest(plan)
+            plan.fewest()
         }
     }
 }
@@ -214,7 +213,7 @@ impl ParityUpdate for Adaptive {
 mod tests {
     use super::*;
     use crate::policy::testkit::{bits, Bench};
-    use crate::raid::update::plan_stripe_write;
+    use crate::raid::rmw_rcw::plan_stripe_write;
 
     /// Two dies per channel: die scope sees only the page's die and its GC.
     #[test]

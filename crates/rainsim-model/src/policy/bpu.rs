@@ -23,7 +23,6 @@
 //! contrasts its cost model with; defaults and their reasons are in the
 //! README ("Parity update: BPU and adaptive").
 
-use super::fewest_prereads::fewest;
 use super::{DeviceView, Member, ParityUpdate, Routine, UpdatePlan};
 use serde::{Deserialize, Serialize};
 
@@ -164,7 +163,7 @@ impl ParityUpdate for Bpu {
     fn choose(&mut self, view: &DeviceView, plan: &UpdatePlan) -> Routine {
         let q = Self::queues(view, plan);
         if self.classify(plan, &q) != BpuClass::Skewed {
-            return fewest(plan);
+            return plan.fewest();
         }
         let (rmw, rcw) = self.scores(plan, &q);
         if rmw < rcw {
@@ -172,7 +171,7 @@ impl ParityUpdate for Bpu {
         } else if rcw < rmw {
             Routine::Rcw
         } else {
-            fewest(plan)
+            plan.fewest()
         }
     }
 }
@@ -181,7 +180,7 @@ impl ParityUpdate for Bpu {
 mod tests {
     use super::*;
     use crate::policy::testkit::{bits, Bench};
-    use crate::raid::update::plan_stripe_write;
+    use crate::raid::rmw_rcw::plan_stripe_write;
 
     /// A 5+1 stripe on channels 0..5 (parity on 5) with the given queued
     /// reads per channel; returns BPU's class and choice for a write of `written`.

@@ -6,17 +6,9 @@ use super::{DeviceView, ParityUpdate, Routine, UpdatePlan};
 /// Fewest pre-reads, ties to RCW.
 pub struct FewestPrereads;
 
-/// The fewest-pre-reads decision for a plan.
-pub fn fewest(plan: &UpdatePlan) -> Routine {
-    if plan.rmw.count_ones() < plan.rcw.count_ones() {
-        Routine::Rmw
-    } else {
-        Routine::Rcw
-    }
-}
 
 impl ParityUpdate for FewestPrereads {
     fn choose(&mut self, _view: &DeviceView, plan: &UpdatePlan) -> Routine {
-        fewest(plan)
+        plan.fewest()
     }
 }

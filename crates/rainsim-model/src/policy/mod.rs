@@ -33,7 +33,8 @@ use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::block::BlockMeta;
 use crate::ftl::Ftl;
-use crate::raid::stripe::{ChunkId, StripeLayout};
+pub use crate::raid::rmw_rcw::{Member, Routine, UpdatePlan};
+use crate::raid::stripe::StripeLayout;
 use crate::ssd::state::{ChannelState, DieState};
 use std::collections::VecDeque;
 
@@ -70,19 +71,6 @@ impl DeviceView<'_> {
         };
         sense + self.t.xfer
     }
-}
-
-/// Where one existing chunk of a stripe lives now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Member {
-    /// Chunk id.
-    pub chunk: ChunkId,
-    /// Its current physical page.
-    pub ppn: u32,
-    /// Die holding that page.
-    pub die: u32,
-    /// Channel of that die.
-    pub channel: u32,
 }
 
 /// A host read of one chunk as the routing policy sees it.
@@ -140,30 +128,6 @@ pub trait UpdatePlacement {
     /// `Some(ch)` makes a degraded update: the old version is rebuilt from the
     /// partners and the new one is programmed on `ch`, one of `u.outside`.
     fn place(&mut self, view: &DeviceView, u: &ChunkUpdate) -> Option<u32>;
-}
-
-/// Parity update routine for a partial-stripe write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Routine {
-    /// Read-modify-write: pre-read the old chunks being written and the old parity.
-    Rmw,
-    /// Reconstruct-write: pre-read the data chunks not being written.
-    Rcw,
-}
-
-/// A partial-stripe write as the parity-update policy sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct UpdatePlan<'a> {
-    /// Stripe number.
-    pub stripe: u32,
-    /// Positions RMW must pre-read (bit j = position j).
-    pub rmw: u64,
-    /// Positions RCW must pre-read.
-    pub rcw: u64,
-    /// Positions being written.
-    pub written: u64,
-    /// Where each position lives now (`None`: never written), by position.
-    pub at: &'a [Option<Member>],
 }
 
 /// Parity update axis.

@@ -12,7 +12,7 @@
 
 use crate::flash::op::{FlashOp, Origin};
 use crate::metrics::observer::Observer;
-use crate::policy::Member;
+use crate::raid::rmw_rcw::Member;
 use crate::raid::update::StripeLock;
 use crate::ssd::{Ev, Ssd};
 use crate::verify::VerifyError;

@@ -2,5 +2,6 @@
 //! writes, RMW, RCW and degraded updates, with pre-reads) and degraded reads.
 
 pub mod degraded_read;
+pub mod rmw_rcw;
 pub mod stripe;
 pub mod update;

@@ -5,16 +5,7 @@
 //!      → XOR on the controller → program data chunks + parity → release lock
 //! ```
 //!
-//! Pre-read sets, with W = positions written, E = positions ever written,
-//! P = positions written only in part (page-level read-modify-write), p = parity:
-//! - full stripe (W = all data positions, P = ∅): none;
-//! - RMW: (W ∩ E) ∪ ({p} ∩ E) — old data being replaced and old parity;
-//! - RCW: ((data ∖ W) ∩ E) ∪ (P ∩ E) — the rest of the stripe, plus old pages
-//!   that are only partly overwritten (they must be merged).
-//!
-//! - degraded update (a placement policy moved the one chunk written to a
-//!   channel outside the stripe): every other written chunk, parity included —
-//!   the old chunk is rebuilt from them instead of read from its busy channel.
+//! The pre-read sets of each routine are planned in `rmw_rcw.rs`.
 //!
 //! A chunk never written reads as zeros and needs no pre-read. Without RAID a
 //! job is a single page: a partial page with old data is pre-read, then written.
@@ -23,7 +14,8 @@
 
 use crate::flash::op::{FlashOp, Origin};
 use crate::metrics::observer::{Observer, StripeWrite};
-use crate::policy::{fewest_prereads::fewest, ChunkUpdate, Member, Routine, UpdatePlan};
+use crate::policy::ChunkUpdate;
+use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, Member, Routine};
 use crate::ssd::{Ev, Fault, SimError, Ssd};
 use crate::verify::{merged, token};
 
@@ -97,31 +89,6 @@ impl StripeLock {
     pub fn readable(&self) -> bool {
         !self.writing && self.head == NO_JOB
     }
-}
-
-/// Bit mask of the data positions of a stripe of `width` with parity at `parity_pos`.
-pub fn data_mask(width: u32, parity_pos: u32) -> u64 {
-    let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
-    all & !(1u64 << parity_pos)
-}
-
-/// The pre-read sets of both routines for a stripe write (module docs give the
-/// rule). A full-stripe write has both sets empty.
-pub fn plan_stripe_write<'a>(
-    parity_pos: u32,
-    stripe: u32,
-    written: u64,
-    partial: u64,
-    at: &'a [Option<Member>],
-) -> UpdatePlan<'a> {
-    let width = at.len() as u32;
-    let exists = at.iter().enumerate().filter(|(_, m)| m.is_some()).fold(0u64, |e, (j, _)| e | 1 << j);
-    let data = data_mask(width, parity_pos);
-    if written == data && partial == 0 {
-        return UpdatePlan { stripe, rmw: 0, rcw: 0, written, at };
-    }
-    let p = 1u64 << parity_pos;
-    UpdatePlan { stripe, rmw: (written | p) & exists, rcw: ((data & !written) | partial) & exists, written, at }
 }
 
 impl<O: Observer> Ssd<O> {
@@ -211,7 +178,7 @@ impl<O: Observer> Ssd<O> {
                 let view = crate::ssd::device_view!(self);
                 let routine = self.policies.parity.choose(&view, &plan);
                 decided = true;
-                let adjusted = routine != fewest(&plan);
+                let adjusted = routine != plan.fewest();
                 self.jobs[id].routine = routine;
                 let (kind, set) = match routine {
                     Routine::Rmw => (StripeWrite::Rmw, plan.rmw),
@@ -436,50 +403,5 @@ impl<O: Observer> Ssd<O> {
         self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
         self.next_writer(j.stripe);
         self.finish_unit(j.req);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn bits(v: &[u32]) -> u64 {
-        v.iter().map(|&b| 1u64 << b).sum()
-    }
-
-    /// Six positions, those in `mask` written (on channel = position).
-    fn at(mask: u64) -> Vec<Option<Member>> {
-        (0..6u32).map(|j| (mask & 1 << j != 0).then_some(Member { chunk: j, ppn: j, die: j, channel: j })).collect()
-    }
-
-    /// A 5+1 stripe with parity at position 5, every chunk already written.
-    #[test]
-    fn rmw_and_rcw_sets_for_a_5_plus_1_stripe() {
-        let all = at(bits(&[0, 1, 2, 3, 4, 5]));
-        let some = at(bits(&[3, 5]));
-        // One chunk (d0): RMW reads d0 + P (2), RCW reads d1..d4 (4).
-        let p = plan_stripe_write(5, 0, bits(&[0]), 0, &all);
-        assert_eq!((p.rmw, p.rcw), (bits(&[0, 5]), bits(&[1, 2, 3, 4])));
-        assert_eq!(fewest(&p), Routine::Rmw);
-        // Three chunks: RMW 4, RCW 2.
-        let p = plan_stripe_write(5, 0, bits(&[0, 1, 2]), 0, &all);
-        assert_eq!((p.rmw, p.rcw), (bits(&[0, 1, 2, 5]), bits(&[3, 4])));
-        assert_eq!(fewest(&p), Routine::Rcw);
-        // Two chunks: 3 vs 3, a tie goes to RCW (Linux md).
-        let p = plan_stripe_write(5, 0, bits(&[1, 2]), 0, &all);
-        assert_eq!((p.rmw.count_ones(), p.rcw.count_ones()), (3, 3));
-        assert_eq!(fewest(&p), Routine::Rcw);
-        // Half of d0: RCW must also read old d0 to merge the page.
-        let p = plan_stripe_write(5, 0, bits(&[0]), bits(&[0]), &all);
-        assert_eq!((p.rmw, p.rcw), (bits(&[0, 5]), bits(&[0, 1, 2, 3, 4])));
-        // Full stripe: nothing to read.
-        let p = plan_stripe_write(5, 0, bits(&[0, 1, 2, 3, 4]), 0, &all);
-        assert_eq!((p.rmw, p.rcw), (0, 0));
-        // Never-written chunks are zeros: no pre-read. Only d3 and P exist.
-        let p = plan_stripe_write(5, 0, bits(&[0]), 0, &some);
-        assert_eq!((p.rmw, p.rcw), (bits(&[5]), bits(&[3])));
-        // Parity in the middle (position 2): data positions skip it.
-        let p = plan_stripe_write(2, 0, bits(&[0, 1]), 0, &all);
-        assert_eq!((p.rmw, p.rcw), (bits(&[0, 1, 2]), bits(&[3, 4, 5])));
     }
 }

@@ -7,10 +7,10 @@
 use crate::{full_stripe, scheme, tiny, Lat};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams, Costs, RoutineCost};
-use rainsim_model::policy::fewest_prereads::fewest;
 use rainsim_model::policy::testkit::Bench;
-use rainsim_model::policy::{Member, ParityUpdate, Routine};
-use rainsim_model::raid::update::plan_stripe_write;
+use rainsim_model::policy::ParityUpdate;
+use rainsim_model::raid::rmw_rcw::{Member, Routine};
+use rainsim_model::raid::rmw_rcw::plan_stripe_write;
 use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 
@@ -63,7 +63,7 @@ impl Fig5 {
         let plan = plan_stripe_write(5, 0, written.iter().map(|&p| 1u64 << p).sum(), 0, &at);
         let view = self.view();
         let mut a = Adaptive::new(AdaptiveParams::default());
-        (a.costs(&view, &plan), a.choose(&view, &plan), fewest(&plan))
+        (a.costs(&view, &plan), a.choose(&view, &plan), plan.fewest())
     }
 }
 
