@@ -6,7 +6,6 @@ use super::{DeviceView, ParityUpdate, Routine, UpdatePlan};
 /// Fewest pre-reads, ties to RCW.
 pub struct FewestPrereads;
 
-
 impl ParityUpdate for FewestPrereads {
     fn choose(&mut self, _view: &DeviceView, plan: &UpdatePlan) -> Routine {
         plan.fewest()

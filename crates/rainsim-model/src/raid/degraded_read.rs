@@ -19,7 +19,7 @@ use crate::verify::VerifyError;
 
 /// One degraded read in flight.
 #[derive(Debug, Clone, Copy)]
-pub struct Rebuild {
+pub struct DegradedRead {
     /// Host request it serves.
     pub req: u32,
     /// Chunk being rebuilt.
@@ -32,7 +32,7 @@ pub struct Rebuild {
 
 impl<O: Observer> Ssd<O> {
     /// Whether a degraded read of stripe `s` may start now.
-    pub(crate) fn rebuildable(&self, s: u32) -> bool {
+    pub(crate) fn degraded_readable(&self, s: u32) -> bool {
         self.locks.get(&s).is_none_or(|l| l.readable())
     }
 
@@ -49,10 +49,10 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Starts rebuilding `chunk` for host request `req` from `partners`.
-    pub(crate) fn start_rebuild(&mut self, req: u32, chunk: u32, partners: &[Member], gc_tolerant: bool) {
+    pub(crate) fn start_degraded_read(&mut self, req: u32, chunk: u32, partners: &[Member], gc_tolerant: bool) {
         let s = chunk / self.stripes.width;
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
-        let id = self.rebuilds.insert(Rebuild { req, chunk, pending: partners.len() as u32, acc: 0 });
+        let id = self.degraded_reads.insert(DegradedRead { req, chunk, pending: partners.len() as u32, acc: 0 });
         self.obs.degraded_read(gc_tolerant, partners.len() as u32);
         // Degraded-mode scheduling inserts its reads at the heads of the
         // partners' queues (§3.2, "serviced immediately"); a GC-tolerant read
@@ -63,22 +63,22 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// A partner read of rebuild `op.owner` finished.
-    pub(crate) fn rebuild_read_done(&mut self, op: FlashOp) {
+    pub(crate) fn partner_read_done(&mut self, op: FlashOp) {
         let id = op.owner;
         if let Some(v) = &self.verifier {
-            self.rebuilds[id].acc ^= v.peek(op.ppn);
+            self.degraded_reads[id].acc ^= v.peek(op.ppn);
         }
-        let r = &mut self.rebuilds[id];
+        let r = &mut self.degraded_reads[id];
         r.pending -= 1;
         if r.pending == 0 {
             let at = self.controller_delay(self.cfg.timing.xor_ns);
-            self.q.at(at, Ev::RebuildDone(id));
+            self.q.at(at, Ev::DegradedReadDone(id));
         }
     }
 
     /// XOR done: the rebuilt chunk goes to the host.
-    pub(crate) fn rebuild_done(&mut self, id: u32) {
-        let r = self.rebuilds.remove(id);
+    pub(crate) fn degraded_read_done(&mut self, id: u32) {
+        let r = self.degraded_reads.remove(id);
         self.obs.xor();
         if let Some(v) = &self.verifier {
             let want = v.latest(r.chunk);

@@ -66,7 +66,6 @@ impl UpdatePlan<'_> {
     }
 }
 
-
 /// Bit mask of the data positions of a stripe of `width` with parity at `parity_pos`.
 pub fn data_mask(width: u32, parity_pos: u32) -> u64 {
     let all = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };

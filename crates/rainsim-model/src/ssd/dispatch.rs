@@ -138,7 +138,7 @@ impl<O: Observer> Ssd<O> {
         match op.origin {
             Origin::HostRead => self.finish_unit(op.owner),
             Origin::PreRead => self.preread_done(op),
-            Origin::DegradedRead => self.rebuild_read_done(op),
+            Origin::DegradedRead => self.partner_read_done(op),
             Origin::HostProgram | Origin::ParityProgram => self.program_done(op),
         }
         self.try_start(die);

@@ -84,7 +84,7 @@ impl<O: Observer> Ssd<O> {
         let mut partners = std::mem::take(&mut self.scratch);
         partners.clear();
         let stripe = chunk / self.stripes.width;
-        if self.stripes.parity && self.policies.read.wants_partners() && self.rebuildable(stripe) {
+        if self.stripes.parity && self.policies.read.wants_partners() && self.degraded_readable(stripe) {
             self.stripe_partners(stripe, chunk, &mut partners);
         }
         let view = crate::ssd::device_view!(self);
@@ -93,7 +93,7 @@ impl<O: Observer> Ssd<O> {
         if route == Route::Normal || partners.is_empty() {
             self.enqueue_read(chunk, target.ppn, id, Origin::HostRead);
         } else {
-            self.start_rebuild(id, chunk, &partners, route == Route::GcTolerant);
+            self.start_degraded_read(id, chunk, &partners, route == Route::GcTolerant);
         }
         self.scratch = partners;
     }

@@ -28,8 +28,8 @@ use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::{Ftl, OutOfSpace};
 use crate::metrics::observer::Observer;
 use crate::policy::{ParityUpdateKind, Policies, ReadRoutingKind, UpdatePlacementKind};
+use crate::raid::degraded_read::DegradedRead;
 use crate::raid::rmw_rcw::Member;
-use crate::raid::degraded_read::Rebuild;
 use crate::raid::stripe::StripeLayout;
 use crate::raid::update::{StripeJob, StripeLock};
 use crate::verify::{Verifier, VerifyError};
@@ -74,7 +74,7 @@ pub(crate) enum Ev {
     /// The controller finished XOR for a stripe job.
     XorDone(u32),
     /// The controller finished XOR for a degraded read.
-    RebuildDone(u32),
+    DegradedReadDone(u32),
     /// The controller decided a stripe job's parity-update routine.
     Planned(u32),
 }
@@ -205,7 +205,7 @@ pub struct Ssd<O: Observer> {
     pub(crate) policies: Policies,
     pub(crate) reqs: slab::Slab<HostReq>,
     pub(crate) jobs: slab::Slab<StripeJob>,
-    pub(crate) rebuilds: slab::Slab<Rebuild>,
+    pub(crate) degraded_reads: slab::Slab<DegradedRead>,
     /// Stripes with a write job or degraded reads in flight.
     pub(crate) locks: FxHashMap<u32, StripeLock>,
     /// Reusable buffer of stripe members for policy queries.
@@ -321,7 +321,7 @@ impl<O: Observer> Ssd<O> {
             channels,
             reqs: Default::default(),
             jobs: Default::default(),
-            rebuilds: Default::default(),
+            degraded_reads: Default::default(),
             locks: FxHashMap::default(),
             scratch: Vec::new(),
             scratch_at: Vec::new(),
@@ -545,7 +545,7 @@ impl<O: Observer> Ssd<O> {
                 Ev::OpDone(die) => self.op_done(die),
                 Ev::GcDone(die) => self.gc_done(die),
                 Ev::XorDone(job) => self.xor_done(job),
-                Ev::RebuildDone(id) => self.rebuild_done(id),
+                Ev::DegradedReadDone(id) => self.degraded_read_done(id),
                 Ev::Planned(job) => self.issue_prereads(job),
             }
             if let Some(e) = self.error.take() {

@@ -74,10 +74,8 @@ fn row(mut r: Value) -> String {
 /// Runs one case and returns its golden row (an error run is pinned by its message).
 fn case(dir: &TempDir, preset: &str, scheme: &str, workload: &str) -> String {
     let out = dir.join(&format!("{preset}-{scheme}-{workload}.json"));
-    let mut args: Vec<String> = ["run", "--quiet", "--config", preset, "--scheme", scheme, "--out"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> =
+        ["run", "--quiet", "--config", preset, "--scheme", scheme, "--out"].iter().map(|s| s.to_string()).collect();
     args.push(out.to_string_lossy().into_owned());
     if workload == "synthetic" {
         args.extend(["--set".into(), format!("workload.requests={SYNTHETIC_REQUESTS}")]);
