@@ -159,6 +159,17 @@ impl<E> EventQueue<E> {
         Some((self.now, event))
     }
 
+    /// Time of the earliest pending event, without removing it.
+    pub fn peek_time(&self) -> Option<SimTime> {
+        let wheel = self.next_busy().map(|i| self.slots[i].iter().map(|e| e.0).min().expect("busy slot"));
+        let far = self.far.peek().map(|e| e.key);
+        let key = match (wheel, far) {
+            (Some(w), Some(f)) => w.min(f),
+            (w, f) => w.or(f)?,
+        };
+        Some((key >> 64) as SimTime)
+    }
+
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.on_wheel + self.far.len()
@@ -199,8 +210,9 @@ mod tests {
             q.at(t, id);
             pending.push((t, id));
             if x.is_multiple_of(3) {
-                let (t, id) = q.pop().unwrap();
                 let min = *pending.iter().min().unwrap();
+                assert_eq!(q.peek_time(), Some(min.0), "peek sees the earliest time");
+                let (t, id) = q.pop().unwrap();
                 assert_eq!((t, id), min);
                 pending.retain(|&p| p != min);
             }
@@ -228,8 +240,9 @@ mod tests {
             q.at(t, id);
             pending.push((t, id));
             if (x >> 20).is_multiple_of(2) {
-                let got = q.pop().unwrap();
                 let min = *pending.iter().min().unwrap();
+                assert_eq!(q.peek_time(), Some(min.0), "peek sees the earliest time, on the wheel or far");
+                let got = q.pop().unwrap();
                 assert_eq!(got, min);
                 pending.retain(|&p| p != min);
             }

@@ -1,9 +1,11 @@
 //! One run from configuration and requests to report.
 
 use crate::config::Config;
+use crate::engine::SimTime;
 use crate::metrics::collector::Collector;
+use crate::metrics::observer::Observer;
 use crate::metrics::report::{Report, ReportInputs, RunTiming};
-use crate::ssd::{SimError, Ssd};
+use crate::ssd::{RunTotals, SimError, Ssd};
 use rainsim_trace::Request;
 use std::time::Instant;
 
@@ -38,24 +40,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
     let (w0, c0) = (Instant::now(), cpu_seconds());
     ssd.run(requests, opts.progress)?;
     let (wall_s, cpu_s) = (w0.elapsed().as_secs_f64(), cpu_seconds() - c0);
-    let mut report = Report::build(
-        &ssd.obs,
-        &ssd.ftl,
-        ReportInputs {
-            scheme: opts.scheme,
-            seed: cfg.seed,
-            config: serde_json::to_value(cfg).expect("config serialises"),
-            trace: opts.trace,
-            dies_per_channel: ssd.layout().dies_per_channel,
-            capacity_bytes: ssd.capacity_bytes(),
-            cdf_points: cfg.report.cdf_points,
-            pe_cycle_limit: cfg.ftl.pe_cycle_limit,
-            ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
-        },
-    );
-    report.notes = std::mem::take(&mut ssd.notes);
-    report.precondition = std::mem::take(&mut ssd.prep);
-    report.warmup = ssd.warmup.take();
+    let mut report = report_of(&mut ssd, cfg, opts.scheme, opts.trace);
     report.timing = RunTiming {
         wall_s,
         cpu_s,
@@ -70,6 +55,78 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
         },
     };
     Ok(report)
+}
+
+/// One device of a [`simulate_together`] run.
+pub struct DeviceRun<'a> {
+    /// Its configuration.
+    pub config: &'a Config,
+    /// Its requests, sorted by time.
+    pub requests: &'a [Request],
+    /// Scheme name for its report.
+    pub scheme: &'a str,
+    /// Trace identity for its report.
+    pub trace: serde_json::Value,
+}
+
+/// Replays several devices in one simulated time and returns one report
+/// each (their `timing` sections empty). Independent devices get exactly
+/// the reports of separate runs.
+pub fn simulate_together(runs: Vec<DeviceRun>, verify: bool) -> Result<Vec<Report>, SimError> {
+    let mut devices = Vec::with_capacity(runs.len());
+    for r in &runs {
+        devices.push(Ssd::for_requests(r.config, Collector::new(r.config.geometry.channels), verify, r.requests)?);
+    }
+    let mut pairs: Vec<(&mut Ssd<Collector>, &[Request])> =
+        devices.iter_mut().zip(&runs).map(|(d, r)| (d, r.requests)).collect();
+    run_together(&mut pairs)?;
+    Ok(devices.iter_mut().zip(runs).map(|(d, r)| report_of(d, r.config, r.scheme, r.trace)).collect())
+}
+
+/// The one run loop over several devices: it always runs the earliest
+/// pending event of any device, equal times going to the lower index, so the
+/// order is deterministic; simulated time is the time of that event.
+pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> Result<Vec<RunTotals>, SimError> {
+    for (d, r) in devices.iter_mut() {
+        d.begin(r)?;
+    }
+    loop {
+        let mut next: Option<(SimTime, usize)> = None;
+        for (i, (d, _)) in devices.iter().enumerate() {
+            if let Some(t) = d.next_event_time() {
+                if next.is_none_or(|(best, _)| t < best) {
+                    next = Some((t, i));
+                }
+            }
+        }
+        let Some((_, i)) = next else { break };
+        let (d, r) = &mut devices[i];
+        d.step(r)?;
+    }
+    devices.iter_mut().map(|(d, _)| d.finish()).collect()
+}
+
+/// The report of a device after its run (timing left empty).
+fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
+    let mut report = Report::build(
+        &ssd.obs,
+        &ssd.ftl,
+        ReportInputs {
+            scheme,
+            seed: cfg.seed,
+            config: serde_json::to_value(cfg).expect("config serialises"),
+            trace,
+            dies_per_channel: ssd.layout().dies_per_channel,
+            capacity_bytes: ssd.capacity_bytes(),
+            cdf_points: cfg.report.cdf_points,
+            pe_cycle_limit: cfg.ftl.pe_cycle_limit,
+            ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
+        },
+    );
+    report.notes = std::mem::take(&mut ssd.notes);
+    report.precondition = std::mem::take(&mut ssd.prep);
+    report.warmup = ssd.warmup.take();
+    report
 }
 
 /// Host-visible capacity of the device `cfg` describes, in bytes (needed to

@@ -194,6 +194,9 @@ pub fn gc_estimate_ns(view: &DeviceView, die: u32) -> SimTime {
 }
 
 impl ParityUpdate for Adaptive {
+    fn decision_ns(&self) -> u64 {
+        self.params.decision_ns
+    }
     fn choose(&mut self, view: &DeviceView, plan: &UpdatePlan) -> Routine {
         let c = self.costs(view, plan);
         let (rmw, rcw) = (c.rmw.total(), c.rcw.total());

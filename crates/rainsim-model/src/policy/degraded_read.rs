@@ -9,16 +9,25 @@ use super::{DeviceView, ReadRouting, ReadTarget, Route};
 #[derive(Debug, Default)]
 pub struct DegradedRead {
     partner_gc: bool,
+    decision_ns: u64,
 }
 
 impl DegradedRead {
     /// With `partner_gc`, a GC running on a partner's die counts in T_B.
     pub fn new(partner_gc: bool) -> Self {
-        DegradedRead { partner_gc }
+        DegradedRead { partner_gc, decision_ns: 0 }
+    }
+
+    /// Charges `ns` of controller time per request for the decision.
+    pub fn with_decision_ns(self, ns: u64) -> Self {
+        DegradedRead { decision_ns: ns, ..self }
     }
 }
 
 impl ReadRouting for DegradedRead {
+    fn decision_ns(&self) -> u64 {
+        self.decision_ns
+    }
     fn route(&mut self, view: &DeviceView, read: &ReadTarget) -> Route {
         if read.partners.is_empty() {
             return Route::Normal;

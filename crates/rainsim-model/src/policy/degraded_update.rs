@@ -19,16 +19,26 @@ pub struct DegradedUpdate {
     next: u32,
     /// A GC running on a partner's die counts in T'_B.
     partner_gc: bool,
+    /// Controller time of the per-request decision.
+    decision_ns: u64,
 }
 
 impl DegradedUpdate {
     /// With `partner_gc`, a GC running on a partner's die counts in T'_B.
     pub fn new(partner_gc: bool) -> Self {
-        DegradedUpdate { next: 0, partner_gc }
+        DegradedUpdate { next: 0, partner_gc, decision_ns: 0 }
+    }
+
+    /// Charges `ns` of controller time per request for the decision.
+    pub fn with_decision_ns(self, ns: u64) -> Self {
+        DegradedUpdate { decision_ns: ns, ..self }
     }
 }
 
 impl UpdatePlacement for DegradedUpdate {
+    fn decision_ns(&self) -> u64 {
+        self.decision_ns
+    }
     fn place(&mut self, view: &DeviceView, u: &ChunkUpdate) -> Option<u32> {
         let floor = free_blocks(view, u.target.channel);
         let roomy = u.outside.iter().copied().filter(|&ch| free_blocks(view, ch) >= floor);

@@ -101,6 +101,11 @@ pub trait ReadRouting {
     fn wants_partners(&self) -> bool {
         true
     }
+    /// Controller time of the per-request decision (charged once per host
+    /// request; with an update-placement policy that decides too, the larger).
+    fn decision_ns(&self) -> SimTime {
+        0
+    }
     /// Decides how to serve `read`. A rebuild is only possible when
     /// `read.partners` is not empty; otherwise the model reads normally.
     fn route(&mut self, view: &DeviceView, read: &ReadTarget) -> Route;
@@ -124,6 +129,10 @@ pub trait UpdatePlacement {
     fn wants_updates(&self) -> bool {
         true
     }
+    /// Controller time of the per-request decision (see [`ReadRouting::decision_ns`]).
+    fn decision_ns(&self) -> SimTime {
+        0
+    }
     /// `None` keeps the chunk on its channel (a normal RMW/RCW update);
     /// `Some(ch)` makes a degraded update: the old version is rebuilt from the
     /// partners and the new one is programmed on `ch`, one of `u.outside`.
@@ -132,6 +141,11 @@ pub trait UpdatePlacement {
 
 /// Parity update axis.
 pub trait ParityUpdate {
+    /// Controller time of one routine decision, spent before the update's
+    /// pre-reads are issued.
+    fn decision_ns(&self) -> SimTime {
+        0
+    }
     /// Chooses RMW or RCW for `plan`.
     fn choose(&mut self, view: &DeviceView, plan: &UpdatePlan) -> Routine;
 }

@@ -182,13 +182,17 @@ impl PolicySpec {
             read: match self.read_routing {
                 ReadRoutingKind::Normal => Box::new(normal_read::NormalRead),
                 ReadRoutingKind::GcTolerant => Box::new(gc_tolerant_read::GcTolerantRead::new(self.gc_tolerant.scope)),
-                ReadRoutingKind::Degraded => Box::new(degraded_read::DegradedRead::new(self.degraded.partner_gc)),
+                ReadRoutingKind::Degraded => Box::new(
+                    degraded_read::DegradedRead::new(self.degraded.partner_gc)
+                        .with_decision_ns(self.degraded.decision_ns),
+                ),
             },
             place: match self.update_placement {
                 UpdatePlacementKind::StripeChannel => Box::new(stripe_channel::StripeChannel),
-                UpdatePlacementKind::Degraded => {
-                    Box::new(degraded_update::DegradedUpdate::new(self.degraded.partner_gc))
-                }
+                UpdatePlacementKind::Degraded => Box::new(
+                    degraded_update::DegradedUpdate::new(self.degraded.partner_gc)
+                        .with_decision_ns(self.degraded.decision_ns),
+                ),
             },
             parity: match self.parity_update {
                 ParityUpdateKind::FewestPrereads => Box::new(fewest_prereads::FewestPrereads),
@@ -206,15 +210,6 @@ impl PolicySpec {
         self.read_routing == ReadRoutingKind::Degraded || self.update_placement == UpdatePlacementKind::Degraded
     }
 
-    /// Controller time of the per-request scheduling decision.
-    pub fn decision_ns(&self) -> u64 {
-        if self.degraded_on() {
-            self.degraded.decision_ns
-        } else {
-            0
-        }
-    }
-
     /// Channel arrivals to keep for a rate (0 when no policy reads rates, so
     /// that the enqueue path records nothing).
     pub fn arrival_window(&self) -> usize {
@@ -222,14 +217,6 @@ impl PolicySpec {
             self.degraded.arrival_window as usize
         } else {
             0
-        }
-    }
-
-    /// Controller time of one parity-update routine decision.
-    pub fn parity_decision_ns(&self) -> u64 {
-        match self.parity_update {
-            ParityUpdateKind::Adaptive => self.adaptive.decision_ns,
-            _ => 0,
         }
     }
 

@@ -233,6 +233,8 @@ pub struct Ssd<O: Observer> {
     controller: Controller,
     pub(crate) seq: u32,
     pub(crate) serial: u64,
+    /// Index of the next request to arrive.
+    next_arrival: usize,
     pub(crate) outstanding: u32,
     pub(crate) held: std::collections::VecDeque<u32>,
     pub(crate) totals: RunTotals,
@@ -306,12 +308,16 @@ impl<O: Observer> Ssd<O> {
                     .into(),
             );
         }
+        let policies = cfg.policy.build();
+        // One per-request decision covers both degraded-mode axes (Algorithm 1).
+        let decision_ns = policies.read.decision_ns().max(policies.place.decision_ns());
+        let parity_decision_ns = policies.parity.decision_ns();
         let mut ssd = Ssd {
             obs,
             t: FlashTiming::new(&cfg.timing, layout.page_bytes),
             ldpc: LdpcModel::new(&cfg.ldpc, cfg.timing.read_ns),
             dies: vec![DieState::default(); layout.dies() as usize],
-            policies: cfg.policy.build(),
+            policies,
             controller: Controller { free_at: vec![0; cfg.controller.cores as usize] },
             cfg: cfg.clone(),
             layout,
@@ -326,8 +332,8 @@ impl<O: Observer> Ssd<O> {
             scratch: Vec::new(),
             scratch_at: Vec::new(),
             scratch_channels: Vec::new(),
-            decision_ns: if parity { cfg.policy.decision_ns() } else { 0 },
-            parity_decision_ns: if parity { cfg.policy.parity_decision_ns() } else { 0 },
+            decision_ns: if parity { decision_ns } else { 0 },
+            parity_decision_ns: if parity { parity_decision_ns } else { 0 },
             notes,
             verifier: None,
             prep,
@@ -338,6 +344,7 @@ impl<O: Observer> Ssd<O> {
             fault: None,
             seq: 0,
             serial: 0,
+            next_arrival: 0,
             outstanding: 0,
             held: Default::default(),
             totals: RunTotals::default(),
@@ -501,6 +508,21 @@ impl<O: Observer> Ssd<O> {
     /// Replays `requests` (sorted by time) to completion. `progress` is called
     /// with the number of completed requests every few thousand completions.
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<RunTotals, SimError> {
+        self.begin(requests)?;
+        let mut reported = 0;
+        while self.step(requests)? {
+            if self.totals.completed >= reported + 4096 {
+                reported = self.totals.completed;
+                progress(reported);
+            }
+        }
+        progress(self.totals.completed);
+        self.finish()
+    }
+
+    /// Checks `requests` and schedules the start of their replay (the first
+    /// arrival, and GC on dies an aged device leaves at their threshold).
+    pub fn begin(&mut self, requests: &[Request]) -> Result<(), SimError> {
         let cap = self.capacity_bytes();
         if let Some((index, r)) =
             requests.iter().enumerate().find(|(_, r)| r.offset.saturating_add(r.size as u64) > cap)
@@ -520,7 +542,7 @@ impl<O: Observer> Ssd<O> {
                 index + 1
             )));
         }
-        let mut next = 0usize;
+        self.next_arrival = 0;
         // An aged device may start at its GC threshold: let idle dies collect now.
         for ch in 0..self.layout.channels {
             self.dispatch(ch);
@@ -528,35 +550,45 @@ impl<O: Observer> Ssd<O> {
         if let Some(r) = requests.first() {
             self.q.at(r.time_ns, Ev::Arrival);
         }
-        let mut reported = 0;
-        while let Some((_, ev)) = self.q.pop() {
-            match ev {
-                Ev::Arrival => {
-                    let r = requests[next];
-                    next += 1;
-                    if let Some(n) = requests.get(next) {
-                        self.q.at(n.time_ns, Ev::Arrival);
-                    }
-                    self.arrive(&r);
+        self.error.take().map_or(Ok(()), Err)
+    }
+
+    /// Time of the device's next event, if any (for a loop over several devices).
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.q.peek_time()
+    }
+
+    /// Runs the device's next event; `false` when none was left. `requests`
+    /// are the ones given to [`Ssd::begin`].
+    #[inline]
+    pub fn step(&mut self, requests: &[Request]) -> Result<bool, SimError> {
+        let Some((_, ev)) = self.q.pop() else { return Ok(false) };
+        match ev {
+            Ev::Arrival => {
+                let r = requests[self.next_arrival];
+                self.next_arrival += 1;
+                if let Some(n) = requests.get(self.next_arrival) {
+                    self.q.at(n.time_ns, Ev::Arrival);
                 }
-                Ev::Start(req) => self.enter(req),
-                Ev::Admit(req) => self.admit(req),
-                Ev::ReadSensed(die) => self.read_sensed(die),
-                Ev::OpDone(die) => self.op_done(die),
-                Ev::GcDone(die) => self.gc_done(die),
-                Ev::XorDone(job) => self.xor_done(job),
-                Ev::DegradedReadDone(id) => self.degraded_read_done(id),
-                Ev::Planned(job) => self.issue_prereads(job),
+                self.arrive(&r);
             }
-            if let Some(e) = self.error.take() {
-                return Err(e);
-            }
-            if self.totals.completed >= reported + 4096 {
-                reported = self.totals.completed;
-                progress(reported);
-            }
+            Ev::Start(req) => self.enter(req),
+            Ev::Admit(req) => self.admit(req),
+            Ev::ReadSensed(die) => self.read_sensed(die),
+            Ev::OpDone(die) => self.op_done(die),
+            Ev::GcDone(die) => self.gc_done(die),
+            Ev::XorDone(job) => self.xor_done(job),
+            Ev::DegradedReadDone(id) => self.degraded_read_done(id),
+            Ev::Planned(job) => self.issue_prereads(job),
         }
-        progress(self.totals.completed);
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(true),
+        }
+    }
+
+    /// After the last event: the end-of-run checks; the run's totals.
+    pub fn finish(&mut self) -> Result<RunTotals, SimError> {
         self.finish_checks()?;
         Ok(self.totals)
     }

@@ -15,6 +15,7 @@ mod props;
 mod queueing;
 mod rotating_gc;
 mod timing;
+mod together;
 mod traces;
 mod writes;
 
