@@ -14,6 +14,7 @@ pub mod config;
 pub mod engine;
 pub mod flash;
 pub mod ftl;
+pub mod host;
 pub mod metrics;
 pub mod policy;
 pub mod raid;

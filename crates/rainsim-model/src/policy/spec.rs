@@ -2,6 +2,7 @@
 //! section `[policy]`), and the one place where schemes are registered.
 
 use super::*;
+use crate::host::HostSchedulerKind;
 use crate::policy::adaptive::AdaptiveParams;
 use crate::policy::bpu::BpuParams;
 use crate::sched::{ChannelScheduler, SchedulerKind};
@@ -66,6 +67,8 @@ pub struct PolicySpec {
     pub update_placement: UpdatePlacementKind,
     /// Parity update routine.
     pub parity_update: ParityUpdateKind,
+    /// Host request scheduler: which request waiting for a slot enters next.
+    pub host_scheduler: HostSchedulerKind,
     /// Per-channel request scheduler.
     pub scheduler: SchedulerKind,
     /// Serve queued reads before queued writes on each channel.
@@ -128,6 +131,7 @@ impl Default for PolicySpec {
             read_routing: ReadRoutingKind::default(),
             update_placement: UpdatePlacementKind::default(),
             parity_update: ParityUpdateKind::default(),
+            host_scheduler: HostSchedulerKind::default(),
             scheduler: SchedulerKind::default(),
             read_priority: true,
             block_allocation: BlockAllocationKind::default(),

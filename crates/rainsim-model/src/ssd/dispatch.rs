@@ -1,5 +1,7 @@
-//! Channel dispatch and die execution: reads (tR, then the bus), programs (the
-//! bus, then tPROG), and garbage collection, which holds the die until done.
+//! Channel queues, dispatch and die execution: operations are queued on
+//! their channel (reads per die, programs per channel); a die runs reads
+//! (tR, then the bus), programs (the bus, then tPROG) and garbage
+//! collection, which holds the die until done.
 
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
@@ -8,6 +10,48 @@ use crate::metrics::observer::Observer;
 use crate::verify::Verifier;
 
 impl<O: Observer> Ssd<O> {
+    /// Queues a read of `chunk` (now at `ppn`) on its die.
+    pub(crate) fn enqueue_read(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin) {
+        self.enqueue_read_at(chunk, ppn, owner, origin, false);
+    }
+
+    /// Queues a read at the tail of its die's read queue, or at its head
+    /// (degraded-mode reads, which the paper inserts at the heads of queues).
+    pub(crate) fn enqueue_read_at(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin, head: bool) {
+        let die = self.layout.die_of(ppn);
+        let ch = self.layout.channel_of_die(die);
+        self.seq = self.seq.wrapping_add(1);
+        let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn, seq: self.seq };
+        let local = die - self.layout.first_die(ch);
+        let c = &mut self.channels[ch as usize];
+        c.arrivals.record(op.enqueued);
+        if head {
+            c.sched.push_read_front(local, op);
+        } else {
+            c.sched.push_read(local, op);
+        }
+        self.try_start(die);
+    }
+
+    /// Queues a program of `chunk` on channel `ch`.
+    pub(crate) fn enqueue_program(&mut self, ch: u32, chunk: u32, owner: u32, origin: Origin) {
+        self.seq = self.seq.wrapping_add(1);
+        let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
+        let c = &mut self.channels[ch as usize];
+        c.arrivals.record(op.enqueued);
+        c.sched.push_write(op);
+        // Any idle die of the channel may take it; stop at the first that does.
+        let first = self.layout.first_die(ch);
+        for die in first..first + self.layout.dies_per_channel {
+            if self.dies[die as usize].idle()
+                && self.try_start(die)
+                && self.channels[ch as usize].sched.writes_queued() == 0
+            {
+                break;
+            }
+        }
+    }
+
     /// Starts work on every idle die of channel `ch`.
     pub(crate) fn dispatch(&mut self, ch: u32) {
         let first = self.layout.first_die(ch);

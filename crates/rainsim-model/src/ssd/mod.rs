@@ -12,9 +12,9 @@
 //! bus carries one transfer at a time; at most one write job per stripe is in
 //! flight (later ones wait), so parity always matches the data it was built from.
 
+mod admit;
 mod dispatch;
 mod gc_overlap;
-mod host;
 mod rotating_gc;
 pub mod slab;
 pub mod state;
@@ -26,6 +26,7 @@ use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::{Ftl, OutOfSpace};
+use crate::host::HostInterface;
 use crate::metrics::observer::Observer;
 use crate::policy::{ParityUpdateKind, Policies, ReadRoutingKind, UpdatePlacementKind};
 use crate::raid::degraded_read::DegradedRead;
@@ -127,17 +128,6 @@ pub enum SimError {
     },
 }
 
-/// A host request in flight.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct HostReq {
-    pub arrival: SimTime,
-    pub offset: u64,
-    pub size: u32,
-    pub write: bool,
-    /// Outstanding reads and stripe jobs.
-    pub pending: u32,
-}
-
 /// Test-only faults that verification must catch.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,7 +193,8 @@ pub struct Ssd<O: Observer> {
     pub(crate) channels: Vec<ChannelState>,
     pub(crate) dies: Vec<DieState>,
     pub(crate) policies: Policies,
-    pub(crate) reqs: slab::Slab<HostReq>,
+    /// The host interface: request slots and the requests waiting for them.
+    pub(crate) host: HostInterface,
     pub(crate) jobs: slab::Slab<StripeJob>,
     pub(crate) degraded_reads: slab::Slab<DegradedRead>,
     /// Stripes with a write job or degraded reads in flight.
@@ -235,8 +226,6 @@ pub struct Ssd<O: Observer> {
     pub(crate) serial: u64,
     /// Index of the next request to arrive.
     next_arrival: usize,
-    pub(crate) outstanding: u32,
-    pub(crate) held: std::collections::VecDeque<u32>,
     pub(crate) totals: RunTotals,
     pub(crate) error: Option<SimError>,
 }
@@ -325,7 +314,7 @@ impl<O: Observer> Ssd<O> {
             ftl,
             q: EventQueue::default(),
             channels,
-            reqs: Default::default(),
+            host: HostInterface::new(cfg.host.queue_depth, cfg.policy.host_scheduler.build()),
             jobs: Default::default(),
             degraded_reads: Default::default(),
             locks: FxHashMap::default(),
@@ -345,8 +334,6 @@ impl<O: Observer> Ssd<O> {
             seq: 0,
             serial: 0,
             next_arrival: 0,
-            outstanding: 0,
-            held: Default::default(),
             totals: RunTotals::default(),
             error: None,
         };
@@ -494,6 +481,12 @@ impl<O: Observer> Ssd<O> {
         self.policies.read = r;
     }
 
+    /// Replaces the host scheduler (tests order waiting requests by hand).
+    #[doc(hidden)]
+    pub fn set_host_scheduler(&mut self, s: Box<dyn crate::host::HostScheduler>) {
+        self.host = HostInterface::new(self.cfg.host.queue_depth, s);
+    }
+
     /// Replaces the update-placement policy (tests drive placements by hand).
     #[doc(hidden)]
     pub fn set_update_placement(&mut self, p: Box<dyn crate::policy::UpdatePlacement>) {
@@ -595,7 +588,7 @@ impl<O: Observer> Ssd<O> {
 
     fn finish_checks(&mut self) -> Result<(), SimError> {
         let now = self.q.now();
-        if self.totals.completed != self.totals.admitted || self.outstanding != 0 || !self.held.is_empty() {
+        if self.totals.completed != self.totals.admitted || self.host.outstanding() != 0 || self.host.waiting() != 0 {
             // Programs stuck on a channel whose dies have no room and nothing
             // to collect: the channel is full of valid data.
             let full = (0..self.layout.channels).find(|&ch| {
@@ -613,8 +606,8 @@ impl<O: Observer> Ssd<O> {
                     "{} requests admitted but {} completed ({} outstanding, {} held) when the event queue ran dry",
                     self.totals.admitted,
                     self.totals.completed,
-                    self.outstanding,
-                    self.held.len()
+                    self.host.outstanding(),
+                    self.host.waiting()
                 ),
             }
             .into());
@@ -634,19 +627,17 @@ impl<O: Observer> Ssd<O> {
 
     /// A host request finished.
     pub(crate) fn complete_request(&mut self, id: u32) {
-        let r = self.reqs[id];
+        let r = self.host.complete(id);
         debug_assert_eq!(r.pending, 0);
         let now = self.q.now();
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(op, r.arrival, now, r.size);
         self.totals.completed += 1;
-        self.reqs.remove(id);
-        self.outstanding -= 1;
-        if let Some(h) = self.held.pop_front() {
+        let view = device_view!(self);
+        if let Some(h) = self.host.next_waiting(&view) {
             // The slot passes to it now; it enters through the queue, not a
             // call, since one that completes at once would otherwise recurse
-            // through every held request.
-            self.outstanding += 1;
+            // through every waiting request.
             self.q.at(now, Ev::Start(h));
         }
     }

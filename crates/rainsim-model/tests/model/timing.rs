@@ -2,7 +2,9 @@
 //! the host queue-depth cap.
 
 use crate::{tiny, Lat};
+use rainsim_model::host::{HeldRequest, HostScheduler};
 use rainsim_model::metrics::collector::Collector;
+use rainsim_model::policy::DeviceView;
 use rainsim_model::{Config, Ssd};
 use rainsim_trace::{Op, Request};
 
@@ -75,6 +77,41 @@ fn queue_depth_cap_holds_requests_but_counts_from_their_trace_time() {
     ssd.run(&[req(0, a, Op::Read), req(0, b, Op::Read), req(0, a, Op::Read)], &mut |_| {}).unwrap();
     let one = 1_000 + T_R + XFER;
     assert_eq!(ssd.obs.0, vec![(Op::Read, one), (Op::Read, 2 * one), (Op::Read, 3 * one)]);
+}
+
+/// Last come, first served: proves the host interface asks its scheduler.
+#[derive(Default)]
+struct Lifo(Vec<HeldRequest>);
+impl HostScheduler for Lifo {
+    fn hold(&mut self, r: HeldRequest) {
+        self.0.push(r);
+    }
+    fn next(&mut self, _: &DeviceView) -> Option<HeldRequest> {
+        self.0.pop()
+    }
+    fn waiting(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// With one slot, requests arriving at 0, 100 and 200 ns while the first is
+/// inside: FIFO lets them in by arrival, the LIFO scheduler the last first.
+#[test]
+fn the_host_scheduler_picks_which_waiting_request_takes_a_slot() {
+    let mut c = cfg(2);
+    c.host.queue_depth = 1;
+    c.timing.request_overhead_ns = 1_000;
+    let one = 1_000 + T_R + XFER;
+    for lifo in [false, true] {
+        let mut ssd = Ssd::new(&c, Lat::default(), false).unwrap();
+        if lifo {
+            ssd.set_host_scheduler(Box::new(Lifo::default()));
+        }
+        let (a, b) = two_pages(&ssd, false);
+        ssd.run(&[req(0, a, Op::Read), req(100, b, Op::Read), req(200, a, Op::Read)], &mut |_| {}).unwrap();
+        let (second, third) = if lifo { (2 * one - 200, 3 * one - 100) } else { (2 * one - 100, 3 * one - 200) };
+        assert_eq!(ssd.obs.0, vec![(Op::Read, one), (Op::Read, second), (Op::Read, third)], "lifo = {lifo}");
+    }
 }
 
 #[test]

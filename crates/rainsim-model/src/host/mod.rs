@@ -1,0 +1,145 @@
+//! The host interface: requests arrive from the trace, take one of the
+//! device's request slots (`host.queue_depth`; 0 = unlimited) or wait, and a
+//! [`HostScheduler`] decides which waiting request takes a slot that frees.
+//!
+//! ```text
+//!  trace ─▶ arrive ─▶ slot free? ──yes──▶ device (controller overhead, split into stripe work)
+//!                        └─no─▶ HostScheduler::hold … slot freed ─▶ HostScheduler::next
+//! ```
+//!
+//! Latency counts from the trace time, so time spent waiting for a slot is
+//! part of it. Requests here are the host's; the RAID layer below never sees
+//! a held one.
+
+pub mod fifo;
+
+use crate::engine::SimTime;
+use crate::policy::DeviceView;
+use crate::ssd::slab::Slab;
+use rainsim_trace::{Op, Request};
+use serde::{Deserialize, Serialize};
+
+/// A host request in flight or waiting for a slot.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostReq {
+    /// Trace time: latency counts from here.
+    pub arrival: SimTime,
+    /// Byte offset.
+    pub offset: u64,
+    /// Bytes.
+    pub size: u32,
+    /// A write (else a read).
+    pub write: bool,
+    /// Outstanding page reads and stripe jobs.
+    pub pending: u32,
+}
+
+/// A request waiting at the host interface, as a scheduler sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldRequest {
+    /// Its id at the host interface.
+    pub id: u32,
+    /// The request.
+    pub req: HostReq,
+}
+
+/// Host request scheduler axis (DESIGN.md §7): which waiting request enters
+/// the device when a request slot frees.
+pub trait HostScheduler {
+    /// `r` waits for a slot.
+    fn hold(&mut self, r: HeldRequest);
+    /// The request that takes the slot just freed (`None` when none waits).
+    fn next(&mut self, view: &DeviceView) -> Option<HeldRequest>;
+    /// Requests waiting.
+    fn waiting(&self) -> usize;
+}
+
+/// Host scheduler implementations (`policy.host_scheduler`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostSchedulerKind {
+    /// Arrival order (NOOP).
+    #[default]
+    Fifo,
+}
+
+impl HostSchedulerKind {
+    /// The scheduler object.
+    pub fn build(self) -> Box<dyn HostScheduler> {
+        match self {
+            HostSchedulerKind::Fifo => Box::new(fifo::Fifo::default()),
+        }
+    }
+}
+
+/// Request slots and the requests waiting for them.
+pub struct HostInterface {
+    reqs: Slab<HostReq>,
+    queue_depth: u32,
+    outstanding: u32,
+    sched: Box<dyn HostScheduler>,
+}
+
+impl HostInterface {
+    /// `queue_depth` slots (0: unlimited), waiting requests ordered by `sched`.
+    pub fn new(queue_depth: u32, sched: Box<dyn HostScheduler>) -> Self {
+        HostInterface { reqs: Slab::default(), queue_depth, outstanding: 0, sched }
+    }
+
+    /// Registers an arriving request: its id, and whether it took a slot
+    /// (otherwise it waits with the scheduler).
+    #[inline]
+    pub fn arrive(&mut self, r: &Request) -> (u32, bool) {
+        let req = HostReq { arrival: r.time_ns, offset: r.offset, size: r.size, write: r.op == Op::Write, pending: 0 };
+        let id = self.reqs.insert(req);
+        if self.queue_depth > 0 && self.outstanding >= self.queue_depth {
+            self.sched.hold(HeldRequest { id, req });
+            (id, false)
+        } else {
+            self.outstanding += 1;
+            (id, true)
+        }
+    }
+
+    /// Request `id`.
+    #[inline]
+    pub fn req(&self, id: u32) -> &HostReq {
+        &self.reqs[id]
+    }
+
+    /// Request `id`, to count its outstanding work.
+    #[inline]
+    pub fn req_mut(&mut self, id: u32) -> &mut HostReq {
+        &mut self.reqs[id]
+    }
+
+    /// Request `id` is done: it leaves and frees its slot.
+    #[inline]
+    pub fn complete(&mut self, id: u32) -> HostReq {
+        let r = self.reqs[id];
+        self.reqs.remove(id);
+        self.outstanding -= 1;
+        r
+    }
+
+    /// The waiting request that takes the slot just freed, if any.
+    #[inline]
+    pub fn next_waiting(&mut self, view: &DeviceView) -> Option<u32> {
+        if self.sched.waiting() == 0 {
+            return None;
+        }
+        let h = self.sched.next(view)?;
+        self.outstanding += 1;
+        Some(h.id)
+    }
+
+    /// Requests holding a slot.
+    pub fn outstanding(&self) -> u32 {
+        self.outstanding
+    }
+
+    /// Requests waiting for a slot.
+    pub fn waiting(&self) -> usize {
+        self.sched.waiting()
+    }
+}
