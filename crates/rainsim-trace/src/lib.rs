@@ -33,11 +33,12 @@ pub mod parse;
 pub mod reader;
 pub mod stats;
 pub mod synthetic;
+pub mod textlog;
 pub mod transform;
 
 pub use error::TraceError;
 pub use format::{detect, Format, TimeUnit};
-pub use reader::{load, Trace, TraceInfo, TraceOptions};
+pub use reader::{load, read, Compression, Records, Trace, TraceInfo, TraceOptions};
 pub use stats::{stats, InterArrival, TraceStats};
 pub use synthetic::{generate, SizeWeight, SyntheticSpec};
 pub use transform::AddressMap;

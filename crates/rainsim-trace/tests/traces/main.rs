@@ -3,6 +3,7 @@
 
 mod common;
 mod errors;
+mod formats;
 mod profiles;
 mod samples;
 mod stats;
