@@ -14,8 +14,9 @@
 //! direction: they are counted in [`TraceInfo::skipped_no_direction`].)
 //!
 //! Modules: [`format`] (names, auto-detection rule), [`parse`] (one line →
-//! [`Request`]), [`reader`] ([`load`]), [`transform`], [`synthetic`],
-//! [`stats`], [`error`].
+//! [`Request`]), [`textlog`] (`blkparse`, fio), [`reader`] ([`load`], [`read`]),
+//! [`transform`], [`edit`] (windows, merge), [`write`] (other formats),
+//! [`synthetic`], [`stats`], [`error`].
 //!
 //! ```no_run
 //! use rainsim_trace::{load, stats, TraceOptions};
@@ -27,6 +28,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod edit;
 pub mod error;
 pub mod format;
 pub mod parse;
@@ -35,6 +37,7 @@ pub mod stats;
 pub mod synthetic;
 pub mod textlog;
 pub mod transform;
+pub mod write;
 
 pub use error::TraceError;
 pub use format::{detect, Format, TimeUnit};
@@ -42,6 +45,7 @@ pub use reader::{load, read, Compression, Records, Trace, TraceInfo, TraceOption
 pub use stats::{stats, InterArrival, TraceStats};
 pub use synthetic::{generate, SizeWeight, SyntheticSpec};
 pub use transform::AddressMap;
+pub use write::{write_atomic, write_requests, Target, Written};
 
 /// Direction of a host request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! `shared/traces` (env `RAINSIM_TRACES` overrides); their absence is a failure.
 
 mod common;
+mod convert;
 mod errors;
 mod formats;
 mod profiles;
