@@ -172,6 +172,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// An error if `out` is one of `inputs` (the same file by any path).
+pub fn check_output(out: &Path, inputs: &[&Path]) -> Result<(), TraceError> {
+    match inputs.iter().find(|i| same_file(i, out)) {
+        Some(i) => Err(TraceError::Invalid(format!(
+            "{}: the output is the input {}; refusing to overwrite it",
+            out.display(),
+            i.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Writes `out` atomically: `write` fills a temporary file in the same
 /// directory, which is then renamed over `out`. Refuses an `out` that is one
 /// of `inputs` (the same file by any path). The temporary file is removed
@@ -181,13 +193,8 @@ pub fn write_atomic<T>(
     inputs: &[&Path],
     write: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
 ) -> Result<T, TraceError> {
+    check_output(out, inputs)?;
     let name = out.display().to_string();
-    if let Some(i) = inputs.iter().find(|i| same_file(i, out)) {
-        return Err(TraceError::Invalid(format!(
-            "{name}: the output is the input {}; refusing to overwrite it",
-            i.display()
-        )));
-    }
     let io_err = |source| TraceError::Io { path: name.clone(), source };
     let file_name = out.file_name().ok_or_else(|| TraceError::Invalid(format!("{name}: not a file name")))?;
     let dir = match out.parent() {
