@@ -228,3 +228,14 @@ fn zstd_and_xz_are_recognised_by_their_magic_bytes() {
     let msg = load_err(&p, &opts(None), BIG).to_string();
     assert!(msg.starts_with(&p.display().to_string()), "{msg}");
 }
+
+#[test]
+fn every_format_has_a_readme_row() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let table = &readme[readme.find("### Trace formats and units").expect("section")..];
+    for f in Format::ALL {
+        let row = table.lines().find(|l| l.starts_with(&format!("| `{}` |", f.name())));
+        let row = row.unwrap_or_else(|| panic!("no README row for {f}"));
+        assert_eq!(row.matches(" | ").count(), 3, "{f}: columns, units, example line: {row}");
+    }
+}
