@@ -110,7 +110,7 @@ pub struct Written {
 fn sectors(r: &Request) -> (u64, u64, bool) {
     let first = r.offset / SECTOR_BYTES;
     let end = (r.offset + u64::from(r.size)).div_ceil(SECTOR_BYTES);
-    (first, end - first, r.offset % SECTOR_BYTES == 0 && u64::from(r.size) % SECTOR_BYTES == 0)
+    (first, end - first, r.offset.is_multiple_of(SECTOR_BYTES) && u64::from(r.size).is_multiple_of(SECTOR_BYTES))
 }
 
 fn read_flag(op: Op) -> u8 {
@@ -146,7 +146,7 @@ pub fn write_requests<W: Write>(out: &mut W, target: Target, requests: &[Request
                 }
             }
             Target::Msr => {
-                w.time_rounded += u64::from(r.time_ns % 100 != 0);
+                w.time_rounded += u64::from(!r.time_ns.is_multiple_of(100));
                 let ticks = r.time_ns / 100 + u64::from(r.time_ns % 100 >= 50);
                 let op = if r.op == Op::Read { "Read" } else { "Write" };
                 writeln!(out, "{ticks},rainsim,{},{op},{},{},0", r.device, r.offset, r.size)?;
