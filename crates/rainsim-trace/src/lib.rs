@@ -3,7 +3,7 @@
 //! repetition, truncation), a seeded synthetic workload, and trace statistics.
 //!
 //! ```text
-//!  file (.gz ok) ──detect/override──▶ reader ──▶ Vec<Request> ──▶ transforms ──▶ Trace
+//!  file (gzip/zstd/xz ok) ──detect/override──▶ reader ──▶ Vec<Request> ──▶ transforms ──▶ Trace
 //!  SyntheticSpec + seed ─────────────────────────────────────────▶ Trace
 //! ```
 //!
@@ -11,7 +11,9 @@
 //! cannot be read is an error naming the file, the line number and what was
 //! expected, never a silently skipped record. (Blank lines and one leading
 //! header line are not records. SYSTOR rows with a blank IOType have no
-//! direction: they are counted in [`TraceInfo::skipped_no_direction`].)
+//! direction: they are counted in [`TraceInfo::skipped_no_direction`]; other
+//! valid lines that are not requests, such as fio `open` lines or `blkparse`
+//! events of another action, are counted by reason in [`TraceInfo::skipped`].)
 //!
 //! Modules: [`format`] (names, auto-detection rule), [`parse`] (one line →
 //! [`Request`]), [`textlog`] (`blkparse`, fio), [`reader`] ([`load`], [`read`]),

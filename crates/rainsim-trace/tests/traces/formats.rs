@@ -239,3 +239,11 @@ fn every_format_has_a_readme_row() {
         assert_eq!(row.matches(" | ").count(), 3, "{f}: columns, units, example line: {row}");
     }
 }
+
+#[test]
+fn new_format_names_work_in_config_files() {
+    for name in ["cbs", "blkparse", "blkparse-c", "fio"] {
+        let o: TraceOptions = toml::from_str(&format!("format = \"{name}\"")).unwrap();
+        assert_eq!(o.format.map(|f| f.name()), Some(name));
+    }
+}
