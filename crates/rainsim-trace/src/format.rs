@@ -7,11 +7,14 @@
 //!
 //! | shape of a line | format |
 //! |---|---|
-//! | header `Timestamp,Response,IOType,...` / `Timestamp,Hostname,...` / `ASU,LBA,...` / `device_id,opcode,...` (first line only) | systor / msr / spc / alibaba |
+//! | `fio version 2 iolog` / `fio version 3 iolog` (first line only) | fio |
+//! | header `Timestamp,Response,IOType,...` / `Timestamp,Hostname,...` / `ASU,LBA,...` / `device_id,opcode,...` / `Timestamp,Offset,...` (first line only) | systor / msr / spc / alibaba / cbs |
+//! | `maj,min cpu seq seconds pid action RWBS ...` (whitespace-separated) | blkparse (`Q` events; `blkparse-c` only explicitly) |
 //! | 7 comma-separated fields, 4th is `Read`/`Write` | msr |
 //! | 6 comma-separated fields, 3rd is `R`, `W` or blank | systor |
 //! | 5+ comma-separated fields, 4th is `r`/`R`/`w`/`W` | spc |
 //! | 5 comma-separated fields, 2nd is `R`/`W` | alibaba |
+//! | 5 comma-separated unsigned integers, 4th is `0`/`1` | cbs |
 //! | 5 whitespace-separated unsigned numbers | the numeric family, below |
 //!
 //! Lines matching no shape are ignored by detection (the parser reports them
@@ -60,12 +63,31 @@ pub enum Format {
     Ssdsim,
     /// FlashNet/Heimdall MSR windows: time ms (decimal), device, bytes, 1 = read.
     MsrWindow,
+    /// Tencent CBS (SNIA IOTTA): Unix seconds, 512 B sectors, 0 = read / 1 = write, volume.
+    Cbs,
+    /// `blkparse -i` default text output, queued (`Q`) events: seconds, 512 B sectors.
+    Blkparse,
+    /// `blkparse -i` default text output, completed (`C`) events.
+    BlkparseC,
+    /// fio iolog, version 2 (no timing but `wait`) or 3 (ms timestamps), by its header; bytes.
+    Fio,
 }
 
 impl Format {
     /// Every format, in documentation order.
-    pub const ALL: [Format; 7] =
-        [Format::Msr, Format::Spc, Format::Systor, Format::Alibaba, Format::Disksim, Format::Ssdsim, Format::MsrWindow];
+    pub const ALL: [Format; 11] = [
+        Format::Msr,
+        Format::Spc,
+        Format::Systor,
+        Format::Alibaba,
+        Format::Disksim,
+        Format::Ssdsim,
+        Format::MsrWindow,
+        Format::Cbs,
+        Format::Blkparse,
+        Format::BlkparseC,
+        Format::Fio,
+    ];
 
     /// The name used in configuration files and on the command line.
     pub fn name(self) -> &'static str {
@@ -77,6 +99,10 @@ impl Format {
             Format::Disksim => "disksim",
             Format::Ssdsim => "ssdsim",
             Format::MsrWindow => "msr-window",
+            Format::Cbs => "cbs",
+            Format::Blkparse => "blkparse",
+            Format::BlkparseC => "blkparse-c",
+            Format::Fio => "fio",
         }
     }
 
@@ -90,12 +116,24 @@ impl Format {
             Format::Disksim => "arrival_time device lba_sectors size_sectors type",
             Format::Ssdsim => "time_ns device lsn size_sectors op",
             Format::MsrWindow => "time_ms device offset_bytes size_bytes op",
+            Format::Cbs => "Timestamp,Offset,Size,IOType,VolumeID",
+            Format::Blkparse | Format::BlkparseC => "dev cpu seq time pid action rwbs sector + count [process]",
+            Format::Fio => "[timestamp_ms] filename action offset length",
         }
     }
 
     /// True for the comma-separated formats.
     pub fn is_csv(self) -> bool {
-        matches!(self, Format::Msr | Format::Spc | Format::Systor | Format::Alibaba)
+        matches!(self, Format::Msr | Format::Spc | Format::Systor | Format::Alibaba | Format::Cbs)
+    }
+
+    /// The `blkparse` action letter a `blkparse` format keeps, if it is one.
+    pub fn blkparse_action(self) -> Option<u8> {
+        match self {
+            Format::Blkparse => Some(b'Q'),
+            Format::BlkparseC => Some(b'C'),
+            _ => None,
+        }
     }
 
     /// Number of fields a line must have (SPC: at least this many).
@@ -111,6 +149,9 @@ impl Format {
     /// first non-empty line of a file). Compares the first two column names,
     /// case-insensitively.
     pub fn is_header(self, line: &[u8]) -> bool {
+        if self == Format::Fio {
+            return fio_version(line).is_some();
+        }
         if !self.is_csv() {
             return false;
         }
@@ -176,6 +217,34 @@ impl FromStr for TimeUnit {
     }
 }
 
+/// The version (2 or 3) named by a fio iolog header line `fio version N iolog`.
+pub fn fio_version(line: &[u8]) -> Option<u8> {
+    match trim(chomp(line)) {
+        b"fio version 2 iolog" => Some(2),
+        b"fio version 3 iolog" => Some(3),
+        _ => None,
+    }
+}
+
+/// Whether `line` has the shape of a `blkparse` event: `maj,min cpu seq
+/// seconds pid action rwbs ...`.
+fn is_blkparse_event(line: &[u8]) -> bool {
+    let mut f = line.split(|b| matches!(b, b' ' | b'\t')).filter(|f| !f.is_empty());
+    let dev = f.next().unwrap_or_default();
+    let mut dev_parts = dev.split(|&b| b == b',');
+    let dev_ok =
+        dev_parts.next().is_some_and(is_uint) && dev_parts.next().is_some_and(is_uint) && dev_parts.next().is_none();
+    let rest: Vec<&[u8]> = f.take(6).collect();
+    dev_ok
+        && rest.len() == 6
+        && is_uint(rest[0])
+        && is_uint(rest[1])
+        && is_udecimal(rest[2])
+        && is_uint(rest[3])
+        && rest[4].iter().all(u8::is_ascii_alphabetic)
+        && rest[5].iter().all(u8::is_ascii_alphabetic)
+}
+
 /// Strips spaces and tabs around a field.
 pub(crate) fn trim(f: &[u8]) -> &[u8] {
     let start = f.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(f.len());
@@ -194,7 +263,7 @@ pub(crate) fn chomp(mut line: &[u8]) -> &[u8] {
 /// What one sampled line looks like.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Shape {
-    Csv(Format),
+    Fixed(Format),
     Numeric { decimal_time: bool, byte_aligned: bool },
     Unknown,
 }
@@ -213,10 +282,16 @@ fn is_rw(f: &[u8]) -> bool {
 }
 
 fn classify(line: &[u8], first: bool) -> Shape {
+    if first && fio_version(line).is_some() {
+        return Shape::Fixed(Format::Fio);
+    }
+    if is_blkparse_event(line) {
+        return Shape::Fixed(Format::Blkparse);
+    }
     if line.contains(&b',') {
         if first {
             if let Some(f) = Format::ALL.into_iter().find(|f| f.is_header(line)) {
-                return Shape::Csv(f);
+                return Shape::Fixed(f);
             }
         }
         let mut fields = [&b""[..]; 8];
@@ -229,13 +304,15 @@ fn classify(line: &[u8], first: bool) -> Shape {
         }
         let numeric0 = is_udecimal(fields[0]);
         if n == 7 && numeric0 && (fields[3].eq_ignore_ascii_case(b"read") || fields[3].eq_ignore_ascii_case(b"write")) {
-            Shape::Csv(Format::Msr)
+            Shape::Fixed(Format::Msr)
         } else if n == 6 && numeric0 && (is_rw(fields[2]) || fields[2].is_empty()) {
-            Shape::Csv(Format::Systor)
+            Shape::Fixed(Format::Systor)
         } else if n >= 5 && numeric0 && is_rw(fields[3]) {
-            Shape::Csv(Format::Spc)
+            Shape::Fixed(Format::Spc)
         } else if n == 5 && numeric0 && is_rw(fields[1]) {
-            Shape::Csv(Format::Alibaba)
+            Shape::Fixed(Format::Alibaba)
+        } else if n == 5 && fields[..5].iter().all(|f| is_uint(f)) && matches!(fields[3], b"0" | b"1") {
+            Shape::Fixed(Format::Cbs)
         } else {
             Shape::Unknown
         }
@@ -262,7 +339,7 @@ fn classify(line: &[u8], first: bool) -> Shape {
 
 fn family(s: Shape) -> Option<&'static str> {
     match s {
-        Shape::Csv(f) => Some(f.name()),
+        Shape::Fixed(f) => Some(f.name()),
         Shape::Numeric { .. } => Some("disksim/ssdsim/msr-window (5 numeric columns)"),
         Shape::Unknown => None,
     }
@@ -311,7 +388,7 @@ pub(crate) fn detect_numbered(lines: &[(u64, &[u8])]) -> Result<(Format, Option<
         }
     }
     match first_seen {
-        Some((_, Shape::Csv(f))) => Ok((f, None)),
+        Some((_, Shape::Fixed(f))) => Ok((f, None)),
         Some((_, Shape::Numeric { .. })) => Ok(match (decimal_time, all_aligned) {
             (true, true) => (Format::MsrWindow, None),
             (true, false) => (Format::Disksim, Some(TimeUnit::Ms)),
@@ -372,6 +449,16 @@ mod tests {
             d(&["11413000 0 657728 16 1\r\n", "", "12\t0  512   1024 0"]),
             (Format::Disksim, Some(TimeUnit::Ns))
         );
+        assert_eq!(d(&["1538323200,12309216,8,1,1063"]), (Format::Cbs, None));
+        assert_eq!(d(&["Timestamp,Offset,Size,IOType,VolumeID", "1538323200,12309216,8,1,1063"]), (Format::Cbs, None));
+        assert_eq!(
+            d(&["  8,0    3        1     0.000000000   697  Q   W 223490 + 8 [kjournald]"]),
+            (Format::Blkparse, None)
+        );
+        assert_eq!(d(&["fio version 2 iolog", "/dev/sdb add"]), (Format::Fio, None));
+        assert_eq!(d(&["fio version 3 iolog", "0 /dev/sdb add"]), (Format::Fio, None));
+        // A fio header is only a header on the first line.
+        assert!(detect(&["0,657728,8192,R,0.011413", "fio version 2 iolog"]).is_ok());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! repetition, truncation), a seeded synthetic workload, and trace statistics.
 //!
 //! ```text
-//!  file (.gz ok) ──detect/override──▶ reader ──▶ Vec<Request> ──▶ transforms ──▶ Trace
+//!  file (gzip/zstd/xz ok) ──detect/override──▶ reader ──▶ Vec<Request> ──▶ transforms ──▶ Trace
 //!  SyntheticSpec + seed ─────────────────────────────────────────▶ Trace
 //! ```
 //!
@@ -11,11 +11,14 @@
 //! cannot be read is an error naming the file, the line number and what was
 //! expected, never a silently skipped record. (Blank lines and one leading
 //! header line are not records. SYSTOR rows with a blank IOType have no
-//! direction: they are counted in [`TraceInfo::skipped_no_direction`].)
+//! direction: they are counted in [`TraceInfo::skipped_no_direction`]; other
+//! valid lines that are not requests, such as fio `open` lines or `blkparse`
+//! events of another action, are counted by reason in [`TraceInfo::skipped`].)
 //!
 //! Modules: [`format`] (names, auto-detection rule), [`parse`] (one line →
-//! [`Request`]), [`reader`] ([`load`]), [`transform`], [`synthetic`],
-//! [`stats`], [`error`].
+//! [`Request`]), [`textlog`] (`blkparse`, fio), [`reader`] ([`load`], [`read`]),
+//! [`transform`], [`edit`] (windows, merge), [`write`] (other formats),
+//! [`synthetic`], [`stats`], [`error`].
 //!
 //! ```no_run
 //! use rainsim_trace::{load, stats, TraceOptions};
@@ -27,20 +30,24 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod edit;
 pub mod error;
 pub mod format;
 pub mod parse;
 pub mod reader;
 pub mod stats;
 pub mod synthetic;
+pub mod textlog;
 pub mod transform;
+pub mod write;
 
 pub use error::TraceError;
 pub use format::{detect, Format, TimeUnit};
-pub use reader::{load, Trace, TraceInfo, TraceOptions};
+pub use reader::{load, read, Compression, Records, Trace, TraceInfo, TraceOptions};
 pub use stats::{stats, InterArrival, TraceStats};
 pub use synthetic::{generate, SizeWeight, SyntheticSpec};
 pub use transform::AddressMap;
+pub use write::{write_atomic, write_requests, Target, Written};
 
 /// Direction of a host request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

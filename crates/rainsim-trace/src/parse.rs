@@ -6,8 +6,12 @@
 //! up at the first digit below 1 ns); only text with an exponent (`1e-3`) goes
 //! through `f64`. Columns the simulator does not use (MSR Hostname and
 //! ResponseTime, SYSTOR Response, SPC fields after the 5th) are not validated.
+//!
+//! `blkparse` and fio lines are read in [`crate::textlog`]: they carry state
+//! (the fio version and file table, the `blkparse` summary at the end).
 
 use crate::format::{trim, Format, TimeUnit};
+use crate::textlog::{self, FioState};
 use crate::{Op, Request};
 
 /// Bytes per sector in the sector-addressed formats.
@@ -20,13 +24,19 @@ pub enum Parsed {
     Request(Request),
     /// A valid row without direction (SYSTOR blank IOType), not a request.
     NoDirection,
+    /// A valid line that is not a request (a fio `open`, a `blkparse` event
+    /// of another action, ...), counted under this reason.
+    Skipped(&'static str),
 }
 
-/// Parses single lines of one format. Cheap to copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Parses the lines of one file of one format, in order (fio and `blkparse`
+/// lines depend on earlier lines; the other formats are line by line).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineParser {
     format: Format,
     unit: TimeUnit,
+    fio: FioState,
+    in_summary: bool,
 }
 
 impl LineParser {
@@ -34,10 +44,22 @@ impl LineParser {
     /// with) [`Format::Disksim`]; the other formats have a fixed unit.
     pub fn new(format: Format, time_unit: Option<TimeUnit>) -> Result<Self, String> {
         match (format, time_unit) {
-            (Format::Disksim, Some(unit)) => Ok(LineParser { format, unit }),
+            (Format::Disksim, Some(unit)) => Ok(Self::with(format, unit)),
             (Format::Disksim, None) => Err("the disksim format needs a time unit (ns or ms)".into()),
             (_, Some(u)) => Err(format!("time_unit = \"{u}\" only applies to the disksim format, not to {format}")),
-            (_, None) => Ok(LineParser { format, unit: TimeUnit::Ns }),
+            (_, None) => Ok(Self::with(format, TimeUnit::Ns)),
+        }
+    }
+
+    fn with(format: Format, unit: TimeUnit) -> Self {
+        LineParser { format, unit, fio: FioState::default(), in_summary: false }
+    }
+
+    /// Takes the file's header line (see [`Format::is_header`]); a fio
+    /// header sets the iolog version.
+    pub fn header(&mut self, line: &[u8]) {
+        if let Some(v) = crate::format::fio_version(line) {
+            self.fio.version = Some(v);
         }
     }
 
@@ -48,8 +70,14 @@ impl LineParser {
 
     /// Parses one line (without its line ending). The error says what was
     /// expected; the caller adds file and line number.
-    pub fn parse(&self, line: &[u8]) -> Result<Parsed, String> {
+    pub fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
         let format = self.format;
+        if let Some(action) = format.blkparse_action() {
+            return textlog::blkparse(line, action, &mut self.in_summary);
+        }
+        if format == Format::Fio {
+            return self.fio.parse(line);
+        }
         let mut f = [&b""[..]; 7];
         let n = if format.is_csv() {
             split_into(line.split(|&b| b == b',').map(trim), &mut f)
@@ -110,6 +138,20 @@ impl LineParser {
                 size: size(f[3], col(3), 1)?,
                 time_ns: mul(uint(f[4], col(4), "an unsigned integer (µs since the epoch)")?, 1000, col(4))?,
             },
+            Format::Cbs => Request {
+                time_ns: time(f[0], col(0), 9, "Unix seconds")?,
+                offset: mul(uint(f[1], col(1), "an unsigned integer (512-byte sectors)")?, SECTOR_BYTES, col(1))?,
+                size: size(f[2], col(2), SECTOR_BYTES)?,
+                op: match f[3] {
+                    b"0" => Op::Read,
+                    b"1" => Op::Write,
+                    x => return Err(bad(col(3), "0 (read) or 1 (write)", x)),
+                },
+                device: uint32(f[4], col(4), "an unsigned integer (volume ID)")?,
+            },
+            Format::Blkparse | Format::BlkparseC | Format::Fio => {
+                return Err(format!("{format} lines are read elsewhere"))
+            }
             Format::Disksim | Format::Ssdsim | Format::MsrWindow => {
                 let (digits, what) = match (format, self.unit) {
                     (Format::MsrWindow, _) | (Format::Disksim, TimeUnit::Ms) => (6, "milliseconds"),
@@ -149,7 +191,7 @@ fn split_into<'a>(it: impl Iterator<Item = &'a [u8]>, out: &mut [&'a [u8]; 7]) -
     n
 }
 
-fn show(field: &[u8]) -> String {
+pub(crate) fn show(field: &[u8]) -> String {
     let s = String::from_utf8_lossy(&field[..field.len().min(40)]);
     if field.len() > 40 {
         format!("`{s}…`")
@@ -160,7 +202,7 @@ fn show(field: &[u8]) -> String {
 
 /// A column of a format, named lazily (only on the error path).
 #[derive(Clone, Copy)]
-struct Col(Format, usize);
+pub(crate) struct Col(pub(crate) Format, pub(crate) usize);
 
 impl std::fmt::Display for Col {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -169,7 +211,7 @@ impl std::fmt::Display for Col {
     }
 }
 
-fn bad(col: Col, expected: &str, found: &[u8]) -> String {
+pub(crate) fn bad(col: Col, expected: &str, found: &[u8]) -> String {
     format!("{col}: expected {expected}, found {}", show(found))
 }
 
@@ -189,20 +231,20 @@ pub fn parse_u64(f: &[u8]) -> Option<u64> {
     Some(v)
 }
 
-fn uint(f: &[u8], col: Col, expected: &str) -> Result<u64, String> {
+pub(crate) fn uint(f: &[u8], col: Col, expected: &str) -> Result<u64, String> {
     parse_u64(f).ok_or_else(|| bad(col, expected, f))
 }
 
-fn uint32(f: &[u8], col: Col, expected: &str) -> Result<u32, String> {
+pub(crate) fn uint32(f: &[u8], col: Col, expected: &str) -> Result<u32, String> {
     parse_u64(f).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| bad(col, expected, f))
 }
 
-fn mul(v: u64, by: u64, col: Col) -> Result<u64, String> {
+pub(crate) fn mul(v: u64, by: u64, col: Col) -> Result<u64, String> {
     v.checked_mul(by).ok_or_else(|| format!("{col}: value {v} is too large"))
 }
 
 /// A size in units of `mult` bytes, > 0 and at most `u32::MAX` bytes.
-fn size(f: &[u8], col: Col, mult: u64) -> Result<u32, String> {
+pub(crate) fn size(f: &[u8], col: Col, mult: u64) -> Result<u32, String> {
     let what = if mult == 1 { "a positive integer (bytes)" } else { "a positive integer (512-byte sectors)" };
     let v = uint(f, col, what)?;
     if v == 0 {
@@ -221,7 +263,7 @@ fn rw(f: &[u8], col: Col) -> Result<Op, String> {
     }
 }
 
-fn time(f: &[u8], col: Col, digits: u32, unit: &str) -> Result<u64, String> {
+pub(crate) fn time(f: &[u8], col: Col, digits: u32, unit: &str) -> Result<u64, String> {
     parse_scaled(f, digits)
         .map_err(|why| format!("{col}: expected a non-negative time in {unit}, found {} ({why})", show(f)))
 }
@@ -300,7 +342,7 @@ mod tests {
 
     #[test]
     fn field_errors_name_the_column() {
-        let p = LineParser::new(Format::Msr, None).unwrap();
+        let mut p = LineParser::new(Format::Msr, None).unwrap();
         let e = p.parse(b"1,hm,0,Write,9056014336").unwrap_err();
         assert!(e.starts_with("expected 7 comma-separated fields (Timestamp,Hostname,"), "{e}");
         assert!(e.ends_with("found 5"), "{e}");
@@ -308,7 +350,7 @@ mod tests {
         assert!(e.starts_with("size 0"), "{e}");
         let e = p.parse(b"1,hm,0,Delete,9056014336,512,1").unwrap_err();
         assert!(e.contains("field 4 (Type)") && e.contains("`Delete`"), "{e}");
-        let p = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
+        let mut p = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
         let e = p.parse(b"-5 0 1 1 1").unwrap_err();
         assert!(e.contains("negative"), "{e}");
         let e = p.parse(b"5 0 1 1 2").unwrap_err();
@@ -319,7 +361,7 @@ mod tests {
 
     #[test]
     fn systor_blank_iotype_has_no_direction() {
-        let p = LineParser::new(Format::Systor, None).unwrap();
+        let mut p = LineParser::new(Format::Systor, None).unwrap();
         assert_eq!(p.parse(b"1456095145.133076000,0,,0,0,4096"), Ok(Parsed::NoDirection));
     }
 }

@@ -1,5 +1,6 @@
-//! Loading a trace file: gzip sniffing, format detection, streaming parse,
-//! transforms, and the provenance record ([`TraceInfo`]).
+//! Loading a trace file: decompression (gzip, zstd, xz, by magic bytes),
+//! format detection, streaming parse, transforms, and the provenance record
+//! ([`TraceInfo`]).
 //!
 //! The file is read once, as a stream: its SHA-256 and size are computed over
 //! the raw bytes while they are decompressed and parsed. Blank lines are
@@ -13,7 +14,7 @@ use crate::transform::{self, AddressMap};
 use crate::{Request, TraceError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -65,7 +66,7 @@ pub struct Trace {
 
 /// Provenance of a [`Trace`], for reports.
 ///
-/// Counts: `records_read = skipped_no_direction + filtered_out_device + n`,
+/// Counts: `records_read = skipped_no_direction + Σ skipped + filtered_out_device + n`,
 /// where `n` is the count before repeat/truncation; `requests` is the final count.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceInfo {
@@ -84,6 +85,10 @@ pub struct TraceInfo {
     pub records_read: u64,
     /// Records without a direction (SYSTOR blank IOType), not replayed.
     pub skipped_no_direction: u64,
+    /// Other valid lines that are not requests, by reason (fio `open` lines,
+    /// `blkparse` events of another action, ...); absent when none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped: BTreeMap<String, u64>,
     /// Requests dropped by the device filter.
     pub filtered_out_device: u64,
     /// Adjacent pairs out of time order before the stable sort.
@@ -114,6 +119,58 @@ impl<R: Read> Read for Hashing<R> {
 
 const BUF_BYTES: usize = 1 << 16;
 
+/// Compression of a trace file, recognised by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain text.
+    None,
+    /// gzip (`1f 8b`); concatenated members are read as one stream.
+    Gzip,
+    /// Zstandard (`28 b5 2f fd`); concatenated frames are read as one stream.
+    Zstd,
+    /// xz (`fd 37 7a 58 5a 00`); concatenated streams are read as one stream.
+    Xz,
+}
+
+impl Compression {
+    /// The compression that the file's first bytes announce.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Compression::Xz
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// The records of one file as read: requests in file order with the
+/// format's own times (not sorted, not rebased), before any transform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Records {
+    /// Requests in file order, absolute times in the format's epoch.
+    pub requests: Vec<Request>,
+    /// The format read (detected or given).
+    pub format: Format,
+    /// Time unit of a `disksim` file.
+    pub time_unit: Option<TimeUnit>,
+    /// Compression of the stored file.
+    pub compression: Compression,
+    /// Data records (requests + records without direction + skipped lines).
+    pub records: u64,
+    /// Records without a direction (SYSTOR blank IOType).
+    pub no_direction: u64,
+    /// Lines that are not requests, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Size of the file as stored, bytes.
+    pub file_bytes: u64,
+    /// SHA-256 (hex) of the file as stored.
+    pub sha256: String,
+}
+
 /// Parsed records of one file, before transforms.
 struct Parsing {
     requests: Vec<Request>,
@@ -121,6 +178,7 @@ struct Parsing {
     time_unit: Option<TimeUnit>,
     records: u64,
     no_direction: u64,
+    skipped: BTreeMap<&'static str, u64>,
 }
 
 /// Reads, parses and transforms the trace at `path` (plain or gzip, by magic
@@ -136,26 +194,16 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     if opts.max_requests == Some(0) {
         return Err(TraceError::Invalid("trace.max_requests must be ≥ 1 when set".into()));
     }
-    let io_err = |source| TraceError::Io { path: path.display().to_string(), source };
-    let file = File::open(path).map_err(io_err)?;
-    let mut raw = BufReader::with_capacity(BUF_BYTES, Hashing { inner: file, hash: Sha256::new(), bytes: 0 });
-    let gzip = raw.fill_buf().map_err(io_err)?.starts_with(&[0x1f, 0x8b]);
-    let (parsing, mut raw) = if gzip {
-        let mut text = BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(raw));
-        let p = parse_stream(&mut text, path, opts)?;
-        (p, text.into_inner().into_inner())
-    } else {
-        let p = parse_stream(&mut raw, path, opts)?;
-        (p, raw)
-    };
-    io::copy(&mut raw, &mut io::sink()).map_err(io_err)?;
-    let hashing = raw.into_inner();
-    let Parsing { mut requests, format, time_unit, records, no_direction } = parsing;
+    let Records { mut requests, format, time_unit, records, no_direction, skipped, file_bytes, sha256, .. } =
+        read(path, opts.format, opts.time_unit)?;
 
     let name = path.display().to_string();
     if requests.is_empty() {
-        let msg = if no_direction > 0 {
+        let msg = if no_direction > 0 && skipped.is_empty() {
             format!("no request: all {records} records have a blank IOType (no direction)")
+        } else if !skipped.is_empty() {
+            let why: Vec<String> = skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            format!("no request: all {records} records were skipped ({})", why.join(", "))
         } else {
             "no request: the file holds no data record".to_string()
         };
@@ -194,10 +242,11 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
         path: name,
         format: format.name().to_string(),
         time_unit,
-        file_bytes: hashing.bytes,
-        sha256: hex(&hashing.hash.finalize()),
+        file_bytes,
+        sha256,
         records_read: records,
         skipped_no_direction: no_direction,
+        skipped,
         filtered_out_device: filtered,
         unsorted_inversions: inversions,
         requests: requests.len() as u64,
@@ -205,6 +254,51 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
         span_ns: transform::span_ns(&requests),
     };
     Ok(Trace { requests, info })
+}
+
+/// Reads and parses the file at `path` (plain, gzip, zstd or xz, by magic
+/// bytes) in `format` (`None`: detect), without any transform.
+pub fn read(path: &Path, format: Option<Format>, time_unit: Option<TimeUnit>) -> Result<Records, TraceError> {
+    let io_err = |source| TraceError::Io { path: path.display().to_string(), source };
+    let file = File::open(path).map_err(io_err)?;
+    let mut raw = BufReader::with_capacity(BUF_BYTES, Hashing { inner: file, hash: Sha256::new(), bytes: 0 });
+    let compression = Compression::sniff(raw.fill_buf().map_err(io_err)?);
+    let (parsing, mut raw) = match compression {
+        Compression::Gzip => {
+            let mut text = BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(raw));
+            let p = parse_stream(&mut text, path, format, time_unit)?;
+            (p, text.into_inner().into_inner())
+        }
+        Compression::Zstd => {
+            let decoder = zstd::stream::read::Decoder::with_buffer(raw).map_err(io_err)?;
+            let mut text = BufReader::with_capacity(BUF_BYTES, decoder);
+            let p = parse_stream(&mut text, path, format, time_unit)?;
+            (p, text.into_inner().finish())
+        }
+        Compression::Xz => {
+            let mut text = BufReader::with_capacity(BUF_BYTES, liblzma::bufread::XzDecoder::new_multi_decoder(raw));
+            let p = parse_stream(&mut text, path, format, time_unit)?;
+            (p, text.into_inner().into_inner())
+        }
+        Compression::None => {
+            let p = parse_stream(&mut raw, path, format, time_unit)?;
+            (p, raw)
+        }
+    };
+    io::copy(&mut raw, &mut io::sink()).map_err(io_err)?;
+    let hashing = raw.into_inner();
+    let Parsing { requests, format, time_unit, records, no_direction, skipped } = parsing;
+    Ok(Records {
+        requests,
+        format,
+        time_unit,
+        compression,
+        records,
+        no_direction,
+        skipped: skipped.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        file_bytes: hashing.bytes,
+        sha256: hex(&hashing.hash.finalize()),
+    })
 }
 
 /// Lower-case hex of `bytes`.
@@ -224,7 +318,12 @@ fn is_blank(line: &[u8]) -> bool {
 }
 
 /// Samples the first lines, settles format and unit, then parses everything.
-fn parse_stream<R: BufRead>(r: &mut R, path: &Path, opts: &TraceOptions) -> Result<Parsing, TraceError> {
+fn parse_stream<R: BufRead>(
+    r: &mut R,
+    path: &Path,
+    format: Option<Format>,
+    time_unit: Option<TimeUnit>,
+) -> Result<Parsing, TraceError> {
     // Sample up to DETECT_LINES non-empty lines, with their line numbers.
     let mut sample: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut buf = Vec::with_capacity(256);
@@ -249,13 +348,13 @@ fn parse_stream<R: BufRead>(r: &mut R, path: &Path, opts: &TraceOptions) -> Resu
         let msg = "no request: the file is empty (or holds only blank lines)".to_string();
         return Err(TraceError::Empty { path: path.display().to_string(), msg });
     }
-    let (format, unit) = match opts.format {
-        Some(Format::Disksim) => (Format::Disksim, Some(opts.time_unit.unwrap_or_else(|| disksim_unit(&refs)))),
-        Some(f) => (f, opts.time_unit), // LineParser::new rejects a unit here
+    let (format, unit) = match format {
+        Some(Format::Disksim) => (Format::Disksim, Some(time_unit.unwrap_or_else(|| disksim_unit(&refs)))),
+        Some(f) => (f, time_unit), // LineParser::new rejects a unit here
         None => {
             let (f, detected_unit) =
                 detect_numbered(&refs).map_err(|msg| TraceError::Detect { path: path.display().to_string(), msg })?;
-            match (f, opts.time_unit) {
+            match (f, time_unit) {
                 (Format::Disksim, Some(u)) => (f, Some(u)),
                 (_, None) => (f, detected_unit),
                 (_, Some(u)) => {
@@ -270,21 +369,29 @@ fn parse_stream<R: BufRead>(r: &mut R, path: &Path, opts: &TraceOptions) -> Resu
             }
         }
     };
-    let parser = LineParser::new(format, unit).map_err(TraceError::Invalid)?;
-    let mut out = Parsing { requests: Vec::new(), format, time_unit: unit, records: 0, no_direction: 0 };
+    let mut parser = LineParser::new(format, unit).map_err(TraceError::Invalid)?;
+    let mut out = Parsing {
+        requests: Vec::new(),
+        format,
+        time_unit: unit,
+        records: 0,
+        no_direction: 0,
+        skipped: BTreeMap::new(),
+    };
     let mut first = true;
     for (no, line) in &refs {
         if std::mem::take(&mut first) && format.is_header(line) {
+            parser.header(line);
             continue;
         }
-        take(&parser, line, *no, path, &mut out)?;
+        take(&mut parser, line, *no, path, &mut out)?;
     }
     if more {
         while next_line(r, &mut buf, path)? {
             line_no += 1;
             let line = chomp(&buf);
             if !is_blank(line) {
-                take(&parser, line, line_no, path, &mut out)?;
+                take(&mut parser, line, line_no, path, &mut out)?;
             }
         }
     }
@@ -292,10 +399,11 @@ fn parse_stream<R: BufRead>(r: &mut R, path: &Path, opts: &TraceOptions) -> Resu
 }
 
 #[inline]
-fn take(parser: &LineParser, line: &[u8], no: u64, path: &Path, out: &mut Parsing) -> Result<(), TraceError> {
+fn take(parser: &mut LineParser, line: &[u8], no: u64, path: &Path, out: &mut Parsing) -> Result<(), TraceError> {
     match parser.parse(line) {
         Ok(Parsed::Request(r)) => out.requests.push(r),
         Ok(Parsed::NoDirection) => out.no_direction += 1,
+        Ok(Parsed::Skipped(why)) => *out.skipped.entry(why).or_insert(0) += 1,
         Err(msg) => return Err(TraceError::parse(path, no, msg)),
     }
     out.records += 1;

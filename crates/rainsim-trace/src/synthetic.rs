@@ -350,6 +350,7 @@ pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<
         sha256: hex(&h.finalize()),
         records_read: spec.requests,
         skipped_no_direction: 0,
+        skipped: Default::default(),
         filtered_out_device: 0,
         unsorted_inversions: 0,
         requests: requests.len() as u64,

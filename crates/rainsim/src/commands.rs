@@ -222,6 +222,9 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
         if trace.info.skipped_no_direction > 0 {
             println!("skipped {} records without a direction", trace.info.skipped_no_direction);
         }
+        for (why, n) in &trace.info.skipped {
+            println!("skipped {n} {why}");
+        }
         if trace.info.unsorted_inversions > 0 {
             println!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
         }

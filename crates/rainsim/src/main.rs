@@ -4,6 +4,7 @@
 mod commands;
 mod settings;
 mod summary;
+mod trace_edit;
 mod workload;
 
 use clap::{Args, Parser, Subcommand};
@@ -24,7 +25,7 @@ enum Cmd {
     Run(RunArgs),
     /// Run several schemes or `--set` variants on one trace and print them side by side.
     Compare(CompareArgs),
-    /// Inspect trace files.
+    /// Inspect, convert, slice and merge trace files.
     Trace {
         #[command(subcommand)]
         cmd: TraceCmd,
@@ -57,7 +58,8 @@ struct Setup {
     /// table replaces the config's, after preset and scheme, before `--set`s.
     #[arg(long, value_name = "NAME|FILE")]
     workload: Option<String>,
-    /// Trace format (msr, spc, systor, alibaba, disksim, ssdsim, msr-window); default: detect.
+    /// Trace format (msr, spc, systor, alibaba, disksim, ssdsim, msr-window, cbs, blkparse,
+    /// blkparse-c, fio); default: detect.
     #[arg(long)]
     format: Option<String>,
     /// Time unit of a disksim trace (ns or ms); default: ms if times have a decimal point.
@@ -126,6 +128,76 @@ enum TraceCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Convert a trace (after device filter, window and address map) to another format.
+    Convert {
+        /// Input trace (gzip, zstd, xz accepted).
+        input: PathBuf,
+        /// Output file (written atomically; never the input).
+        output: PathBuf,
+        /// Output format: ssdsim, disksim, mqsim, msr or fio.
+        #[arg(long)]
+        to: String,
+        #[command(flatten)]
+        select: SelectArgs,
+    },
+    /// Cut a window out of a trace: `--start S --duration D` and/or `--skip K --requests N`.
+    Slice {
+        /// Input trace.
+        input: PathBuf,
+        /// Output file.
+        output: PathBuf,
+        /// Output format; default: the input's, when it can be written.
+        #[arg(long)]
+        to: Option<String>,
+        #[command(flatten)]
+        select: SelectArgs,
+    },
+    /// Merge traces by time (stable: equal times keep the order of the inputs): `merge A B … OUT`.
+    Merge {
+        /// Input traces, then the output file.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format; default: the first input's, when it can be written.
+        #[arg(long)]
+        to: Option<String>,
+        #[command(flatten)]
+        select: SelectArgs,
+    },
+}
+
+/// How `trace convert|slice|merge` read and select requests.
+#[derive(Args, Clone, Default)]
+pub struct SelectArgs {
+    /// Input format (see the README's format table); default: detect.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Time unit of a disksim input (ns or ms).
+    #[arg(long)]
+    pub time_unit: Option<String>,
+    /// Keep only this device (MSR DiskNumber, CBS volume, blkparse major << 20 | minor, ...).
+    #[arg(long)]
+    pub device: Option<u32>,
+    /// Window start, seconds after the first request (decimals allowed).
+    #[arg(long, value_name = "S")]
+    pub start: Option<String>,
+    /// Window length, seconds; default: to the end.
+    #[arg(long, value_name = "D")]
+    pub duration: Option<String>,
+    /// Then drop the first K requests.
+    #[arg(long, value_name = "K")]
+    pub skip: Option<u64>,
+    /// Then keep at most N requests.
+    #[arg(long, value_name = "N")]
+    pub requests: Option<u64>,
+    /// Fit addresses into `--capacity`: wrap or compact (as `trace.address_map`); default: unchanged.
+    #[arg(long, value_name = "wrap|compact")]
+    pub address_map: Option<String>,
+    /// Device capacity for `--address-map`, bytes (KiB/MiB/GiB/TiB suffixes allowed).
+    #[arg(long, value_name = "BYTES")]
+    pub capacity: Option<String>,
+    /// Page size for `--address-map`, bytes.
+    #[arg(long, default_value_t = 4096)]
+    pub page_bytes: u32,
 }
 
 #[derive(Subcommand)]
@@ -182,6 +254,13 @@ fn main() -> ExitCode {
                 (None, None) => Err("trace stats needs a trace file or --workload NAME".into()),
             }
         }
+        Cmd::Trace { cmd: TraceCmd::Convert { input, output, to, select } } => {
+            trace_edit::convert(&input, &output, Some(&to), &select, false)
+        }
+        Cmd::Trace { cmd: TraceCmd::Slice { input, output, to, select } } => {
+            trace_edit::convert(&input, &output, to.as_deref(), &select, true)
+        }
+        Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => trace_edit::merge(&files, to.as_deref(), &select),
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
         Cmd::Bench(a) => commands::bench(&a.config, &a.scheme, a.workload.as_deref(), a.requests, a.runs, &a.sets),

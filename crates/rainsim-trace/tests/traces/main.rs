@@ -2,7 +2,9 @@
 //! `shared/traces` (env `RAINSIM_TRACES` overrides); their absence is a failure.
 
 mod common;
+mod convert;
 mod errors;
+mod formats;
 mod profiles;
 mod samples;
 mod stats;

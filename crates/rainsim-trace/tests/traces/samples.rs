@@ -132,8 +132,8 @@ fn spc_and_mqsim_agree_on_the_same_requests() {
     assert_eq!(mq.requests[0], spc.requests[0]);
     assert_eq!(&mq.requests[..10], &spc.requests[..], "first 10 requests, rebased");
     // Absolute conversions of the first line of each file.
-    let p = LineParser::new(Format::Spc, None).unwrap();
-    let q = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
+    let mut p = LineParser::new(Format::Spc, None).unwrap();
+    let mut q = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
     let a = p.parse(b"0,657728,8192,R,0.011413").unwrap();
     let b = q.parse(b"11413000 0 657728 16 1").unwrap();
     let want = Request { time_ns: 11_413_000, offset: 336_756_736, size: 8192, device: 0, op: Op::Read };
@@ -151,7 +151,7 @@ fn msr_filetime_ticks_are_100_ns() {
     assert_eq!(t.requests[0], Request { time_ns: 0, offset: 9_056_014_336, size: 2048, device: 0, op: Op::Write });
     assert_eq!(t.requests[1].time_ns, 21_500);
     assert_eq!((t.requests[1].offset, t.requests[1].size), (11_855_351_808, 512));
-    let p = LineParser::new(Format::Msr, None).unwrap();
+    let mut p = LineParser::new(Format::Msr, None).unwrap();
     let Parsed::Request(r) = p.parse(b"128166385295514663,hm,0,Write,9056014336,2048,2833").unwrap() else {
         panic!("not a request")
     };
@@ -184,7 +184,7 @@ fn systor_fractional_seconds_are_exact_and_rows_sorted() {
     want.sort_unstable();
     let got: Vec<u64> = t.requests.iter().map(|r| r.time_ns).collect();
     assert_eq!(got, want);
-    let p = LineParser::new(Format::Systor, None).unwrap();
+    let mut p = LineParser::new(Format::Systor, None).unwrap();
     let Parsed::Request(r) = p.parse(b"1456095145.133076000,0.000806000,R,0,899056122368,131072").unwrap() else {
         panic!("not a request")
     };
@@ -203,7 +203,7 @@ fn alibaba_microseconds() {
         t.requests[1],
         Request { time_ns: 380_000, offset: 19_496_058_880, size: 77_824, device: 1, op: Op::Write }
     );
-    let p = LineParser::new(Format::Alibaba, None).unwrap();
+    let mut p = LineParser::new(Format::Alibaba, None).unwrap();
     let Parsed::Request(r) = p.parse(b"0,R,126703661056,4096,1577808000000046").unwrap() else { panic!() };
     assert_eq!(r.time_ns, 1_577_808_000_000_046_000);
 }

@@ -18,6 +18,7 @@ mod python_scripts;
 mod report;
 mod rotating_gc;
 mod schemes;
+mod trace_edit;
 mod trace_stats;
 mod traces;
 mod workloads;

@@ -1,0 +1,194 @@
+//! `rainsim trace convert|slice|merge`: rewrite traces for other simulators
+//! and tools, cut windows out of long traces, merge traces by time.
+
+use crate::SelectArgs;
+use rainsim_trace::edit::{self, Mapping, Window};
+use rainsim_trace::parse::parse_scaled;
+use rainsim_trace::write::check_output;
+use rainsim_trace::{read, write_atomic, write_requests, AddressMap, Format, Records, Request, Target, TimeUnit};
+use std::path::{Path, PathBuf};
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+fn input_format(sel: &SelectArgs) -> Result<(Option<Format>, Option<TimeUnit>), String> {
+    let format =
+        sel.format.as_deref().map(|f| f.parse::<Format>().map_err(|e| format!("--format: {e}"))).transpose()?;
+    let unit =
+        sel.time_unit.as_deref().map(|u| u.parse::<TimeUnit>().map_err(|e| format!("--time-unit: {e}"))).transpose()?;
+    Ok((format, unit))
+}
+
+fn seconds(flag: &str, v: &str) -> Result<u64, String> {
+    parse_scaled(v.as_bytes(), 9)
+        .map_err(|why| format!("{flag}: expected seconds (e.g. 3600 or 0.5), found `{v}` ({why})"))
+}
+
+/// `4096`, `64KiB`, `32GiB`, `1TiB` (binary units; `K`, `M`, `G`, `T` too).
+fn bytes(flag: &str, v: &str) -> Result<u64, String> {
+    let t = v.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "K" | "KiB" => 10,
+        "M" | "MiB" => 20,
+        "G" | "GiB" => 30,
+        "T" | "TiB" => 40,
+        _ => return Err(format!("{flag}: expected bytes with an optional KiB/MiB/GiB/TiB suffix, found `{v}`")),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{flag}: expected a positive number of bytes, found `{v}`"))
+}
+
+fn window(sel: &SelectArgs) -> Result<Window, String> {
+    if sel.requests == Some(0) {
+        return Err("--requests must be ≥ 1".into());
+    }
+    Ok(Window {
+        start_ns: sel.start.as_deref().map(|s| seconds("--start", s)).transpose()?.unwrap_or(0),
+        duration_ns: sel.duration.as_deref().map(|s| seconds("--duration", s)).transpose()?,
+        skip: sel.skip.unwrap_or(0),
+        count: sel.requests,
+    })
+}
+
+fn mapping(sel: &SelectArgs) -> Result<Option<Mapping>, String> {
+    let Some(map) = sel.address_map.as_deref() else {
+        return match sel.capacity {
+            Some(_) => Err("--capacity needs --address-map wrap|compact".into()),
+            None => Ok(None),
+        };
+    };
+    let map = match map {
+        "wrap" => AddressMap::Wrap,
+        "compact" => AddressMap::Compact,
+        m => return Err(format!("--address-map: expected wrap or compact, found `{m}`")),
+    };
+    let cap = sel.capacity.as_deref().ok_or("--address-map needs --capacity BYTES (e.g. 32GiB)")?;
+    Ok(Some(Mapping { map, capacity_bytes: bytes("--capacity", cap)?, page_bytes: sel.page_bytes }))
+}
+
+fn target(to: Option<&str>, records: &Records, input: &Path) -> Result<Target, String> {
+    match to {
+        Some(t) => t.parse::<Target>().map_err(|e| format!("--to: {e}")),
+        None => Target::for_format(records.format, records.time_unit).ok_or_else(|| {
+            format!(
+                "{}: no writer for the {} format; choose an output format with --to ({})",
+                input.display(),
+                records.format,
+                Target::ALL.map(|t| t.name()).join(", ")
+            )
+        }),
+    }
+}
+
+/// What was read, for the report printed once everything has succeeded.
+fn describe_read(path: &Path, r: &Records, log: &mut String) {
+    let unit = r.time_unit.map(|u| format!(" ({u})")).unwrap_or_default();
+    *log += &format!(
+        "read {} ({}{unit}): {} requests of {} records\n",
+        path.display(),
+        r.format,
+        r.requests.len(),
+        r.records
+    );
+    if r.no_direction > 0 {
+        *log += &format!("  skipped {} records without a direction\n", r.no_direction);
+    }
+    for (why, n) in &r.skipped {
+        *log += &format!("  skipped {n} {why}\n");
+    }
+}
+
+fn write_out(output: &Path, inputs: &[&Path], target: Target, requests: &[Request], mut log: String) -> Res {
+    let w = write_atomic(output, inputs, |f| write_requests(f, target, requests))?;
+    log += &format!("wrote {} requests to {} ({target})\n", w.requests, output.display());
+    if w.widened > 0 {
+        log +=
+            &format!("  {} requests were not sector-aligned: widened to the 512-byte sectors they touch\n", w.widened);
+    }
+    if w.time_rounded > 0 {
+        log += &format!("  {} times rounded to the nearest 100 ns (FILETIME ticks)\n", w.time_rounded);
+    }
+    if target == Target::Fio {
+        log += "  fio iolog v2 has no timing: fio replays the requests back to back, in this order\n";
+    }
+    print!("{log}");
+    Ok(())
+}
+
+/// `rainsim trace convert` (`to` given) and `rainsim trace slice` (a window required).
+pub fn convert(input: &Path, output: &Path, to: Option<&str>, sel: &SelectArgs, need_window: bool) -> Res {
+    let w = window(sel)?;
+    if need_window && w == Window::default() {
+        return Err("trace slice needs a window: --start S and/or --duration D, or --skip K and/or --requests N".into());
+    }
+    let map = mapping(sel)?;
+    let (format, unit) = input_format(sel)?;
+    check_output(output, &[input])?;
+    let records = read(input, format, unit)?;
+    let mut log = String::new();
+    describe_read(input, &records, &mut log);
+    let target = target(to, &records, input)?;
+    let requests = edit::prepare(&input.display().to_string(), records, sel.device, &w, map)?;
+    write_out(output, &[input], target, &requests, log)
+}
+
+/// `rainsim trace merge A B … OUT`.
+pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &SelectArgs) -> Res {
+    let (output, inputs) = files.split_last().ok_or("trace merge needs input files and an output file")?;
+    if inputs.len() < 2 {
+        return Err("trace merge needs at least two input files and an output file".into());
+    }
+    if sel.start.is_some() || sel.duration.is_some() || sel.skip.is_some() || sel.requests.is_some() {
+        return Err("trace merge takes no window; slice the merged file with `rainsim trace slice`".into());
+    }
+    let map = mapping(sel)?;
+    let (format, unit) = input_format(sel)?;
+    let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    check_output(output, &refs)?;
+    let mut log = String::new();
+    let mut lists = Vec::new();
+    let mut target_of_first = None;
+    for input in inputs {
+        let mut records = read(input, format, unit)?;
+        describe_read(input, &records, &mut log);
+        if target_of_first.is_none() {
+            target_of_first = Some(target(to, &records, input)?);
+        }
+        if let Some(d) = sel.device {
+            records.requests.retain(|r| r.device == d);
+        }
+        lists.push(records.requests);
+    }
+    let mut merged = edit::merge(lists);
+    if merged.is_empty() {
+        return Err(format!(
+            "no request to merge{}",
+            sel.device.map(|d| format!(" for device {d}")).unwrap_or_default()
+        )
+        .into());
+    }
+    if let Some(m) = map {
+        rainsim_trace::transform::map_addresses(&mut merged, m.map, m.capacity_bytes, m.page_bytes)?;
+    }
+    write_out(output, &refs, target_of_first.expect("two inputs"), &merged, log)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bytes;
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(bytes("x", "4096"), Ok(4096));
+        assert_eq!(bytes("x", "32GiB"), Ok(32 << 30));
+        assert_eq!(bytes("x", "2 T"), Ok(2 << 40));
+        assert!(bytes("x", "0").is_err());
+        assert!(bytes("x", "12 parsecs").is_err());
+        assert!(bytes("x", "99999999999TiB").is_err());
+    }
+}

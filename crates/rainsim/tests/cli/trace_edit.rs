@@ -1,0 +1,186 @@
+//! `rainsim trace convert|slice|merge` on small hand-written traces, with
+//! every expected output line computed by hand.
+
+use crate::support::*;
+
+/// Tencent CBS: Unix seconds, sectors, 0 read / 1 write, volume.
+const CBS: &str = "1538323200,100,8,1,5\n1538323200,16,16,0,7\n1538323201,24,8,1,5\n1538323203,1,1,0,5\n";
+
+fn write(dir: &TempDir, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write fixture");
+    path
+}
+
+fn lines(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path).expect("output written").lines().map(str::to_string).collect()
+}
+
+#[test]
+fn convert_writes_each_target_in_its_units() {
+    let dir = TempDir::new("convert");
+    let input = write(&dir, "cbs.csv", CBS);
+    let sectors_ns = ["0 5 100 8 0", "0 7 16 16 1", "1000000000 5 24 8 0", "3000000000 5 1 1 1"];
+    let want: [(&str, Vec<&str>); 5] = [
+        ("ssdsim", sectors_ns.to_vec()),
+        ("mqsim", sectors_ns.to_vec()),
+        ("disksim", vec!["0.000000 5 100 8 0", "0.000000 7 16 16 1", "1000.000000 5 24 8 0", "3000.000000 5 1 1 1"]),
+        (
+            "msr",
+            vec![
+                "0,rainsim,5,Write,51200,4096,0",
+                "0,rainsim,7,Read,8192,8192,0",
+                "10000000,rainsim,5,Write,12288,4096,0",
+                "30000000,rainsim,5,Read,512,512,0",
+            ],
+        ),
+        (
+            "fio",
+            vec![
+                "fio version 2 iolog",
+                "rainsim-dev5 add",
+                "rainsim-dev7 add",
+                "rainsim-dev5 open",
+                "rainsim-dev7 open",
+                "rainsim-dev5 write 51200 4096",
+                "rainsim-dev7 read 8192 8192",
+                "rainsim-dev5 write 12288 4096",
+                "rainsim-dev5 read 512 512",
+                "rainsim-dev5 close",
+                "rainsim-dev7 close",
+            ],
+        ),
+    ];
+    for (to, expected) in want {
+        let out = dir.join(&format!("out.{to}"));
+        let o = rainsim(["trace", "convert", p(&input), "--to", to, p(&out)]).ok();
+        assert!(o.stdout.contains("read ") && o.stdout.contains("(cbs): 4 requests"), "{}", o.stdout);
+        assert!(o.stdout.contains(&format!("wrote 4 requests to {} ({to})", out.display())), "{}", o.stdout);
+        assert_eq!(lines(&out), expected, "{to}");
+        // The written file reads back as the same 4 requests.
+        let st = rainsim(["trace", "stats", "--json", p(&out)]).ok();
+        let v: serde_json::Value = serde_json::from_str(&st.stdout).expect("JSON");
+        assert_eq!(u(&v, "stats.requests"), 4, "{to}");
+        assert_eq!(u(&v, "stats.bytes_read") + u(&v, "stats.bytes_written"), 4096 + 8192 + 4096 + 512, "{to}");
+    }
+}
+
+#[test]
+fn convert_applies_device_window_and_address_map_first() {
+    let dir = TempDir::new("convert-select");
+    let input = write(&dir, "cbs.csv", CBS);
+    let out = dir.join("w.trace");
+    let args = ["--device", "5", "--start", "0.5", "--duration", "3"];
+    rainsim([&["trace", "convert", p(&input), "--to", "mqsim", p(&out)][..], &args].concat()).ok();
+    // Device 5 at 0, 1, 3 s; the window [0.5 s, 3.5 s) keeps 1 s and 3 s, counted from 0.5 s.
+    assert_eq!(lines(&out), ["500000000 5 24 8 0", "2500000000 5 1 1 1"]);
+
+    // Two 4 KiB pages: byte 51200 (page 12, in-page 2048, spans 2 pages) → 2048;
+    // 12288 (page 3) → page 1; 512 stays.
+    let out = dir.join("m.csv");
+    let args = ["--device", "5", "--address-map", "wrap", "--capacity", "8KiB", "--page-bytes", "4096"];
+    rainsim([&["trace", "convert", p(&input), "--to", "msr", p(&out)][..], &args].concat()).ok();
+    assert_eq!(
+        lines(&out),
+        ["0,rainsim,5,Write,2048,4096,0", "10000000,rainsim,5,Write,4096,4096,0", "30000000,rainsim,5,Read,512,512,0"]
+    );
+}
+
+#[test]
+fn slice_by_count_and_by_time() {
+    let dir = TempDir::new("slice");
+    let input = write(&dir, "cbs.csv", CBS);
+    let out = dir.join("s.trace");
+    rainsim(["trace", "slice", p(&input), "--skip", "1", "--requests", "2", "--to", "ssdsim", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0 7 16 16 1", "1000000000 5 24 8 0"]);
+    // Output in the input's format by default, where there is a writer.
+    let msr = write(&dir, "a.csv", "1000,h,0,Read,0,512,1\n1500,h,0,Write,512,1024,1\n3000,h,0,Read,0,512,1\n");
+    let out = dir.join("a-slice.csv");
+    let o = rainsim(["trace", "slice", p(&msr), "--start", "0.0000001", "--duration", "0.0002", p(&out)]).ok();
+    assert!(o.stdout.contains("(msr)"), "{}", o.stdout);
+    // Times 0, 50 µs, 200 µs; the window [0.1 µs, 200.1 µs) keeps 50 µs and 200 µs, from 0.1 µs.
+    assert_eq!(lines(&out), ["499,rainsim,0,Write,512,1024,0", "1999,rainsim,0,Read,0,512,0"]);
+    let msg = rainsim(["trace", "slice", p(&input), "--to", "ssdsim", p(&out)]).fails();
+    assert!(msg.contains("needs a window"), "{msg}");
+    let msg = rainsim(["trace", "slice", p(&input), "--requests", "2", p(&dir.join("x"))]).fails();
+    assert!(msg.contains("no writer for the cbs format") && msg.contains("--to"), "{msg}");
+    let msg = rainsim(["trace", "slice", p(&input), "--start", "9", "--to", "ssdsim", p(&dir.join("x"))]).fails();
+    assert!(msg.contains("cbs.csv: no request in the window"), "{msg}");
+    assert!(!dir.join("x").exists());
+}
+
+#[test]
+fn merge_by_time_keeps_input_order_on_ties() {
+    let dir = TempDir::new("merge");
+    let a = write(&dir, "a.csv", "100,h,0,Read,0,512,1\n300,h,0,Read,512,512,1\n");
+    let b = write(&dir, "b.csv", "100,h,1,Write,4096,512,1\n200,h,1,Write,8192,512,1\n");
+    let out = dir.join("ab.csv");
+    let o = rainsim(["trace", "merge", p(&a), p(&b), p(&out)]).ok();
+    assert!(o.stdout.contains("wrote 4 requests"), "{}", o.stdout);
+    assert_eq!(
+        lines(&out),
+        [
+            "0,rainsim,0,Read,0,512,0",
+            "0,rainsim,1,Write,4096,512,0",
+            "100,rainsim,1,Write,8192,512,0",
+            "200,rainsim,0,Read,512,512,0"
+        ]
+    );
+    let out = dir.join("ba.csv");
+    rainsim(["trace", "merge", p(&b), p(&a), "--to", "mqsim", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0 1 8 1 0", "0 0 0 1 1", "10000 1 16 1 0", "20000 0 1 1 1"]);
+    let out = dir.join("a0.csv");
+    rainsim(["trace", "merge", p(&b), p(&a), "--device", "0", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0,rainsim,0,Read,0,512,0", "200,rainsim,0,Read,512,512,0"]);
+}
+
+#[test]
+fn errors_name_the_file_and_leave_no_output() {
+    let dir = TempDir::new("edit-errors");
+    let input = write(&dir, "cbs.csv", CBS);
+    let before = std::fs::read(&input).expect("read");
+    let msg = rainsim(["trace", "convert", p(&input), "--to", "msr", p(&input)]).fails();
+    assert!(msg.contains("refusing to overwrite"), "{msg}");
+    assert_eq!(std::fs::read(&input).expect("read"), before, "input untouched");
+    let a = write(&dir, "a.csv", "100,h,0,Read,0,512,1\n");
+    let msg = rainsim(["trace", "merge", p(&a), p(&input), p(&a)]).fails();
+    assert!(msg.contains("refusing to overwrite"), "{msg}");
+
+    let bad = write(&dir, "bad.csv", "1538323200,100,8,1,5\n1538323200,16,16,0,7\n1538323201,24,8,2,5\n");
+    let out = dir.join("never.trace");
+    let msg = rainsim(["trace", "convert", p(&bad), "--to", "ssdsim", p(&out)]).fails();
+    assert!(msg.contains("bad.csv:3: field 4 (IOType)"), "{msg}");
+    assert!(!out.exists());
+    let msg = rainsim(["trace", "convert", p(&input), "--to", "spc", p(&out)]).fails();
+    assert!(msg.contains("--to: unknown output format `spc`"), "{msg}");
+    let msg = rainsim(["trace", "convert", p(&input), "--to", "msr", "--address-map", "wrap", p(&out)]).fails();
+    assert!(msg.contains("--capacity"), "{msg}");
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp-")), "temporary file left: {names:?}");
+}
+
+#[test]
+fn stats_reports_what_blkparse_skipped() {
+    let dir = TempDir::new("blk-stats");
+    let text = "  8,0 3 1 0.000000000 697 Q W 223490 + 8 [kjournald]\n\
+                \x20 8,0 3 2 0.000002000 697 D W 223490 + 8 [kjournald]\n\
+                \x20 8,0 0 3 0.000300000 699 Q FWS [jbd2]\n\
+                \x20 8,0 0 4 0.000400000 700 Q DS 4096 + 2048 [fstrim]\n\
+                CPU0 (8,0):\n Reads Queued: 0, 0KiB\n";
+    let path = write(&dir, "sda.blkparse", text);
+    let o = rainsim(["trace", "stats", p(&path)]).ok();
+    for line in [
+        "(blkparse,",
+        "skipped 1 blkparse events of another action",
+        "skipped 1 blkparse events without sector + count (flush, message)",
+        "skipped 1 blkparse discards (D in RWBS)",
+        "skipped 2 blkparse summary lines",
+    ] {
+        assert!(o.stdout.contains(line), "missing `{line}`:\n{}", o.stdout);
+    }
+    let o = rainsim(["trace", "stats", "--format", "blkparse-c", p(&path)]).fails();
+    assert!(o.contains("no request") && o.contains("4 blkparse events of another action"), "{o}");
+}
