@@ -13,7 +13,6 @@
 use crate::config::MapTrace;
 use crate::ftl::precondition::Needed;
 use crate::ftl::{Ftl, GcWork, OutOfSpace};
-use crate::policy::BlockAllocator;
 use crate::raid::stripe::StripeLayout;
 use rainsim_trace::{Op, Request};
 use serde::{Deserialize, Serialize};
@@ -82,13 +81,12 @@ pub fn needed_stripes(stripes: &StripeLayout, page_bytes: u32, mode: MapTrace, r
 pub fn replay(
     ftl: &mut Ftl,
     stripes: &StripeLayout,
-    alloc: &mut dyn BlockAllocator,
     writes: &[(u64, u32)],
     page_bytes: u32,
     target: u64,
     on_gc: &mut dyn FnMut(u32, &GcWork),
 ) -> Result<WarmupReport, OutOfSpace> {
-    let mut w = Writer { ftl, alloc, cursor: vec![0; stripes.channels as usize], rep: WarmupReport::default() };
+    let mut w = Writer { ftl, cursor: vec![0; stripes.channels as usize], rep: WarmupReport::default() };
     let mut moves_per_gc = Vec::new();
     let pb = page_bytes as u64;
     let dps = stripes.data_per_stripe() as u64;
@@ -128,7 +126,6 @@ pub fn replay(
 
 struct Writer<'a> {
     ftl: &'a mut Ftl,
-    alloc: &'a mut dyn BlockAllocator,
     /// Next die to try, per channel (channel-local index).
     cursor: Vec<u32>,
     rep: WarmupReport,
@@ -162,7 +159,7 @@ impl Writer<'_> {
                 if self.ftl.die_needs_gc(die).is_none() {
                     break;
                 }
-                let Some(work) = self.ftl.collect_die(die, self.alloc)? else { break };
+                let Some(work) = self.ftl.collect_die(die)? else { break };
                 self.rep.gc_count += 1;
                 self.rep.pages_moved += work.moved as u64;
                 self.rep.erases += work.erased as u64;
@@ -170,7 +167,7 @@ impl Writer<'_> {
                 on_gc(ch, &work);
             }
             if self.ftl.die_takes_writes(die) {
-                let ppn = self.ftl.allocate(die, self.alloc)?;
+                let ppn = self.ftl.allocate(die)?;
                 self.ftl.commit(chunk, ppn);
                 self.cursor[ch as usize] = (local + 1) % dpc;
                 return Ok(());

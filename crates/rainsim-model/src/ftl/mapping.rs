@@ -54,6 +54,15 @@ impl Mapping {
         self.p2l[new as usize] = chunk;
     }
 
+    /// Drops the chunk held by valid page `ppn` (its data is kept elsewhere):
+    /// both directions become unmapped.
+    pub fn unmap(&mut self, ppn: Ppn) {
+        let c = std::mem::replace(&mut self.p2l[ppn as usize], NONE);
+        debug_assert_ne!(c, NONE, "page {ppn} holds no chunk");
+        debug_assert_eq!(self.l2p[c as usize], ppn);
+        self.l2p[c as usize] = NONE;
+    }
+
     /// Touches the mapping slots of `chunks` so that a following batch of
     /// [`Mapping::relocate`] calls hits the cache: independent loads overlap
     /// their misses, dependent read-modify-writes would not.

@@ -6,14 +6,17 @@
 //! and runs `collect` when a plane's free blocks fall to the threshold; the
 //! returned work tells the device how long the die stays busy.
 
+pub mod allocation;
 pub mod block;
+pub mod gc_hook;
 pub mod mapping;
 pub mod precondition;
 pub mod victim_block;
 
 use crate::flash::address::{Layout, Ppn};
-use crate::policy::BlockAllocator;
+use allocation::BlockAllocator;
 use block::{BlockMeta, PlaneMeta};
+use gc_hook::GcHook;
 use mapping::Mapping;
 
 /// What one garbage collection did.
@@ -49,6 +52,12 @@ pub struct Ftl {
     index: victim_block::GreedyIndex,
     /// Clock stamped on blocks as they are opened (see `set_clock_s`).
     clock_s: u32,
+    /// Which erased block a plane opens next (the block allocation axis).
+    alloc: Box<dyn BlockAllocator>,
+    /// Which of a victim's valid pages need not move (the GC policy hook).
+    gc_hook: Box<dyn GcHook>,
+    /// Scratch: the hook's answer for the current victim.
+    dropped: Vec<usize>,
 }
 
 /// No page could be allocated: the plane is full and GC cannot help.
@@ -84,8 +93,21 @@ impl Ftl {
             moves: Vec::new(),
             index: victim_block::GreedyIndex::new(layout.planes(), layout.blocks_per_plane, layout.pages_per_block),
             clock_s: 0,
+            alloc: Box::new(allocation::in_order::InOrder),
+            gc_hook: Box::new(gc_hook::MoveAll),
+            dropped: Vec::new(),
             layout,
         }
+    }
+
+    /// Replaces the block allocation policy (in order by default).
+    pub fn set_allocator(&mut self, alloc: Box<dyn BlockAllocator>) {
+        self.alloc = alloc;
+    }
+
+    /// Replaces the GC hook (every valid page moves by default).
+    pub fn set_gc_hook(&mut self, hook: Box<dyn GcHook>) {
+        self.gc_hook = hook;
     }
 
     /// Sets the clock (whole seconds, on whatever origin the caller keeps)
@@ -98,17 +120,17 @@ impl Ftl {
     }
 
     /// Takes the next page of `plane`'s active block, opening a block when needed.
-    fn take_page(&mut self, plane: u32, alloc: &mut dyn BlockAllocator) -> Option<Ppn> {
+    fn take_page(&mut self, plane: u32) -> Option<Ppn> {
         let ppb = self.layout.pages_per_block;
         let first = self.layout.first_block(plane);
         let pm = &mut self.planes[plane as usize];
         let open = match pm.active {
             Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
             _ => {
-                let b = alloc.open_block(
-                    &mut pm.free,
-                    &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize],
-                )?;
+                let i = self
+                    .alloc
+                    .choose(&pm.free, &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize])?;
+                let b = pm.free.remove(i).expect("the allocator chose a position in the free list");
                 pm.active = Some(b);
                 // Only erased blocks are opened, so the block takes its first page now.
                 self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
@@ -151,7 +173,7 @@ impl Ftl {
 
     /// Allocates a page for a host program on global die `die`, rotating over
     /// its planes and leaving each plane's GC reserve alone.
-    pub fn allocate(&mut self, die: u32, alloc: &mut dyn BlockAllocator) -> Result<Ppn, OutOfSpace> {
+    pub fn allocate(&mut self, die: u32) -> Result<Ppn, OutOfSpace> {
         let ppd = self.layout.planes_per_die;
         let start = self.plane_cursor[die as usize];
         for i in 0..ppd {
@@ -160,7 +182,7 @@ impl Ftl {
             if !self.plane_takes_writes(plane) {
                 continue;
             }
-            if let Some(ppn) = self.take_page(plane, alloc) {
+            if let Some(ppn) = self.take_page(plane) {
                 self.plane_cursor[die as usize] = (p + 1) % ppd;
                 return Ok(ppn);
             }
@@ -202,11 +224,11 @@ impl Ftl {
 
     /// One GC on the lowest plane of `die` that is below the threshold and has
     /// something to reclaim; `None` when no plane qualifies.
-    pub fn collect_die(&mut self, die: u32, alloc: &mut dyn BlockAllocator) -> Result<Option<GcWork>, OutOfSpace> {
+    pub fn collect_die(&mut self, die: u32) -> Result<Option<GcWork>, OutOfSpace> {
         let first = self.layout.first_plane(die);
         for plane in first..first + self.layout.planes_per_die {
             if self.needs_gc(plane) {
-                let work = self.collect(plane, alloc)?;
+                let work = self.collect(plane)?;
                 if work.erased > 0 {
                     return Ok(Some(work));
                 }
@@ -240,13 +262,14 @@ impl Ftl {
     /// One GC on `plane`: move the victim's valid pages inside the plane, erase
     /// it, then level wear if the erase-count spread exceeds the bound. Page
     /// moves are left in `self.moves`.
-    pub fn collect(&mut self, plane: u32, alloc: &mut dyn BlockAllocator) -> Result<GcWork, OutOfSpace> {
+    pub fn collect(&mut self, plane: u32) -> Result<GcWork, OutOfSpace> {
         self.moves.clear();
         let mut work = GcWork::default();
         let Some(victim) = self.victim(plane) else { return Ok(work) };
         let first = self.layout.first_block(plane);
         let start = self.gather_valid(first + victim);
-        self.relocate_to_active(plane, start, alloc)?;
+        self.apply_gc_hook(plane, start);
+        self.relocate_to_active(plane, start)?;
         self.erase(plane, victim);
         work.moved += (self.moves.len() - start) as u32;
         work.erased += 1;
@@ -291,17 +314,12 @@ impl Ftl {
 
     /// Moves the gathered pages `self.moves[start..]` into the plane's open
     /// block(s), a run of consecutive pages at a time.
-    fn relocate_to_active(
-        &mut self,
-        plane: u32,
-        start: usize,
-        alloc: &mut dyn BlockAllocator,
-    ) -> Result<(), OutOfSpace> {
+    fn relocate_to_active(&mut self, plane: u32, start: usize) -> Result<(), OutOfSpace> {
         let die = self.layout.die_of_plane(plane);
         let ppb = self.layout.pages_per_block;
         let mut i = start;
         while i < self.moves.len() {
-            let first = self.take_page(plane, alloc).ok_or(OutOfSpace { die })?;
+            let first = self.take_page(plane).ok_or(OutOfSpace { die })?;
             let block = self.layout.block_of(first);
             let meta = &mut self.blocks[block as usize];
             // take_page advanced the write pointer by one; claim the rest of the
@@ -319,6 +337,27 @@ impl Ftl {
             i += n;
         }
         Ok(())
+    }
+
+    /// Asks the GC hook which gathered pages `self.moves[start..]` need not
+    /// move; unmaps those and leaves the rest to move.
+    fn apply_gc_hook(&mut self, plane: u32, start: usize) {
+        if !self.gc_hook.wants_pages() {
+            return;
+        }
+        let mut dropped = std::mem::take(&mut self.dropped);
+        dropped.clear();
+        let valid: Vec<(Ppn, u32)> =
+            self.moves[start..].iter().map(|&(p, _)| (p, self.map.owner(p).expect("gathered as valid"))).collect();
+        self.gc_hook.drop_pages(plane, &valid, &mut dropped);
+        if !dropped.is_empty() {
+            for &i in dropped.iter().rev() {
+                let (ppn, _) = self.moves.remove(start + i);
+                self.map.unmap(ppn);
+                self.invalidate(ppn);
+            }
+        }
+        self.dropped = dropped;
     }
 
     /// Remaps `self.moves[i..i + n]` to the consecutive pages from `first`.

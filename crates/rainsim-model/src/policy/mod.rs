@@ -11,7 +11,6 @@ pub mod degraded_read;
 pub mod degraded_update;
 pub mod fewest_prereads;
 pub mod gc_tolerant_read;
-pub mod in_order;
 pub mod normal_read;
 pub mod queuing_cost;
 pub mod spec;
@@ -31,12 +30,11 @@ use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
-use crate::ftl::block::BlockMeta;
+pub use crate::ftl::allocation::BlockAllocator;
 use crate::ftl::Ftl;
 pub use crate::raid::rmw_rcw::{Member, Routine, UpdatePlan};
 use crate::raid::stripe::StripeLayout;
 use crate::ssd::state::{ChannelState, DieState};
-use std::collections::VecDeque;
 
 /// Read-only snapshot of the device handed to policies.
 pub struct DeviceView<'a> {
@@ -148,10 +146,4 @@ pub trait ParityUpdate {
     }
     /// Chooses RMW or RCW for `plan`.
     fn choose(&mut self, view: &DeviceView, plan: &UpdatePlan) -> Routine;
-}
-
-/// Block allocation axis: which erased block a plane opens next.
-pub trait BlockAllocator {
-    /// Removes and returns the plane-local index of the block to open.
-    fn open_block(&mut self, free: &mut VecDeque<u32>, plane_blocks: &[BlockMeta]) -> Option<u32>;
 }

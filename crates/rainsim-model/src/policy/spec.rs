@@ -151,8 +151,6 @@ pub struct Policies {
     pub place: Box<dyn UpdatePlacement>,
     /// Parity update routine.
     pub parity: Box<dyn ParityUpdate>,
-    /// Block allocation.
-    pub alloc: Box<dyn BlockAllocator>,
 }
 
 impl PolicySpec {
@@ -203,9 +201,13 @@ impl PolicySpec {
                 ParityUpdateKind::Bpu => Box::new(bpu::Bpu::new(self.bpu.clone())),
                 ParityUpdateKind::Adaptive => Box::new(adaptive::Adaptive::new(self.adaptive.clone())),
             },
-            alloc: match self.block_allocation {
-                BlockAllocationKind::InOrder => Box::new(in_order::InOrder),
-            },
+        }
+    }
+
+    /// The block allocation policy (the FTL asks it which block to open).
+    pub fn build_allocator(&self) -> Box<dyn BlockAllocator> {
+        match self.block_allocation {
+            BlockAllocationKind::InOrder => Box::new(crate::ftl::allocation::in_order::InOrder),
         }
     }
 

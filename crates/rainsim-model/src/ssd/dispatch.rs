@@ -127,7 +127,7 @@ impl<O: Observer> Ssd<O> {
             }
             OpKind::Program => {
                 self.sync_ftl_clock();
-                let ppn = match self.ftl.allocate(die, self.policies.alloc.as_mut()) {
+                let ppn = match self.ftl.allocate(die) {
                     Ok(p) => p,
                     Err(e) => {
                         self.fail(e);
@@ -200,7 +200,7 @@ impl<O: Observer> Ssd<O> {
             return false;
         }
         self.sync_ftl_clock();
-        let work = match self.ftl.collect_die(die, self.policies.alloc.as_mut()) {
+        let work = match self.ftl.collect_die(die) {
             Ok(Some(w)) => w,
             Ok(None) => return false,
             Err(e) => {

@@ -257,6 +257,7 @@ impl<O: Observer> Ssd<O> {
         let stripes =
             rotating_gc::RotatingGc::bind(cfg, &layout, StripeLayout::new(layout.channels, width, parity, nstripes));
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
+        ftl.set_allocator(cfg.policy.build_allocator());
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
         let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
@@ -376,16 +377,9 @@ impl<O: Observer> Ssd<O> {
         let mut on_gc = |ch: u32, work: &crate::ftl::GcWork| {
             channels[ch as usize].gc_recent.record(work.moved, work.erased);
         };
-        let mut rep = crate::warmup::replay(
-            &mut self.ftl,
-            &self.stripes,
-            self.policies.alloc.as_mut(),
-            &writes,
-            self.layout.page_bytes,
-            target,
-            &mut on_gc,
-        )
-        .map_err(|e| ConfigError(format!("warm-up: {e}")))?;
+        let mut rep =
+            crate::warmup::replay(&mut self.ftl, &self.stripes, &writes, self.layout.page_bytes, target, &mut on_gc)
+                .map_err(|e| ConfigError(format!("warm-up: {e}")))?;
         rep.workload = name.into();
         rep.device_writes = w.device_writes;
         self.warmup = Some(rep);

@@ -2,28 +2,27 @@
 
 use crate::tiny;
 use rainsim_model::flash::address::Layout;
+use rainsim_model::ftl::gc_hook::GcHook;
 use rainsim_model::ftl::Ftl;
-use rainsim_model::policy::in_order::InOrder;
 
 #[test]
 fn gc_picks_fewest_valid_block_and_moves_exactly_its_valid_pages() {
     let cfg = tiny(1, 1, 1, 8, 4, None);
     let layout = Layout::new(&cfg.geometry);
     let mut ftl = Ftl::new(layout, 32, 0.25, 0);
-    let mut alloc = InOrder;
     // Fill blocks 0..3 with chunks 0..15 (block b holds chunks 4b..4b+3).
     for c in 0..16 {
-        let p = ftl.allocate(0, &mut alloc).unwrap();
+        let p = ftl.allocate(0).unwrap();
         ftl.commit(c, p);
     }
     // Overwrite: block 0 loses 1 page, block 1 loses 3, block 2 loses 2.
     for c in [0, 4, 5, 6, 8, 9] {
-        let p = ftl.allocate(0, &mut alloc).unwrap();
+        let p = ftl.allocate(0).unwrap();
         ftl.commit(c, p);
     }
     assert_eq!(ftl.victim(0), Some(1), "block 1 has the fewest valid pages (1)");
     let before: Vec<Option<u32>> = (0..16).map(|c| ftl.lookup(c)).collect();
-    let work = ftl.collect(0, &mut alloc).unwrap();
+    let work = ftl.collect(0).unwrap();
     assert_eq!((work.moved, work.erased), (1, 1));
     assert_eq!(ftl.moves.len(), 1);
     let (old, new) = ftl.moves[0];
@@ -39,6 +38,47 @@ fn gc_picks_fewest_valid_block_and_moves_exactly_its_valid_pages() {
     assert_eq!((ftl.blocks[1].valid, ftl.blocks[1].written), (0, 0));
 }
 
+type Seen = std::rc::Rc<std::cell::RefCell<Vec<(u32, Vec<(u32, u32)>)>>>;
+
+/// Drops the victim's pages that hold even chunks (their data kept
+/// elsewhere), recording what it was shown.
+struct DropEven(Seen);
+impl GcHook for DropEven {
+    fn drop_pages(&mut self, plane: u32, valid: &[(u32, u32)], dropped: &mut Vec<usize>) {
+        self.0.borrow_mut().push((plane, valid.to_vec()));
+        dropped.extend(valid.iter().enumerate().filter(|(_, &(_, c))| c % 2 == 0).map(|(i, _)| i));
+    }
+}
+
+/// The GC hook sits between victim choice and the moves. Blocks 0..3 hold
+/// chunks 0..15 (4 pages a block); rewriting chunks 0, 1 and 4 leaves block 0
+/// with chunks 2 and 3 (pages 2, 3), the fewest valid. The hook is shown
+/// exactly those two pages; chunk 2 is dropped (unmapped, not moved), chunk 3
+/// moves, and the plane's accounting stays exact.
+#[test]
+fn the_gc_hook_drops_pages_instead_of_moving_them() {
+    let cfg = tiny(1, 1, 1, 8, 4, None);
+    let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 32, 0.25, 0);
+    let seen = Seen::default();
+    ftl.set_gc_hook(Box::new(DropEven(seen.clone())));
+    for c in (0..16).chain([0, 1, 4]) {
+        let p = ftl.allocate(0).unwrap();
+        ftl.commit(c, p);
+    }
+    assert_eq!(ftl.victim(0), Some(0));
+    let work = ftl.collect(0).unwrap();
+    assert_eq!(*seen.borrow(), vec![(0, vec![(2, 2), (3, 3)])], "asked once, with the victim's valid pages");
+    assert_eq!((work.moved, work.erased), (1, 1));
+    assert_eq!(ftl.lookup(2), None, "chunk 2 dropped");
+    assert_eq!(ftl.moves.len(), 1);
+    assert_eq!(ftl.moves[0].0, 3);
+    assert_eq!(ftl.lookup(3), Some(ftl.moves[0].1), "chunk 3 moved");
+    assert_eq!(ftl.map.owner(2), None);
+    let (free, valid, invalid, total) = ftl.plane_accounting(0);
+    assert_eq!(free + valid + invalid, total);
+    assert_eq!(valid, 15, "16 chunks less the dropped one");
+}
+
 #[test]
 fn static_wear_levelling_bounds_the_erase_spread() {
     // One plane of 8 blocks × 4 pages: 12 cold chunks written once, then 4 hot
@@ -47,15 +87,14 @@ fn static_wear_levelling_bounds_the_erase_spread() {
     let cfg = tiny(1, 1, 1, 8, 4, None);
     for (spread, expect_wl) in [(0u32, false), (3, true)] {
         let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 32, 0.25, spread);
-        let mut alloc = InOrder;
         let mut wl_moved = 0;
         for round in 0..2000u32 {
             let c = if round < 12 { round } else { 12 + round % 4 };
             if ftl.die_needs_gc(0).is_some() {
-                let w = ftl.collect(0, &mut alloc).unwrap();
+                let w = ftl.collect(0).unwrap();
                 wl_moved += w.wl_moved;
             }
-            let p = ftl.allocate(0, &mut alloc).unwrap();
+            let p = ftl.allocate(0).unwrap();
             ftl.commit(c, p);
         }
         let (min, max, _) = ftl.erase_spread();

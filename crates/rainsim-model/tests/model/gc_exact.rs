@@ -7,7 +7,6 @@ use rainsim_model::config::Config;
 use rainsim_model::flash::address::Layout;
 use rainsim_model::ftl::{Ftl, GcWork};
 use rainsim_model::metrics::observer::Observer;
-use rainsim_model::policy::in_order::InOrder;
 use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 
@@ -39,7 +38,7 @@ const TRIGGER: usize = 2;
 /// Writes `chunks` in order on `die` through the FTL (no timing).
 fn write(ftl: &mut Ftl, die: u32, chunks: impl IntoIterator<Item = u32>) {
     for c in chunks {
-        let p = ftl.allocate(die, &mut InOrder).unwrap();
+        let p = ftl.allocate(die).unwrap();
         ftl.commit(c, p);
     }
 }
@@ -126,12 +125,12 @@ fn gc_triggers_below_the_threshold_not_at_it() {
     write(&mut ftl, 0, 0..52);
     assert_eq!(ftl.planes[0].free.len(), trigger);
     assert!(!ftl.needs_gc(0));
-    assert_eq!(ftl.collect_die(0, &mut InOrder).unwrap(), None, "at the trigger: no GC");
+    assert_eq!(ftl.collect_die(0).unwrap(), None, "at the trigger: no GC");
     // Rewriting chunk 0 opens a 14th block: 2 free.
     write(&mut ftl, 0, [0]);
     assert_eq!(ftl.planes[0].free.len(), trigger - 1);
     assert!(ftl.needs_gc(0));
-    let work = ftl.collect_die(0, &mut InOrder).unwrap();
+    let work = ftl.collect_die(0).unwrap();
     // Victim block 0 keeps chunks 1..3.
     assert_eq!(work, Some(GcWork { moved: 3, erased: 1, wl_moved: 0 }));
 }
@@ -193,7 +192,7 @@ fn wear_levelling_swaps_beyond_the_spread_not_at_it() {
                 ftl.blocks[b].erases = cold;
             }
             ftl.planes[0].at_min = if cold == 0 { 7 } else { 1 };
-            let work = ftl.collect(0, &mut InOrder).unwrap();
+            let work = ftl.collect(0).unwrap();
             let gap = victim_erases + 1 - cold;
             assert_eq!(gap > spread, swap);
             if swap {

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 pub struct InOrder;
 
 impl BlockAllocator for InOrder {
-    fn open_block(&mut self, free: &mut VecDeque<u32>, _plane_blocks: &[BlockMeta]) -> Option<u32> {
-        free.pop_front()
+    fn choose(&mut self, free: &VecDeque<u32>, _plane_blocks: &[BlockMeta]) -> Option<usize> {
+        (!free.is_empty()).then_some(0)
     }
 }
