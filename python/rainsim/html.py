@@ -1,0 +1,1 @@
+def report(*a, **k): raise NotImplementedError
