@@ -81,5 +81,5 @@ def trace_stats(path: PathLike, format: Optional[str] = None, time_unit: Optiona
                                                 page_bytes=page_bytes))
 
 
-from .sweep import load_results, sweep  # noqa: E402  (uses run and config above)
-from .html import report  # noqa: E402
+from ._sweep import load_results, sweep  # noqa: E402  (uses run and config above)
+from ._html import report  # noqa: E402

@@ -50,19 +50,21 @@ def _labels(reports: Sequence[Report], labels: Optional[Sequence[str]]) -> List[
 
 
 def latency_cdf(runs: Any, path: Optional[str] = None, labels: Optional[Sequence[str]] = None):
-    """Latency CDF per class (read, write, all), one line per run; the lower row zooms
-    into the tail as 1 − F on a log scale (down to the last sample)."""
+    """Latency CDF per class (read, write; ``all`` too where the report has its points),
+    one line per run; the lower row zooms into the tail as 1 − F on a log scale."""
     reports = _reports(runs)
     names = _labels(reports, labels)
-    fig = _figure(12, 6.5)
-    axes = fig.subplots(2, 3)
-    for j, cls in enumerate(CLASSES):
+    classes = [c for c in CLASSES if any(r.data["latency"][c]["cdf"] for r in reports)] or ["read"]
+    fig = _figure(4 * len(classes), 6.5)
+    axes = fig.subplots(2, len(classes), squeeze=False)
+    for j, cls in enumerate(classes):
         top, tail = axes[0][j], axes[1][j]
         for r, name in zip(reports, names):
-            pts = r.data["latency"][cls]["cdf"]
+            # Zero latencies (e.g. reads of unwritten pages) cannot sit on a log axis.
+            pts = [p for p in r.data["latency"][cls]["cdf"] if p[0] > 0]
             if not pts:
                 continue
-            xs = [max(p[0], 1) / 1e3 for p in pts]
+            xs = [p[0] / 1e3 for p in pts]
             ys = [p[1] for p in pts]
             top.step(xs, ys, where="post", label=name)
             tail.step(xs, [max(1 - y, 1e-7) for y in ys], where="post", label=name)

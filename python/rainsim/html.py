@@ -1,1 +1,0 @@
-def report(*a, **k): raise NotImplementedError
