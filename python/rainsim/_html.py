@@ -100,16 +100,16 @@ def render(runs: Any, title: Optional[str] = None, labels: Optional[Sequence[str
         lat = r.data["latency"]
         p.append(f"<div><b>{html.escape(n)}</b>"
                  + _table(["class", *PERCENTILES], [[c, *(lat[c][k] for k in PERCENTILES)] for c in CLASSES]) + "</div>")
-    p.append("</div><h2>Latency CDF</h2>")
+    p.append('</div><h2 id="cdf">Latency CDF</h2>')
     p.append(_img(plots.latency_cdf(reports, labels=names), "latency CDF per class with tail zoom"))
     if len(reports) > 1:
-        p.append("<h2>Comparison</h2>")
+        p.append('<h2 id="comparison">Comparison</h2>')
         rows = [{"run": n, **m} for n, m in zip(names, ms)]
         by = "scheme" if len({r.scheme for r in reports}) < len(reports) else "run"
         for row, r in zip(rows, reports):
             row["scheme"] = r.scheme
         p.append(_img(plots.scheme_comparison(_Rows(rows), by=by), "comparison bars with 95% intervals"))
-    p.append("<h2>Channels</h2><div class=\"row\">")
+    p.append('<h2 id="channels">Channels</h2><div class="row">')
     for r, n in zip(reports, names):
         p.append(_img(plots.channel_bars(r, title=n), f"channel bars of {n}"))
     p.append("</div>")
