@@ -5,7 +5,7 @@ use crate::summary;
 use crate::workload;
 use crate::Setup;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rainsim_model::{run::RunOptions, Config, Report};
+use rainsim_model::{Config, Report};
 use rainsim_trace::Trace;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -14,16 +14,7 @@ use std::time::{Duration, Instant};
 type Res = Result<(), Box<dyn std::error::Error>>;
 
 fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Config, SettingsError> {
-    let mut sets = setup.sets.clone();
-    sets.extend_from_slice(extra);
-    let mut cfg = settings::resolve(&settings::Request {
-        config: setup.config.as_deref(),
-        scheme,
-        workload: setup.workload.as_deref(),
-        sets: &sets,
-    })?;
-    workload::apply_format(&mut cfg, setup.format.as_deref(), setup.time_unit.as_deref())?;
-    Ok(cfg)
+    setup.spec().resolve(scheme, extra)
 }
 
 /// A progress bar on stderr that appears once a run has taken a second, and
@@ -72,14 +63,9 @@ fn simulate(
     show_progress: bool,
 ) -> Result<Report, Box<dyn std::error::Error>> {
     let mut progress = Progress::new(trace.requests.len() as u64, scheme, show_progress);
-    let mut cb = |n: u64| progress.update(n);
-    let report = rainsim_model::simulate(
-        cfg,
-        &trace.requests,
-        RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress: &mut cb },
-    );
+    let report = rainsim::simulate(cfg, trace, scheme, verify, &mut |n: u64| progress.update(n));
     progress.finish();
-    Ok(report?)
+    report.map_err(|e| -> Box<dyn std::error::Error> { e })
 }
 
 fn write_report(path: &Path, report: &Report) -> Res {

@@ -2,10 +2,9 @@
 //! and printing live here; the model is `rainsim-model`, traces `rainsim-trace`.
 
 mod commands;
-mod settings;
-mod summary;
 mod trace_edit;
-mod workload;
+
+use rainsim::{settings, summary, workload};
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -65,6 +64,21 @@ struct Setup {
     /// Time unit of a disksim trace (ns or ms); default: ms if times have a decimal point.
     #[arg(long)]
     time_unit: Option<String>,
+}
+
+impl Setup {
+    /// The library's description of the same run.
+    fn spec(&self) -> rainsim::RunSpec {
+        rainsim::RunSpec {
+            config: self.config.clone(),
+            scheme: self.scheme.clone(),
+            workload: self.workload.clone(),
+            sets: self.sets.clone(),
+            trace: self.trace.clone(),
+            format: self.format.clone(),
+            time_unit: self.time_unit.clone(),
+        }
+    }
 }
 
 #[derive(Args)]

@@ -1,0 +1,85 @@
+"""rainsim from Python: runs, sweeps, data frames, plots and HTML reports.
+
+Every run goes through the same code as ``rainsim run`` (the CLI crate's
+library), so a report from Python equals the CLI's, ``timing`` aside.
+
+>>> import rainsim
+>>> r = rainsim.run(config="rep-raid-8ch", scheme="adaptive", set={"workload.requests": 2000})
+>>> r.latency()            # class x percentile (pandas, or polars: lib="polars")
+>>> rainsim.sweep({"scheme": ["baseline", "adaptive"], "seed": [1, 2]}, out="results/")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from . import _rainsim
+from ._rainsim import RainsimError
+from ._report import Report, load_report, set_frame_library
+from ._values import set_list
+
+__version__: str = _rainsim.__version__
+
+__all__ = [
+    "RainsimError", "Report", "run", "config", "presets", "schemes", "workloads", "trace_stats",
+    "load_report", "set_frame_library", "sweep", "load_results", "report", "__version__",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Sets = Union[Mapping[str, Any], Sequence[str], None]
+
+
+def _path(p: Optional[PathLike]) -> Optional[str]:
+    return None if p is None else os.fspath(p)
+
+
+def run(config: Optional[PathLike] = None, scheme: Optional[str] = None, trace: Optional[PathLike] = None,
+        set: Sets = None, verify: bool = False, workload: Optional[str] = None,
+        format: Optional[str] = None, time_unit: Optional[str] = None) -> Report:
+    """Simulates one configuration, as ``rainsim run`` does, and returns its :class:`Report`.
+
+    ``config`` is a preset name or TOML file (default ``default``), ``scheme`` a scheme
+    name (default ``baseline``), ``trace`` a trace file (default: the config's synthetic
+    workload), ``set`` overrides as ``{"raid.stripe_width": 8}`` or ``["raid.stripe_width=8"]``.
+    The GIL is released while the simulation runs. Raises :class:`RainsimError` with
+    the CLI's message.
+    """
+    text = _rainsim.run_json(config=_path(config), scheme=scheme, workload=_path(workload), trace=_path(trace),
+                             sets=set_list(set), format=format, time_unit=time_unit, verify=verify)
+    return Report(json.loads(text))
+
+
+def config(config: Optional[PathLike] = None, scheme: Optional[str] = None, set: Sets = None,
+           workload: Optional[str] = None, format: Optional[str] = None,
+           time_unit: Optional[str] = None) -> dict:
+    """The effective configuration (preset, scheme, workload, overrides) as a dict, as in a report's ``config``."""
+    return json.loads(_rainsim.config_json(config=_path(config), scheme=scheme, workload=_path(workload),
+                                           sets=set_list(set), format=format, time_unit=time_unit))
+
+
+def presets() -> dict:
+    """Device presets: name -> one-line description."""
+    return dict(_rainsim.presets())
+
+
+def schemes() -> dict:
+    """Schemes (named policy settings): name -> one-line description."""
+    return dict(_rainsim.schemes())
+
+
+def workloads() -> dict:
+    """Synthetic workload profiles: name -> one-line description."""
+    return dict(_rainsim.workloads())
+
+
+def trace_stats(path: PathLike, format: Optional[str] = None, time_unit: Optional[str] = None,
+                page_bytes: int = 8192) -> dict:
+    """``rainsim trace stats --json``: ``{"trace": identity, "stats": statistics}`` of a trace file."""
+    return json.loads(_rainsim.trace_stats_json(os.fspath(path), format=format, time_unit=time_unit,
+                                                page_bytes=page_bytes))
+
+
+from ._sweep import load_results, sweep  # noqa: E402  (uses run and config above)
+from ._html import report  # noqa: E402

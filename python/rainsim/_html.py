@@ -1,0 +1,157 @@
+"""One self-contained HTML page for one or several runs: identity, summary tables,
+plots (SVG inlined as base64, no network needed to view it) and configurations."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import plots
+from ._report import CLASSES, PERCENTILES, Report, metrics
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:.85em;margin:.4em 0}
+td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right;max-width:22em;overflow-wrap:anywhere}
+th:first-child,td:first-child{text-align:left}th{background:#f0f0f0}
+.row{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start}
+.plot{max-width:100%;border:1px solid #eee}
+pre{font-size:.75em;background:#f7f7f7;padding:.6em;max-height:30em;overflow:auto}
+.mono{font-family:monospace;font-size:.8em}.diff{background:#fff3cd}
+"""
+
+
+def _img(fig, alt: str) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg")
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{data}">'
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return html.escape(str(v))
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], marks: Optional[Sequence[bool]] = None) -> str:
+    h = "".join(f"<th>{html.escape(str(x))}</th>" for x in header)
+    body = []
+    for i, r in enumerate(rows):
+        cls = ' class="diff"' if marks and marks[i] else ""
+        body.append(f"<tr{cls}>" + "".join(f"<td>{_fmt(x)}</td>" for x in r) + "</tr>")
+    return f"<table><tr>{h}</tr>{''.join(body)}</table>"
+
+
+def _flat(d: Any, prefix: str = "") -> Dict[str, Any]:
+    if isinstance(d, dict):
+        out: Dict[str, Any] = {}
+        for k, v in d.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: json.dumps(d) if isinstance(d, list) else d}
+
+
+def _load(runs: Any) -> List[Report]:
+    if isinstance(runs, (Report, dict, str, os.PathLike)):
+        runs = [runs]
+    out: List[Report] = []
+    for r in runs:
+        if isinstance(r, (str, os.PathLike)) and os.path.isdir(r):
+            names = sorted(n for n in os.listdir(r) if n.endswith(".json") and n != "sweep.json")
+            out.extend(Report.load(os.path.join(r, n)) for n in names)
+        else:
+            out.extend(plots._reports(r))
+    if not out:
+        raise ValueError("report needs at least one run")
+    return out
+
+
+def render(runs: Any, title: Optional[str] = None, labels: Optional[Sequence[str]] = None) -> str:
+    """The page as a string (see :func:`report`)."""
+    reports = _load(runs)
+    names = plots._labels(reports, labels)
+    title = title or ("rainsim report: " + (names[0] if len(names) == 1 else f"{len(names)} runs"))
+    p: List[str] = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
+                    f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    # Identity: what ran, on what.
+    ident = []
+    for r in reports:
+        t = r.trace
+        cfg_digest = hashlib.sha256(json.dumps(r.config, sort_keys=True).encode()).hexdigest()[:16]
+        ident.append([r.scheme, r.seed, r.version, t.get("path"), t.get("format"), t.get("sha256"),
+                      t.get("requests"), cfg_digest])
+    keys = ["scheme", "seed", "rainsim version", "trace", "trace format", "trace sha256", "requests",
+            "config sha256 (16)"]
+    p.append("<h2>Runs</h2>")
+    p.append(_table(["", *names], [[k, *(row[i] for row in ident)] for i, k in enumerate(keys)]))
+    # Summary: headline metrics side by side.
+    ms = [metrics(r.data) for r in reports]
+    p.append("<h2>Summary</h2>")
+    p.append(_table(["metric", *names], [[k, *(m[k] for m in ms)] for k in ms[0]]))
+    p.append("<h2>Latency by class (ns)</h2><div class=\"row\">")
+    for r, n in zip(reports, names):
+        lat = r.data["latency"]
+        p.append(f"<div><b>{html.escape(n)}</b>"
+                 + _table(["class", *PERCENTILES], [[c, *(lat[c][k] for k in PERCENTILES)] for c in CLASSES]) + "</div>")
+    p.append('</div><h2 id="cdf">Latency CDF</h2>')
+    p.append(_img(plots.latency_cdf(reports, labels=names), "latency CDF per class with tail zoom"))
+    if len(reports) > 1:
+        p.append('<h2 id="comparison">Comparison</h2>')
+        rows = [{"run": n, **m} for n, m in zip(names, ms)]
+        by = "scheme" if len({r.scheme for r in reports}) < len(reports) else "run"
+        for row, r in zip(rows, reports):
+            row["scheme"] = r.scheme
+        p.append(_img(plots.scheme_comparison(_Rows(rows), by=by), "comparison bars with 95% intervals"))
+    p.append('<h2 id="channels">Channels</h2><div class="row">')
+    for r, n in zip(reports, names):
+        p.append(_img(plots.channel_bars(r, title=n), f"channel bars of {n}"))
+    p.append("</div>")
+    for r, n in zip(reports, names):
+        ch = r.data["channels"]
+        cols = ["ops", "avg_blocked", "blocked_sum", "busy_fraction", "gc_count", "erases", "read_p99_9_ns"]
+        p.append(f"<details><summary>channel table: {html.escape(n)}</summary>"
+                 + _table(["channel", *cols], [[i, *(c[k] for k in cols)] for i, c in enumerate(ch)]) + "</details>")
+    # Configuration: differences first, then each in full.
+    p.append("<h2>Configuration</h2>")
+    flats = [_flat(r.config) for r in reports]
+    keys_all = sorted(set().union(*flats))
+    if len(reports) > 1:
+        diff = [k for k in keys_all if len({json.dumps(f.get(k)) for f in flats}) > 1]
+        p.append("<p>Keys that differ between the runs:</p>" if diff else "<p>The runs share one configuration.</p>")
+        if diff:
+            p.append(_table(["key", *names], [[k, *(f.get(k, "—") for f in flats)] for k in diff]))
+    p.append('<div class="row">')
+    for r, n in zip(reports, names):
+        p.append(f"<details><summary>{html.escape(n)}</summary><pre>{html.escape(json.dumps(r.config, indent=2))}</pre>"
+                 "</details>")
+    p.append("</div>")
+    notes = [(n, x) for r, n in zip(reports, names) for x in r.data.get("notes", [])]
+    if notes:
+        p.append("<h2>Notes</h2><ul>" + "".join(f"<li>{html.escape(n)}: {html.escape(x)}</li>" for n, x in notes)
+                 + "</ul>")
+    p.append("</body></html>\n")
+    return "\n".join(p)
+
+
+class _Rows(list):
+    """Rows that plots.scheme_comparison reads as they are."""
+
+    def to_dicts(self):
+        return list(self)
+
+
+def report(runs: Any, out: str = "report.html", title: Optional[str] = None,
+           labels: Optional[Sequence[str]] = None) -> str:
+    """Writes one self-contained HTML page for ``runs`` (reports, dicts, JSON paths or a
+    sweep's directory), several runs side by side; returns the path."""
+    text = render(runs, title, labels)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return os.fspath(out)

@@ -1,0 +1,166 @@
+"""The :class:`Report` of one run: the JSON report as a dict, and its tables as frames."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+Columns = Dict[str, List[Any]]
+
+CLASSES = ("read", "write", "all")
+PERCENTILES = ("count", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns", "max_ns")
+CHANNEL_KEYS = ("ops", "avg_blocked", "blocked_sum", "busy_fraction", "gc_count", "pages_moved", "erases", "reads",
+                "read_p99_ns", "read_p99_9_ns", "read_p99_99_ns", "gc_mean_ns")
+
+_default_lib: Optional[str] = None
+
+
+def set_frame_library(lib: Optional[str]) -> None:
+    """Chooses the frames' library: ``"pandas"``, ``"polars"`` or None (pandas if installed, else polars)."""
+    global _default_lib
+    if lib not in (None, "pandas", "polars"):
+        raise ValueError(f"frame library must be 'pandas' or 'polars', not {lib!r}")
+    _default_lib = lib
+
+
+def frame(cols: Columns, lib: Optional[str] = None):
+    """A column dict as a pandas or polars frame (whichever is asked for or installed)."""
+    lib = lib or _default_lib
+    if lib in (None, "pandas"):
+        try:
+            import pandas as pd
+            return pd.DataFrame(cols)
+        except ImportError:
+            if lib == "pandas":
+                raise ImportError("frames need pandas: pip install 'rainsim[pandas]'") from None
+    if lib in (None, "polars"):
+        try:
+            import polars as pl
+            return pl.DataFrame(cols, strict=False)
+        except ImportError:
+            if lib == "polars":
+                raise ImportError("frames need polars: pip install 'rainsim[polars]'") from None
+    if lib not in (None, "pandas", "polars"):
+        raise ValueError(f"frame library must be 'pandas' or 'polars', not {lib!r}")
+    raise ImportError("frames need pandas or polars: pip install 'rainsim[pandas]' or 'rainsim[polars]'")
+
+
+def metrics(d: dict) -> Dict[str, Any]:
+    """The headline numbers of a report, flat (one row of a sweep frame); timing is left out."""
+    m: Dict[str, Any] = {"iops": d["iops"], "waf": d["waf"]}
+    for c in CLASSES:
+        for k in PERCENTILES:
+            m[f"{c}_{k}"] = d["latency"][c][k]
+    ch = d["channels"]
+    m.update({
+        "gc_count": d["gc"]["count"], "gc_moves_per_gc": d["gc"]["moves_per_gc"], "erases": d["flash_ops"]["erase"],
+        "blocked_sum": sum(c["blocked_sum"] for c in ch), "cv_blocked": d["balance"]["cv_blocked"],
+        "cv_read_p99_9": d["balance"]["cv_read_p99_9"], "rmw": d["raid"]["rmw"], "rcw": d["raid"]["rcw"],
+        "degraded_reads": d["raid"]["degraded_reads"], "sim_span_ns": d["sim"]["span_ns"],
+        "requests": d["trace"].get("requests"),
+    })
+    return m
+
+
+class Report:
+    """One run's report. ``report.data`` is the JSON report as a dict (``report["waf"]`` reads it too)."""
+
+    def __init__(self, data: dict, path: Optional[str] = None):
+        self.data = data
+        self.path = path
+
+    @classmethod
+    def load(cls, path: "os.PathLike[str] | str") -> "Report":
+        """Reads a JSON report written by ``rainsim run --out`` or a sweep."""
+        with open(path, encoding="utf-8") as f:
+            return cls(json.load(f), os.fspath(path))
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __repr__(self) -> str:
+        t = self.data.get("trace", {})
+        return (f"<rainsim.Report scheme={self.scheme!r} seed={self.seed} trace={t.get('path')!r} "
+                f"iops={self.data['iops']:.1f} waf={self.data['waf']:.3f}>")
+
+    scheme = property(lambda self: self.data["scheme"], doc="Scheme name.")
+    seed = property(lambda self: self.data["seed"], doc="Seed.")
+    version = property(lambda self: self.data["version"], doc="rainsim version that made it.")
+    config = property(lambda self: self.data["config"], doc="The effective configuration (dict).")
+    trace = property(lambda self: self.data["trace"], doc="Trace identity (path, format, sha256, ...).")
+
+    def to_json(self, path: "os.PathLike[str] | str") -> None:
+        """Writes the report as the CLI does (pretty JSON, final newline)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(self.data, indent=2) + "\n")
+
+    # Tables as plain columns; the frame methods wrap them.
+    def tables(self) -> Dict[str, Columns]:
+        """Every table as ``{name: {column: values}}`` (no dependency needed)."""
+        d = self.data
+        lat: Columns = {"class": list(CLASSES)}
+        for k in PERCENTILES:
+            lat[k] = [d["latency"][c][k] for c in CLASSES]
+        chan: Columns = {"channel": list(range(len(d["channels"])))}
+        for k in CHANNEL_KEYS:
+            chan[k] = [c[k] for c in d["channels"]]
+        for k in ("host_read", "host_program", "pre_read", "degraded_read", "parity_program"):
+            chan[f"ops_{k}"] = [c["ops_by_origin"][k] for c in d["channels"]]
+        cdf: Columns = {"class": [], "latency_ns": [], "fraction": []}
+        for c in CLASSES:
+            for ns, frac in d["latency"][c]["cdf"]:
+                cdf["class"].append(c)
+                cdf["latency_ns"].append(ns)
+                cdf["fraction"].append(frac)
+        ops = d["flash_ops"]
+        flash: Columns = {"origin": list(ops), "count": list(ops.values())}
+        summary = {k: [v] for k, v in metrics(d).items()}
+        return {"summary": summary, "latency": lat, "channels": chan, "cdf": cdf, "flash_ops": flash}
+
+    def summary(self, lib: Optional[str] = None):
+        """One row of headline numbers (the columns of a sweep frame)."""
+        return frame(self.tables()["summary"], lib)
+
+    def latency(self, lib: Optional[str] = None):
+        """Latency by class (read, write, all) x percentile, in ns (plus count)."""
+        return frame(self.tables()["latency"], lib)
+
+    def channels(self, lib: Optional[str] = None):
+        """One row per channel: ops, blocking, busy time, GC, erases, read tails."""
+        return frame(self.tables()["channels"], lib)
+
+    def cdf(self, lib: Optional[str] = None):
+        """Latency CDF points, long form: class, latency_ns, fraction."""
+        return frame(self.tables()["cdf"], lib)
+
+    def flash_ops(self, lib: Optional[str] = None):
+        """Flash operations by origin."""
+        return frame(self.tables()["flash_ops"], lib)
+
+    def to_pandas(self) -> Dict[str, Any]:
+        """Every table as a pandas DataFrame: summary, latency, channels, cdf, flash_ops."""
+        return {k: frame(v, "pandas") for k, v in self.tables().items()}
+
+    def to_polars(self) -> Dict[str, Any]:
+        """Every table as a polars DataFrame: summary, latency, channels, cdf, flash_ops."""
+        return {k: frame(v, "polars") for k, v in self.tables().items()}
+
+    def to_csv(self, directory: "os.PathLike[str] | str") -> List[str]:
+        """Writes each table as ``<directory>/<name>.csv``; returns the paths."""
+        os.makedirs(directory, exist_ok=True)
+        paths = []
+        for name, cols in self.tables().items():
+            p = os.path.join(directory, f"{name}.csv")
+            with open(p, "w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f)
+                w.writerow(list(cols))
+                w.writerows(zip(*cols.values()))
+            paths.append(p)
+        return paths
+
+
+def load_report(path: "os.PathLike[str] | str") -> Report:
+    """Reads a JSON report file."""
+    return Report.load(path)

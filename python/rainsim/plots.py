@@ -1,0 +1,150 @@
+"""Plots of reports (matplotlib, the ``plot`` extra): latency CDFs with a tail zoom,
+per-channel bars, and scheme comparisons with intervals. Each function returns a
+matplotlib Figure and, given ``path``, saves it (SVG, PNG, ... by the extension)."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from ._report import CLASSES, Report, metrics
+
+
+def _figure(w: float, h: float):
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError("plots need matplotlib: pip install 'rainsim[plot]'") from None
+    return Figure(figsize=(w, h), layout="constrained")
+
+
+def _save(fig, path: Optional[str]):
+    if path is not None:
+        fig.savefig(os.fspath(path))
+    return fig
+
+
+def _reports(runs: Any) -> List[Report]:
+    if isinstance(runs, (Report, dict, str, os.PathLike)):
+        runs = [runs]
+    out = []
+    for r in runs:
+        out.append(r if isinstance(r, Report) else Report(r) if isinstance(r, dict) else Report.load(r))
+    return out
+
+
+def label(r: Report) -> str:
+    """A short name for a run: scheme, trace file name, seed."""
+    t = r.trace.get("path", "?")
+    t = "synthetic" if r.trace.get("format") == "synthetic" else os.path.basename(t)
+    return f"{r.scheme} · {t} · seed {r.seed}"
+
+
+def _labels(reports: Sequence[Report], labels: Optional[Sequence[str]]) -> List[str]:
+    if labels is not None:
+        return list(labels)
+    names = [label(r) for r in reports]
+    # Same names (e.g. runs differing only by a config key): number them.
+    return [f"{n} #{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
+
+
+def latency_cdf(runs: Any, path: Optional[str] = None, labels: Optional[Sequence[str]] = None):
+    """Latency CDF per class (read, write; ``all`` too where the report has its points),
+    one line per run; the lower row zooms into the tail as 1 − F on a log scale."""
+    reports = _reports(runs)
+    names = _labels(reports, labels)
+    classes = [c for c in CLASSES if any(r.data["latency"][c]["cdf"] for r in reports)] or ["read"]
+    fig = _figure(4 * len(classes), 6.5)
+    axes = fig.subplots(2, len(classes), squeeze=False)
+    for j, cls in enumerate(classes):
+        top, tail = axes[0][j], axes[1][j]
+        for r, name in zip(reports, names):
+            # Zero latencies (e.g. reads of unwritten pages) cannot sit on a log axis.
+            pts = [p for p in r.data["latency"][cls]["cdf"] if p[0] > 0]
+            if not pts:
+                continue
+            xs = [p[0] / 1e3 for p in pts]
+            ys = [p[1] for p in pts]
+            top.step(xs, ys, where="post", label=name)
+            tail.step(xs, [max(1 - y, 1e-7) for y in ys], where="post", label=name)
+        top.set_title(f"{cls} latency CDF")
+        top.set_xscale("log")
+        top.set_xlabel("latency (µs)")
+        top.set_ylabel("fraction ≤ x")
+        top.grid(True, alpha=0.3)
+        tail.set_title(f"{cls} tail (1 − F)")
+        tail.set_xscale("log")
+        tail.set_yscale("log")
+        tail.set_xlabel("latency (µs)")
+        tail.set_ylabel("fraction > x")
+        tail.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    return _save(fig, path)
+
+
+def channel_bars(run: Any, path: Optional[str] = None, title: Optional[str] = None):
+    """Per-channel bars: requests blocked behind flash operations, GCs, erases."""
+    r = _reports(run)[0]
+    ch = r.data["channels"]
+    fig = _figure(12, 3.2)
+    axes = fig.subplots(1, 3)
+    idx = list(range(len(ch)))
+    for ax, key, name, colour in zip(axes, ("blocked_sum", "gc_count", "erases"),
+                                     ("blocked requests", "GCs", "erases"), ("#4472c4", "#ed7d31", "#70ad47")):
+        ax.bar(idx, [c[key] for c in ch], color=colour)
+        ax.set_title(name)
+        ax.set_xlabel("channel")
+        ax.set_xticks(idx)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(title or label(r), fontsize=10)
+    return _save(fig, path)
+
+
+# Two-sided 95% Student t quantiles for 1..30 degrees of freedom (1.96 beyond).
+_T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def interval(values: Sequence[float]) -> tuple:
+    """Mean and half-width of its 95% confidence interval (Student t; 0 for one value)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, 0.0
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return mean, (_T95[n - 2] if n - 1 <= 30 else 1.96) * sd / math.sqrt(n)
+
+
+def _rows(data: Any) -> List[Dict[str, Any]]:
+    """Rows from a sweep frame (pandas or polars) or from reports."""
+    if hasattr(data, "to_dicts"):
+        return data.to_dicts()
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):
+        return data.to_dict("records")
+    return [{"scheme": r.scheme, "label": label(r), **metrics(r.data)} for r in _reports(data)]
+
+
+def scheme_comparison(data: Any, metrics_: Iterable[str] = ("read_p99_9_ns", "write_p99_9_ns", "iops", "waf"),
+                      by: str = "scheme", path: Optional[str] = None):
+    """Bars of each metric's mean per group (``by``, default scheme), with 95% intervals
+    over the group's runs (e.g. seeds or traces)."""
+    rows = _rows(data)
+    groups: Dict[Any, List[Dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(r.get(by, r.get("scheme")), []).append(r)
+    names = list(groups)
+    ms = list(metrics_)
+    fig = _figure(max(3.2 * len(ms), 6), 3.6)
+    axes = fig.subplots(1, len(ms), squeeze=False)[0]
+    for ax, m in zip(axes, ms):
+        stats = [interval([float(r[m]) for r in groups[g]]) for g in names]
+        scale, unit = (1e3, " (µs)") if m.endswith("_ns") else (1, "")
+        ax.bar(range(len(names)), [s[0] / scale for s in stats], yerr=[s[1] / scale for s in stats], capsize=4,
+               color="#5b9bd5", ecolor="#333333")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels([str(n) for n in names], rotation=20, ha="right", fontsize=8)
+        ax.set_title(m + unit, fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(f"mean by {by}, 95% interval over runs", fontsize=10)
+    return _save(fig, path)
