@@ -29,7 +29,10 @@ files=(
   -f 'crates/rainsim-model/src/verify.rs'
   -f 'crates/rainsim-model/src/flash/*.rs'
 )
-args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout-multiplier 3)
+# Run it on an otherwise idle machine: under load the tests slow down and
+# cargo-mutants counts the slowdown as a timeout. The floor of 300 s keeps a
+# loaded minute from passing for a hang.
+args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout-multiplier 3 --minimum-test-timeout 300)
 case "${1:-}" in
   --changed)
     base=$(git rev-parse --verify -q origin/main || git rev-parse HEAD~1)

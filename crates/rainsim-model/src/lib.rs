@@ -20,6 +20,7 @@ pub mod policy;
 pub mod raid;
 pub mod run;
 pub mod sched;
+pub mod setup;
 pub mod ssd;
 pub mod verify;
 pub mod warmup;

@@ -132,11 +132,7 @@ fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_
 /// Host-visible capacity of the device `cfg` describes, in bytes (needed to
 /// map trace addresses before the device is built).
 pub fn capacity_bytes(cfg: &Config) -> u64 {
-    let pages = cfg.physical_pages();
-    let usable = (pages as f64 * (1.0 - cfg.geometry.over_provisioning)) as u64;
-    let (width, data) = match cfg.raid.level {
-        crate::config::RaidLevel::None => (1, 1),
-        crate::config::RaidLevel::Raid5 => (cfg.raid.stripe_width as u64, cfg.raid.stripe_width as u64 - 1),
-    };
-    (usable / width.max(1)) * data * cfg.geometry.page_bytes as u64
+    let (width, parity) = crate::setup::stripe_shape(cfg);
+    let stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
+    stripes * width.saturating_sub(parity as u32) as u64 * cfg.geometry.page_bytes as u64
 }

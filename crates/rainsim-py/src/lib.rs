@@ -8,7 +8,12 @@ use rainsim::settings::{self, PRESETS, SCHEMES, WORKLOADS};
 use rainsim::RunSpec;
 use std::path::PathBuf;
 
-pyo3::create_exception!(_rainsim, RainsimError, pyo3::exceptions::PyValueError, "A rainsim error, worded as the CLI words it.");
+pyo3::create_exception!(
+    _rainsim,
+    RainsimError,
+    pyo3::exceptions::PyValueError,
+    "A rainsim error, worded as the CLI words it."
+);
 
 fn err(e: impl std::fmt::Display) -> PyErr {
     RainsimError::new_err(e.to_string())

@@ -133,6 +133,11 @@ impl HostInterface {
         Some(h.id)
     }
 
+    /// Request slots (0: unlimited).
+    pub fn queue_depth(&self) -> u32 {
+        self.queue_depth
+    }
+
     /// Requests holding a slot.
     pub fn outstanding(&self) -> u32 {
         self.outstanding

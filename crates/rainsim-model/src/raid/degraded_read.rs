@@ -71,7 +71,7 @@ impl<O: Observer> Ssd<O> {
         let r = &mut self.degraded_reads[id];
         r.pending -= 1;
         if r.pending == 0 {
-            let at = self.controller_delay(self.cfg.timing.xor_ns);
+            let at = self.controller_delay(self.times.xor_ns);
             self.q.at(at, Ev::DegradedReadDone(id));
         }
     }

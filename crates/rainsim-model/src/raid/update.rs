@@ -318,7 +318,7 @@ impl<O: Observer> Ssd<O> {
         }
         if self.stripes.parity {
             self.obs.xor();
-            let at = self.controller_delay(self.cfg.timing.xor_ns + self.cfg.timing.stripe_overhead_ns);
+            let at = self.controller_delay(self.times.xor_ns + self.times.stripe_overhead_ns);
             self.q.at(at, Ev::XorDone(id));
         } else {
             self.xor_done(id);

@@ -22,7 +22,7 @@ impl<O: Observer> Ssd<O> {
 
     /// The request, holding a slot, enters the device.
     pub(crate) fn enter(&mut self, id: u32) {
-        let overhead = self.cfg.timing.request_overhead_ns + self.decision_ns;
+        let overhead = self.times.request_overhead_ns + self.decision_ns;
         if overhead > 0 {
             let at = self.controller_delay(overhead);
             self.q.at(at, Ev::Admit(id));

@@ -214,7 +214,7 @@ impl<O: Observer> Ssd<O> {
             self.fail(e);
             return true;
         }
-        if !self.cfg.ftl.copyback {
+        if !self.copyback {
             // Without copyback every move crosses the bus twice; charge the
             // channel for it so that its other transfers wait.
             let c = &mut self.channels[self.layout.channel_of_die(die) as usize];
@@ -230,7 +230,7 @@ impl<O: Observer> Ssd<O> {
                 return true;
             }
         }
-        let dur = work.moved as u64 * self.t.gc_move(self.cfg.ftl.copyback) + work.erased as u64 * self.t.erase;
+        let dur = work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase;
         let d = &mut self.dies[die as usize];
         d.gc_until = Some(now + dur);
         d.busy_since = now;

@@ -19,7 +19,7 @@ mod rotating_gc;
 pub mod slab;
 pub mod state;
 
-use crate::config::{Config, ConfigError, RaidLevel};
+use crate::config::{Config, ConfigError, Timing};
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
@@ -28,11 +28,12 @@ use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::{Ftl, OutOfSpace};
 use crate::host::HostInterface;
 use crate::metrics::observer::Observer;
-use crate::policy::{ParityUpdateKind, Policies, ReadRoutingKind, UpdatePlacementKind};
+use crate::policy::Policies;
 use crate::raid::degraded_read::DegradedRead;
 use crate::raid::rmw_rcw::Member;
 use crate::raid::stripe::StripeLayout;
 use crate::raid::update::{StripeJob, StripeLock};
+use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
 use rainsim_trace::{Op, Request};
 use rustc_hash::FxHashMap;
@@ -46,7 +47,7 @@ macro_rules! device_view {
             now: $s.q.now(),
             channels: &$s.channels,
             dies: &$s.dies,
-            timing: &$s.cfg.timing,
+            timing: &$s.latencies,
             t: &$s.t,
             ftl: &$s.ftl,
             ldpc: $s.ldpc.as_ref(),
@@ -181,7 +182,12 @@ pub struct RunTotals {
 pub struct Ssd<O: Observer> {
     /// The observer receiving probes.
     pub obs: O,
-    pub(crate) cfg: Config,
+    /// Latencies as configured (what the policies' cost models read).
+    pub(crate) latencies: Timing,
+    /// Controller times charged during the run.
+    pub(crate) times: ControllerTimes,
+    /// GC moves pages by copyback.
+    pub(crate) copyback: bool,
     pub(crate) layout: Layout,
     pub(crate) stripes: StripeLayout,
     pub(crate) t: FlashTiming,
@@ -240,22 +246,27 @@ impl<O: Observer> Ssd<O> {
     /// `precondition.map_trace` asks of them, and the warm-up (if any) may
     /// replay their writes.
     pub fn for_requests(cfg: &Config, obs: O, verify: bool, requests: &[Request]) -> Result<Self, ConfigError> {
-        cfg.validate()?;
-        let layout = Layout::new(&cfg.geometry);
-        let usable = (layout.pages() as f64 * (1.0 - cfg.geometry.over_provisioning)) as u64;
-        let (width, parity) = match cfg.raid.level {
-            RaidLevel::None => (1, false),
-            RaidLevel::Raid5 => (cfg.raid.stripe_width, true),
-        };
-        if width > 64 {
-            return Err(ConfigError("raid.stripe_width must be at most 64".into()));
-        }
-        let nstripes = (usable / width as u64) as u32;
-        if nstripes == 0 {
-            return Err(ConfigError("the device has no host-visible capacity".into()));
-        }
-        let stripes =
-            rotating_gc::RotatingGc::bind(cfg, &layout, StripeLayout::new(layout.channels, width, parity, nstripes));
+        Self::build(DeviceSetup::resolve(cfg)?, obs, verify, requests)
+    }
+
+    /// Builds a device from a resolved setup for replaying `requests`. Only
+    /// preconditioning and the warm-up can fail here (what the trace needs
+    /// mapped may not fit; a warm-up may have no writes to replay).
+    pub fn build(setup: DeviceSetup, obs: O, verify: bool, requests: &[Request]) -> Result<Self, ConfigError> {
+        let DeviceSetup {
+            config: cfg,
+            layout,
+            stripes,
+            flash,
+            latencies,
+            ldpc,
+            controller,
+            copyback,
+            queue_depth,
+            notes,
+        } = setup;
+        let cfg = &cfg;
+        let parity = stripes.parity;
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         ftl.set_allocator(cfg.policy.build_allocator());
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
@@ -272,50 +283,26 @@ impl<O: Observer> Ssd<O> {
                 gc_recent: GcHistory::new(cfg.policy.degraded.gc_history as usize),
             })
             .collect();
-        let mut notes = Vec::new();
-        if cfg.policy.update_placement == UpdatePlacementKind::Degraded && parity && width >= layout.channels {
-            notes.push(format!(
-                "degraded updates need a channel outside the stripe, but raid.stripe_width = {width} uses all \
-                 {} channels: every update stays on its stripe channel (degraded reads still apply)",
-                layout.channels
-            ));
-        }
-        let p = &cfg.policy;
-        let stripe_policies = p.read_routing != ReadRoutingKind::Normal
-            || p.update_placement != UpdatePlacementKind::StripeChannel
-            || p.parity_update != ParityUpdateKind::FewestPrereads;
-        if !parity && stripe_policies {
-            notes.push(
-                "raid.level = none: the read-routing, update-placement and parity-update policies have no stripes \
-                 to work on, so every read and write is plain (and no decision time is charged)"
-                    .into(),
-            );
-        }
-        if cfg.policy.parity_update == ParityUpdateKind::Adaptive && !cfg.policy.read_priority {
-            notes.push(
-                "the adaptive parity update assumes pre-reads are served before queued writes, but \
-                 policy.read_priority = false serves them in arrival order: its delay cost (Eq. 6-7) does not hold"
-                    .into(),
-            );
-        }
         let policies = cfg.policy.build();
         // One per-request decision covers both degraded-mode axes (Algorithm 1).
         let decision_ns = policies.read.decision_ns().max(policies.place.decision_ns());
         let parity_decision_ns = policies.parity.decision_ns();
         let mut ssd = Ssd {
             obs,
-            t: FlashTiming::new(&cfg.timing, layout.page_bytes),
-            ldpc: LdpcModel::new(&cfg.ldpc, cfg.timing.read_ns),
+            t: flash,
+            ldpc,
+            latencies,
+            times: controller,
+            copyback,
             dies: vec![DieState::default(); layout.dies() as usize],
             policies,
-            controller: Controller { free_at: vec![0; cfg.controller.cores as usize] },
-            cfg: cfg.clone(),
+            controller: Controller { free_at: vec![0; controller.cores as usize] },
             layout,
             stripes,
             ftl,
             q: EventQueue::default(),
             channels,
-            host: HostInterface::new(cfg.host.queue_depth, cfg.policy.host_scheduler.build()),
+            host: HostInterface::new(queue_depth, cfg.policy.host_scheduler.build()),
             jobs: Default::default(),
             degraded_reads: Default::default(),
             locks: FxHashMap::default(),
@@ -340,7 +327,7 @@ impl<O: Observer> Ssd<O> {
         };
         if cfg.warmup.device_writes > 0.0 {
             let c0 = crate::run::cpu_seconds();
-            ssd.warm_up(requests)?;
+            ssd.warm_up(cfg, requests)?;
             ssd.warmup_cpu_s = crate::run::cpu_seconds() - c0;
         }
         if verify {
@@ -352,15 +339,15 @@ impl<O: Observer> Ssd<O> {
 
     /// Replays writes through the FTL with timing off (`[warmup]`); GC
     /// durations go into the channels' histories, nothing into statistics.
-    fn warm_up(&mut self, requests: &[Request]) -> Result<(), ConfigError> {
-        let w = &self.cfg.warmup;
+    fn warm_up(&mut self, cfg: &Config, requests: &[Request]) -> Result<(), ConfigError> {
+        let w = &cfg.warmup;
         let (name, writes): (&str, Vec<(u64, u32)>) = match w.workload {
             crate::config::WarmupWorkload::Trace => {
                 ("trace", requests.iter().filter(|r| r.op == Op::Write).map(|r| (r.offset, r.size)).collect())
             }
             crate::config::WarmupWorkload::Synthetic => {
                 // Another stream than the run's own synthetic requests.
-                let t = rainsim_trace::generate(&self.cfg.workload, self.capacity_bytes(), self.cfg.seed ^ 0x7761_726d)
+                let t = rainsim_trace::generate(&cfg.workload, self.capacity_bytes(), cfg.seed ^ 0x7761_726d)
                     .map_err(|e| ConfigError(format!("warmup.workload = \"synthetic\": {e}")))?;
                 ("synthetic", t.requests.iter().filter(|r| r.op == Op::Write).map(|r| (r.offset, r.size)).collect())
             }
@@ -478,7 +465,7 @@ impl<O: Observer> Ssd<O> {
     /// Replaces the host scheduler (tests order waiting requests by hand).
     #[doc(hidden)]
     pub fn set_host_scheduler(&mut self, s: Box<dyn crate::host::HostScheduler>) {
-        self.host = HostInterface::new(self.cfg.host.queue_depth, s);
+        self.host = HostInterface::new(self.host.queue_depth(), s);
     }
 
     /// Replaces the update-placement policy (tests drive placements by hand).

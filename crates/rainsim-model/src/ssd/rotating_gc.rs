@@ -70,14 +70,6 @@ impl RotatingGc {
     }
 
     /// The stripe layout with columns bound when rotation is on.
-    pub(crate) fn bind(cfg: &Config, layout: &Layout, stripes: StripeLayout) -> StripeLayout {
-        if cfg.ftl.rotating_gc && stripes.parity {
-            stripes.with_columns(layout.dies_per_channel)
-        } else {
-            stripes
-        }
-    }
-
     /// A channel's scheduler: one per die, bound to its column, when the
     /// stripes are bound; else the configured one.
     pub(crate) fn scheduler(cfg: &Config, layout: &Layout, stripes: &StripeLayout) -> Box<dyn ChannelScheduler> {

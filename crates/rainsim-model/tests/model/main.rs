@@ -14,6 +14,7 @@ mod percentiles;
 mod props;
 mod queueing;
 mod rotating_gc;
+mod setup;
 mod timing;
 mod together;
 mod traces;

@@ -1,0 +1,143 @@
+//! The configuration stage: the raw [`Config`] is validated once and resolved
+//! into what a device is built from — address and stripe layouts, derived
+//! flash timings, capacity, the controller's times and the notes a run
+//! prints. Building a device from a [`DeviceSetup`] cannot fail on
+//! configuration (only preconditioning and warm-up, which depend on the
+//! trace, can), and nothing reads the raw configuration during a run.
+
+use crate::config::{Config, ConfigError, RaidLevel, Timing};
+use crate::engine::SimTime;
+use crate::flash::address::Layout;
+use crate::flash::ldpc::LdpcModel;
+use crate::flash::timing::FlashTiming;
+use crate::policy::{ParityUpdateKind, ReadRoutingKind, UpdatePlacementKind};
+use crate::raid::stripe::StripeLayout;
+
+/// Controller times the device charges during a run.
+#[derive(Debug, Clone, Copy)]
+pub struct ControllerTimes {
+    /// Per host request, before it is split (`timing.request_overhead_ns`).
+    pub request_overhead_ns: SimTime,
+    /// One XOR (`timing.xor_ns`).
+    pub xor_ns: SimTime,
+    /// Software time per stripe write, with its XOR (`timing.stripe_overhead_ns`).
+    pub stripe_overhead_ns: SimTime,
+    /// Contended controller cores (`controller.cores`; 0 = uncontended).
+    pub cores: u32,
+}
+
+/// A validated, resolved device configuration.
+pub struct DeviceSetup {
+    /// The configuration as given (after defaults), for preconditioning,
+    /// policies and the report.
+    pub config: Config,
+    /// Address arithmetic.
+    pub layout: Layout,
+    /// Stripe geometry (bound to die columns under rotating GC).
+    pub stripes: StripeLayout,
+    /// Per-operation flash times (bus transfers included).
+    pub flash: FlashTiming,
+    /// Latencies as configured, for the policies' cost models.
+    pub latencies: Timing,
+    /// The LDPC read-retry model, when on.
+    pub ldpc: Option<LdpcModel>,
+    /// Controller times.
+    pub controller: ControllerTimes,
+    /// GC moves pages by copyback (no bus transfers).
+    pub copyback: bool,
+    /// Host request slots (0 = unlimited).
+    pub queue_depth: u32,
+    /// Setups a policy's assumptions do not hold for (printed once, reported).
+    pub notes: Vec<String>,
+}
+
+/// Stripes of the host-visible space of a device of `physical_pages` with
+/// `over_provisioning` hidden, `width` chunks a stripe: the one place the
+/// capacity is computed.
+pub fn stripe_count(physical_pages: u64, over_provisioning: f64, width: u32) -> u64 {
+    let usable = (physical_pages as f64 * (1.0 - over_provisioning)) as u64;
+    usable / width.max(1) as u64
+}
+
+/// Chunks per stripe and whether one of them is parity.
+pub fn stripe_shape(cfg: &Config) -> (u32, bool) {
+    match cfg.raid.level {
+        RaidLevel::None => (1, false),
+        RaidLevel::Raid5 => (cfg.raid.stripe_width, true),
+    }
+}
+
+impl DeviceSetup {
+    /// Validates `cfg` and resolves it.
+    pub fn resolve(cfg: &Config) -> Result<DeviceSetup, ConfigError> {
+        cfg.validate()?;
+        let layout = Layout::new(&cfg.geometry);
+        let (width, parity) = stripe_shape(cfg);
+        if width > 64 {
+            return Err(ConfigError("raid.stripe_width must be at most 64".into()));
+        }
+        let nstripes = stripe_count(layout.pages() as u64, cfg.geometry.over_provisioning, width) as u32;
+        if nstripes == 0 {
+            return Err(ConfigError("the device has no host-visible capacity".into()));
+        }
+        let mut stripes = StripeLayout::new(layout.channels, width, parity, nstripes);
+        if cfg.ftl.rotating_gc && parity {
+            // Rotating GC (ssd/rotating_gc.rs) binds each stripe to one die column.
+            stripes = stripes.with_columns(layout.dies_per_channel);
+        }
+        let t = &cfg.timing;
+        Ok(DeviceSetup {
+            flash: FlashTiming::new(t, layout.page_bytes),
+            latencies: t.clone(),
+            ldpc: LdpcModel::new(&cfg.ldpc, t.read_ns),
+            controller: ControllerTimes {
+                request_overhead_ns: t.request_overhead_ns,
+                xor_ns: t.xor_ns,
+                stripe_overhead_ns: t.stripe_overhead_ns,
+                cores: cfg.controller.cores,
+            },
+            copyback: cfg.ftl.copyback,
+            queue_depth: cfg.host.queue_depth,
+            notes: notes(cfg, &layout, width, parity),
+            config: cfg.clone(),
+            layout,
+            stripes,
+        })
+    }
+
+    /// Host-visible capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.stripes.logical_pages() * self.layout.page_bytes as u64
+    }
+}
+
+/// What the user should know about a setup the policies' assumptions do not hold for.
+fn notes(cfg: &Config, layout: &Layout, width: u32, parity: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    let p = &cfg.policy;
+    if p.update_placement == UpdatePlacementKind::Degraded && parity && width >= layout.channels {
+        notes.push(format!(
+            "degraded updates need a channel outside the stripe, but raid.stripe_width = {width} uses all \
+             {} channels: every update stays on its stripe channel (degraded reads still apply)",
+            layout.channels
+        ));
+    }
+    let stripe_policies = p.read_routing != ReadRoutingKind::Normal
+        || p.update_placement != UpdatePlacementKind::StripeChannel
+        || p.parity_update != ParityUpdateKind::FewestPrereads;
+    if !parity && stripe_policies {
+        notes.push(
+            "raid.level = none: the read-routing, update-placement and parity-update policies have no stripes \
+             to work on, so every read and write is plain (and no decision time is charged)"
+                .into(),
+        );
+    }
+    if p.parity_update == ParityUpdateKind::Adaptive && !p.read_priority {
+        notes.push(
+            "the adaptive parity update assumes pre-reads are served before queued writes, but \
+             policy.read_priority = false serves them in arrival order: its delay cost (Eq. 6-7) does not hold"
+                .into(),
+        );
+    }
+    notes
+}
