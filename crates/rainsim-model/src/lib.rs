@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod host;
@@ -22,6 +23,8 @@ pub mod run;
 pub mod sched;
 pub mod setup;
 pub mod ssd;
+#[doc(hidden)]
+pub mod testkit;
 pub mod verify;
 pub mod warmup;
 

@@ -10,7 +10,7 @@
 //! in the timed model. Nothing is read (pre-reads cost time, not space), so
 //! read-disturb counts stay as preconditioning left them.
 
-use crate::config::MapTrace;
+use crate::ftl::precondition::params::MapTrace;
 use crate::ftl::precondition::Needed;
 use crate::ftl::{Ftl, GcWork, OutOfSpace};
 use crate::raid::stripe::StripeLayout;

@@ -1,7 +1,7 @@
 //! Physical addresses: a page number `ppn` packs
 //! channel → die (in channel) → plane → block → page, most significant first.
 
-use crate::config::Geometry;
+use crate::flash::geometry::Geometry;
 
 /// Physical page number.
 pub type Ppn = u32;

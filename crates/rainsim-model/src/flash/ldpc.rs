@@ -10,8 +10,8 @@
 //! RBER = ε + α·PE^k + β·PE^m·t^n + γ·PE^p·reads^q (t in days). The functions
 //! here are pure; [`LdpcModel`] holds the configured table for a device.
 
-use crate::config::{Ldpc, RberModel};
 use crate::engine::SimTime;
+use crate::flash::ldpc_params::{Ldpc, RberModel};
 use crate::ftl::block::BlockMeta;
 
 const NS_PER_S: u64 = 1_000_000_000;

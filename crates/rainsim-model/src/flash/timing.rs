@@ -1,7 +1,44 @@
 //! Flash and bus timing derived from the configuration.
 
-use crate::config::Timing;
 use crate::engine::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Latencies in nanoseconds; bus rate in bytes per microsecond (= MB/s).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Timing {
+    /// Array read time tR (LDPC level 0).
+    pub read_ns: u64,
+    /// Program time tPROG.
+    pub program_ns: u64,
+    /// Block erase time tBERS.
+    pub erase_ns: u64,
+    /// Channel bus rate in MB/s (bytes per microsecond).
+    pub channel_mb_s: u64,
+    /// Command and address cycles charged to the bus per transfer.
+    pub command_ns: u64,
+    /// Controller time to XOR the chunks of one stripe update.
+    pub xor_ns: u64,
+    /// Controller software overhead per host request, before it is split.
+    pub request_overhead_ns: u64,
+    /// Controller software overhead per stripe write, charged with its XOR.
+    pub stripe_overhead_ns: u64,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Timing {
+            read_ns: 45_000,
+            program_ns: 700_000,
+            erase_ns: 3_500_000,
+            channel_mb_s: 400,
+            command_ns: 200,
+            xor_ns: 19_000,
+            request_overhead_ns: 0,
+            stripe_overhead_ns: 0,
+        }
+    }
+}
 
 /// Precomputed per-operation times in nanoseconds.
 #[derive(Debug, Clone, Copy)]

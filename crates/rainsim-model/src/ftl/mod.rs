@@ -10,6 +10,7 @@ pub mod allocation;
 pub mod block;
 pub mod gc_hook;
 pub mod mapping;
+pub mod params;
 pub mod precondition;
 pub mod victim_block;
 

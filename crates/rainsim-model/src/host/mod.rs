@@ -12,6 +12,7 @@
 //! a held one.
 
 pub mod fifo;
+pub mod params;
 
 use crate::engine::SimTime;
 use crate::policy::DeviceView;

@@ -3,5 +3,6 @@
 
 pub mod collector;
 pub mod observer;
+pub mod options;
 pub mod report;
 pub mod stats;

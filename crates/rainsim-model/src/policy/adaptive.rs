@@ -215,8 +215,8 @@ impl ParityUpdate for Adaptive {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{bits, Bench};
     use crate::raid::rmw_rcw::plan_stripe_write;
+    use crate::testkit::{bits, Bench};
 
     /// Two dies per channel: die scope sees only the page's die and its GC.
     #[test]

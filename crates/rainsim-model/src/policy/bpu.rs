@@ -179,8 +179,8 @@ impl ParityUpdate for Bpu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{bits, Bench};
     use crate::raid::rmw_rcw::plan_stripe_write;
+    use crate::testkit::{bits, Bench};
 
     /// A 5+1 stripe on channels 0..5 (parity on 5) with the given queued
     /// reads per channel; returns BPU's class and choice for a write of `written`.

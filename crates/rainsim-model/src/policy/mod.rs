@@ -15,8 +15,6 @@ pub mod normal_read;
 pub mod queuing_cost;
 pub mod spec;
 pub mod stripe_channel;
-#[doc(hidden)]
-pub mod testkit;
 
 pub use adaptive::{AdaptiveParams, QueueScope};
 pub use bpu::BpuParams;
@@ -25,11 +23,11 @@ pub use spec::{
     ReadRoutingKind, UpdatePlacementKind,
 };
 
-use crate::config::Timing;
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::FlashTiming;
+use crate::flash::timing::Timing;
 pub use crate::ftl::allocation::BlockAllocator;
 use crate::ftl::Ftl;
 pub use crate::raid::rmw_rcw::{Member, Routine, UpdatePlan};

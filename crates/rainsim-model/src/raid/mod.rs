@@ -2,6 +2,7 @@
 //! writes, RMW, RCW and degraded updates, with pre-reads) and degraded reads.
 
 pub mod degraded_read;
+pub mod params;
 pub mod rmw_rcw;
 pub mod stripe;
 pub mod update;

@@ -13,6 +13,7 @@
 //! flight (later ones wait), so parity always matches the data it was built from.
 
 mod admit;
+pub mod controller_params;
 mod dispatch;
 mod gc_overlap;
 mod rotating_gc;

@@ -5,11 +5,11 @@
 use crate::tiny;
 use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams};
 use rainsim_model::policy::queuing_cost::{expected_gcs, read_costs, update_costs, wait_ns};
-use rainsim_model::policy::testkit::{bits, Bench};
 use rainsim_model::policy::{
     degraded_read::DegradedRead, degraded_update::DegradedUpdate, ChunkUpdate, Member, ReadRouting, ReadTarget, Route,
     UpdatePlacement, UpdatePlan,
 };
+use rainsim_model::testkit::{bits, Bench};
 
 /// 6 single-die channels, one plane of 64 blocks × 16 pages each, 3+1 stripes.
 fn bench() -> Bench {

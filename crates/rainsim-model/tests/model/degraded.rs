@@ -5,13 +5,13 @@
 use crate::{full_stripe, preset, tiny, trace_files, Lat};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::queuing_cost::{read_costs, update_costs};
-use rainsim_model::policy::testkit::Bench;
 use rainsim_model::policy::{
     degraded_read::DegradedRead, degraded_update::DegradedUpdate, gc_tolerant_read::GcTolerantRead, ChunkUpdate,
     DeviceView, GcScope, Member, ParityUpdateKind, ReadRouting, ReadRoutingKind, ReadTarget, Route, UpdatePlacement,
     UpdatePlacementKind,
 };
 use rainsim_model::run::capacity_bytes;
+use rainsim_model::testkit::Bench;
 use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 

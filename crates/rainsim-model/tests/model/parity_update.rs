@@ -7,10 +7,10 @@
 use crate::{full_stripe, scheme, tiny, Lat};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams, Costs, RoutineCost};
-use rainsim_model::policy::testkit::Bench;
 use rainsim_model::policy::ParityUpdate;
 use rainsim_model::raid::rmw_rcw::plan_stripe_write;
 use rainsim_model::raid::rmw_rcw::{Member, Routine};
+use rainsim_model::testkit::Bench;
 use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 

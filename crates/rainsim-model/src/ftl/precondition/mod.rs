@@ -13,8 +13,9 @@ pub mod params;
 pub mod steady_state;
 
 use super::Ftl;
-use crate::config::{AgeLayout, ConfigError, Precondition};
+use crate::error::ConfigError;
 use crate::raid::stripe::StripeLayout;
+use params::{AgeLayout, Precondition};
 use rand::{seq::SliceRandom, RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;

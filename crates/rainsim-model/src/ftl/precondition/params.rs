@@ -1,7 +1,8 @@
 //! The `[precondition]` keys: how much of the device is aged and how the
 //! aged pages lie in blocks.
 
-use crate::config::{ConfigError, Geometry};
+use crate::error::ConfigError;
+use crate::flash::geometry::Geometry;
 use serde::{Deserialize, Serialize};
 
 /// Direct preconditioning: fractions of all physical pages, and how they lie

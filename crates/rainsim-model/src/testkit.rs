@@ -2,7 +2,6 @@
 //! channel schedulers, dies and FTL, with queues filled, arrivals recorded
 //! and GCs started by the test. Not part of the simulator proper.
 
-use super::{DeviceView, Member};
 use crate::config::Config;
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
@@ -10,6 +9,7 @@ use crate::flash::ldpc::LdpcModel;
 use crate::flash::op::{FlashOp, Origin};
 use crate::flash::timing::FlashTiming;
 use crate::ftl::Ftl;
+use crate::policy::{DeviceView, Member};
 use crate::raid::stripe::StripeLayout;
 use crate::sched::fifo::Fifo;
 use crate::ssd::state::{ArrivalWindow, ChannelState, DieState, GcHistory};

@@ -1,0 +1,38 @@
+//! FTL settings (`[ftl]`).
+
+use serde::{Deserialize, Serialize};
+
+/// Flash translation layer settings.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlParams {
+    /// GC starts on a plane when its free blocks fall to this fraction of its blocks.
+    pub gc_threshold: f64,
+    /// Move valid pages by copyback inside the die (no bus transfer).
+    pub copyback: bool,
+    /// Static wear levelling: swap in the coldest block when a plane's erase-count
+    /// spread exceeds this many cycles; 0 = off.
+    pub wear_level_spread: u32,
+    /// Program/erase cycles a block endures (for the predicted lifetime).
+    pub pe_cycle_limit: u32,
+    /// ttFlash's rotating GC (`ssd/rotating_gc.rs`). Left out of serialised
+    /// configs while off, so that reports without it stay as they were.
+    #[serde(skip_serializing_if = "is_false")]
+    pub rotating_gc: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Default for FtlParams {
+    fn default() -> Self {
+        FtlParams {
+            gc_threshold: 0.10,
+            copyback: true,
+            wear_level_spread: 100,
+            pe_cycle_limit: 3000,
+            rotating_gc: false,
+        }
+    }
+}
