@@ -100,7 +100,7 @@ impl Bench {
 
     fn op(&mut self, origin: Origin) -> FlashOp {
         self.seq += 1;
-        FlashOp { chunk: 0, owner: 0, origin, enqueued: 0, ppn: 0, seq: self.seq }
+        FlashOp { chunk: 0, owner: crate::flash::op::tests_owner(origin), enqueued: 0, ppn: 0, seq: self.seq }
     }
 
     /// Queues `n` host reads for global die `die`.

@@ -10,7 +10,7 @@
 //! they all belong to one parity generation. A rebuild is only started on a
 //! stripe with no write job running or waiting (writers are never starved).
 
-use crate::flash::op::{FlashOp, Origin};
+use crate::flash::op::{FlashOp, Owner};
 use crate::metrics::observer::Observer;
 use crate::raid::rmw_rcw::Member;
 use crate::raid::update::StripeLock;
@@ -58,13 +58,12 @@ impl<O: Observer> Ssd<O> {
         // partners' queues (§3.2, "serviced immediately"); a GC-tolerant read
         // queues like any read.
         for m in partners {
-            self.enqueue_read_at(m.chunk, m.ppn, id, Origin::DegradedRead, !gc_tolerant);
+            self.enqueue_read_at(m.chunk, m.ppn, Owner::DegradedRead(id), !gc_tolerant);
         }
     }
 
-    /// A partner read of rebuild `op.owner` finished.
-    pub(crate) fn partner_read_done(&mut self, op: FlashOp) {
-        let id = op.owner;
+    /// A partner read of degraded read `id` finished.
+    pub(crate) fn partner_read_done(&mut self, id: u32, op: FlashOp) {
         if let Some(v) = &self.verifier {
             self.degraded_reads[id].acc ^= v.peek(op.ppn);
         }

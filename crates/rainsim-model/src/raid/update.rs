@@ -12,7 +12,7 @@
 //! Chunks are programmed where they live now (a degraded update may have moved
 //! them); a chunk never written goes to its layout home.
 
-use crate::flash::op::{FlashOp, Origin};
+use crate::flash::op::{FlashOp, Origin, Owner};
 use crate::metrics::observer::{Observer, StripeWrite};
 use crate::policy::ChunkUpdate;
 use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, Member, Routine};
@@ -215,7 +215,7 @@ impl<O: Observer> Ssd<O> {
             bits &= bits - 1;
             let chunk = j.stripe * self.stripes.width + pos;
             let ppn = self.ftl.lookup(chunk).expect("pre-read set only holds written chunks");
-            self.enqueue_read_at(chunk, ppn, id, Origin::PreRead, head);
+            self.enqueue_read_at(chunk, ppn, Owner::PreRead(id), head);
         }
         self.phase_step(id);
     }
@@ -274,9 +274,8 @@ impl<O: Observer> Ssd<O> {
         Some((choice?, set))
     }
 
-    /// A pre-read of job `op.owner` finished.
-    pub(crate) fn preread_done(&mut self, op: FlashOp) {
-        let id = op.owner;
+    /// A pre-read of job `id` finished.
+    pub(crate) fn preread_done(&mut self, id: u32, op: FlashOp) {
         if let Some(v) = &self.verifier {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
@@ -340,20 +339,19 @@ impl<O: Observer> Ssd<O> {
             bits &= bits - 1;
             let chunk = j.stripe * w + pos;
             let ch = if j.moved_to != NO_CHANNEL { j.moved_to } else { self.chunk_channel(j.stripe, pos) };
-            self.enqueue_program(ch, chunk, id, Origin::HostProgram);
+            self.enqueue_program(ch, chunk, Owner::HostProgram(id));
         }
         if self.stripes.parity {
             let pos = self.stripes.parity_pos(j.stripe);
             let chunk = j.stripe * w + pos;
             let ch = self.chunk_channel(j.stripe, pos);
-            self.enqueue_program(ch, chunk, id, Origin::ParityProgram);
+            self.enqueue_program(ch, chunk, Owner::ParityProgram(id));
         }
     }
 
-    /// A program of job `op.owner` finished: commit it.
-    pub(crate) fn program_done(&mut self, op: FlashOp) {
-        let id = op.owner;
-        let stale = op.origin == Origin::HostProgram
+    /// A program of job `id` finished: commit it.
+    pub(crate) fn program_done(&mut self, id: u32, op: FlashOp) {
+        let stale = op.origin() == Origin::HostProgram
             && match self.fault {
                 Some(Fault::StaleRead) => true,
                 Some(Fault::MoveNotRecorded) => self.jobs[id].moved_to != NO_CHANNEL,
@@ -366,7 +364,7 @@ impl<O: Observer> Ssd<O> {
         if let Some(v) = &mut self.verifier {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
-            if op.origin == Origin::ParityProgram {
+            if op.origin() == Origin::ParityProgram {
                 let mut x = j.acc;
                 let mut bits = j.written;
                 if self.fault == Some(Fault::ParityMissesChunk) {

@@ -57,7 +57,7 @@ mod tests {
     use crate::sched::SchedulerKind;
 
     fn op(chunk: u32, seq: u32, origin: Origin) -> FlashOp {
-        FlashOp { chunk, owner: 0, origin, enqueued: 0, ppn: 0, seq }
+        FlashOp { chunk, owner: crate::flash::op::tests_owner(origin), enqueued: 0, ppn: 0, seq }
     }
 
     /// 8 channels, 4-wide stripes, 2 columns: stripes 0–1 on die 0, 2–3 on die 1.

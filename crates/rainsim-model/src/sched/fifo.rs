@@ -85,7 +85,7 @@ mod tests {
     use crate::flash::op::Origin;
 
     fn op(seq: u32, origin: Origin) -> FlashOp {
-        FlashOp { chunk: seq, owner: 0, origin, enqueued: 0, ppn: 0, seq }
+        FlashOp { chunk: seq, owner: crate::flash::op::tests_owner(origin), enqueued: 0, ppn: 0, seq }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! is split into page reads and one stripe job per stripe it writes.
 
 use super::{Ev, Ssd};
-use crate::flash::op::Origin;
+use crate::flash::op::Owner;
 use crate::metrics::observer::Observer;
 use crate::policy::{ReadTarget, Route};
 use rainsim_trace::Request;
@@ -83,7 +83,7 @@ impl<O: Observer> Ssd<O> {
         let route = self.policies.read.route(&view, &ReadTarget { target, partners: &partners });
         self.host.req_mut(id).pending += 1;
         if route == Route::Normal || partners.is_empty() {
-            self.enqueue_read(chunk, target.ppn, id, Origin::HostRead);
+            self.enqueue_read(chunk, target.ppn, Owner::HostRead(id));
         } else {
             self.start_degraded_read(id, chunk, &partners, route == Route::GcTolerant);
         }

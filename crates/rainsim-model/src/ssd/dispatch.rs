@@ -5,23 +5,23 @@
 
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
-use crate::flash::op::{FlashOp, OpKind, Origin};
+use crate::flash::op::{FlashOp, OpKind, Origin, Owner};
 use crate::metrics::observer::Observer;
 use crate::verify::Verifier;
 
 impl<O: Observer> Ssd<O> {
     /// Queues a read of `chunk` (now at `ppn`) on its die.
-    pub(crate) fn enqueue_read(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin) {
-        self.enqueue_read_at(chunk, ppn, owner, origin, false);
+    pub(crate) fn enqueue_read(&mut self, chunk: u32, ppn: u32, owner: Owner) {
+        self.enqueue_read_at(chunk, ppn, owner, false);
     }
 
     /// Queues a read at the tail of its die's read queue, or at its head
     /// (degraded-mode reads, which the paper inserts at the heads of queues).
-    pub(crate) fn enqueue_read_at(&mut self, chunk: u32, ppn: u32, owner: u32, origin: Origin, head: bool) {
+    pub(crate) fn enqueue_read_at(&mut self, chunk: u32, ppn: u32, owner: Owner, head: bool) {
         let die = self.layout.die_of(ppn);
         let ch = self.layout.channel_of_die(die);
         self.seq = self.seq.wrapping_add(1);
-        let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn, seq: self.seq };
+        let op = FlashOp { chunk, owner, enqueued: self.q.now(), ppn, seq: self.seq };
         let local = die - self.layout.first_die(ch);
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
@@ -34,9 +34,9 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Queues a program of `chunk` on channel `ch`.
-    pub(crate) fn enqueue_program(&mut self, ch: u32, chunk: u32, owner: u32, origin: Origin) {
+    pub(crate) fn enqueue_program(&mut self, ch: u32, chunk: u32, owner: Owner) {
         self.seq = self.seq.wrapping_add(1);
-        let op = FlashOp { chunk, owner, origin, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
+        let op = FlashOp { chunk, owner, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
         c.sched.push_write(op);
@@ -89,7 +89,7 @@ impl<O: Observer> Ssd<O> {
     fn start_op(&mut self, die: u32, mut op: FlashOp) {
         let now = self.q.now();
         let ch = self.layout.channel_of_die(die);
-        match op.origin.kind() {
+        match op.origin().kind() {
             OpKind::Read => {
                 // The page may have moved since the read was queued (overwrite
                 // committed elsewhere in the channel): follow it.
@@ -118,7 +118,7 @@ impl<O: Observer> Ssd<O> {
                 }
                 // The level is taken before this read counts against its
                 // block: read disturb comes from the reads before it.
-                let sense = if self.ldpc.is_some() { self.ldpc_sense(ch, op.origin, ppn) } else { self.t.read };
+                let sense = if self.ldpc.is_some() { self.ldpc_sense(ch, op.origin(), ppn) } else { self.t.read };
                 self.ftl.note_read(ppn);
                 let d = &mut self.dies[die as usize];
                 d.op = Some(op);
@@ -178,13 +178,8 @@ impl<O: Observer> Ssd<O> {
         let since = d.busy_since;
         self.obs.die_busy(ch, since, now);
         let queued = self.channels[ch as usize].queued();
-        self.obs.op_done(ch, op.origin, queued, now - op.enqueued);
-        match op.origin {
-            Origin::HostRead => self.finish_unit(op.owner),
-            Origin::PreRead => self.preread_done(op),
-            Origin::DegradedRead => self.partner_read_done(op),
-            Origin::HostProgram | Origin::ParityProgram => self.program_done(op),
-        }
+        self.obs.op_done(ch, op.origin(), queued, now - op.enqueued);
+        self.op_completed(op);
         self.try_start(die);
     }
 

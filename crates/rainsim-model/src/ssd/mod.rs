@@ -15,6 +15,7 @@
 mod admit;
 pub mod controller_params;
 mod dispatch;
+mod error;
 mod gc_overlap;
 mod rotating_gc;
 pub mod slab;
@@ -24,9 +25,10 @@ use crate::config::{Config, ConfigError, Timing};
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
+use crate::flash::op::{FlashOp, Owner};
 use crate::flash::timing::FlashTiming;
 use crate::ftl::precondition::{precondition, PreconditionReport};
-use crate::ftl::{Ftl, OutOfSpace};
+use crate::ftl::Ftl;
 use crate::host::HostInterface;
 use crate::metrics::observer::Observer;
 use crate::policy::Policies;
@@ -36,6 +38,7 @@ use crate::raid::stripe::StripeLayout;
 use crate::raid::update::{StripeJob, StripeLock};
 use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
+pub use error::{Fault, SimError};
 use rainsim_trace::{Op, Request};
 use rustc_hash::FxHashMap;
 use state::{ArrivalWindow, ChannelState, DieState, GcHistory};
@@ -80,77 +83,6 @@ pub(crate) enum Ev {
     DegradedReadDone(u32),
     /// The controller decided a stripe job's parity-update routine.
     Planned(u32),
-}
-
-/// Why a run stopped early.
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    /// A verification check failed.
-    #[error(transparent)]
-    Verify(#[from] VerifyError),
-    /// The device ran out of space.
-    #[error(transparent)]
-    OutOfSpace(#[from] OutOfSpace),
-    /// The configuration cannot be simulated.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// The request list itself is unusable.
-    #[error("{0}")]
-    Input(String),
-    /// A channel holds only valid data and programs wait for it forever.
-    #[error("channel {channel} filled up with valid data ({waiting} programs waiting, nothing left to collect): the placement of updates concentrated data there; lower precondition.valid, raise geometry.over_provisioning or use another update placement")]
-    ChannelFull {
-        /// The channel.
-        channel: u32,
-        /// Programs queued on it.
-        waiting: u32,
-    },
-    /// A policy asked for something the model cannot do yet.
-    #[error("{0}")]
-    Unsupported(String),
-    /// A request arrives later than the simulator's clock can run.
-    #[error("request {index} arrives at {time_ns} ns, beyond the 2^62 ns (146 years) the simulator supports; check the trace's time unit or trace.time_scale / trace.repeat")]
-    TooLate {
-        /// Request index in the trace.
-        index: usize,
-        /// Arrival time in ns.
-        time_ns: u64,
-    },
-    /// A request addresses pages beyond the logical capacity.
-    #[error("request {index} (offset {offset} B, {size} B) ends beyond the logical capacity of {capacity} B; use trace.address_map = \"wrap\" or \"compact\"")]
-    OutOfRange {
-        /// Request index in the trace.
-        index: usize,
-        /// Byte offset.
-        offset: u64,
-        /// Size in bytes.
-        size: u32,
-        /// Logical capacity in bytes.
-        capacity: u64,
-    },
-}
-
-/// Test-only faults that verification must catch.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
-    /// RMW forgets the old data: parity = old parity ⊕ new data.
-    RmwIgnoresOldData,
-    /// Host data programs never reach the mapping: later reads return the
-    /// previous version.
-    StaleRead,
-    /// Parity leaves out the lowest data chunk its job writes.
-    ParityMissesChunk,
-    /// The first page a GC moves loses its data.
-    GcLosesPage,
-    /// Stripe writes plan as if every page were whole: a page written in
-    /// part is not read and merged first.
-    SkipsMergeRead,
-    /// A degraded update programs its chunk on the new channel but the
-    /// mapping (the stripe's record of where its chunks live) keeps the old page.
-    MoveNotRecorded,
-    /// A degraded update places its chunk on a channel its stripe already uses.
-    MovesIntoStripe,
 }
 
 /// Controller cores (contended when `controller.cores > 0`).
@@ -604,6 +536,17 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn fail(&mut self, e: impl Into<SimError>) {
         if self.error.is_none() {
             self.error = Some(e.into());
+        }
+    }
+
+    /// Where every flash completion goes back up: the one routing point
+    /// from the dies to the layer that asked for the operation.
+    pub(crate) fn op_completed(&mut self, op: FlashOp) {
+        match op.owner {
+            Owner::HostRead(req) => self.finish_unit(req),
+            Owner::PreRead(job) => self.preread_done(job, op),
+            Owner::DegradedRead(id) => self.partner_read_done(id, op),
+            Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op),
         }
     }
 

@@ -1,0 +1,77 @@
+//! Why a run stops early ([`SimError`]) and the test-only model faults that
+//! verification must catch ([`Fault`]).
+
+use crate::error::ConfigError;
+use crate::ftl::OutOfSpace;
+use crate::verify::VerifyError;
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// A verification check failed.
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+    /// The device ran out of space.
+    #[error(transparent)]
+    OutOfSpace(#[from] OutOfSpace),
+    /// The configuration cannot be simulated.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The request list itself is unusable.
+    #[error("{0}")]
+    Input(String),
+    /// A channel holds only valid data and programs wait for it forever.
+    #[error("channel {channel} filled up with valid data ({waiting} programs waiting, nothing left to collect): the placement of updates concentrated data there; lower precondition.valid, raise geometry.over_provisioning or use another update placement")]
+    ChannelFull {
+        /// The channel.
+        channel: u32,
+        /// Programs queued on it.
+        waiting: u32,
+    },
+    /// A policy asked for something the model cannot do yet.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A request arrives later than the simulator's clock can run.
+    #[error("request {index} arrives at {time_ns} ns, beyond the 2^62 ns (146 years) the simulator supports; check the trace's time unit or trace.time_scale / trace.repeat")]
+    TooLate {
+        /// Request index in the trace.
+        index: usize,
+        /// Arrival time in ns.
+        time_ns: u64,
+    },
+    /// A request addresses pages beyond the logical capacity.
+    #[error("request {index} (offset {offset} B, {size} B) ends beyond the logical capacity of {capacity} B; use trace.address_map = \"wrap\" or \"compact\"")]
+    OutOfRange {
+        /// Request index in the trace.
+        index: usize,
+        /// Byte offset.
+        offset: u64,
+        /// Size in bytes.
+        size: u32,
+        /// Logical capacity in bytes.
+        capacity: u64,
+    },
+}
+
+/// Test-only faults that verification must catch.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// RMW forgets the old data: parity = old parity ⊕ new data.
+    RmwIgnoresOldData,
+    /// Host data programs never reach the mapping: later reads return the
+    /// previous version.
+    StaleRead,
+    /// Parity leaves out the lowest data chunk its job writes.
+    ParityMissesChunk,
+    /// The first page a GC moves loses its data.
+    GcLosesPage,
+    /// Stripe writes plan as if every page were whole: a page written in
+    /// part is not read and merged first.
+    SkipsMergeRead,
+    /// A degraded update programs its chunk on the new channel but the
+    /// mapping (the stripe's record of where its chunks live) keeps the old page.
+    MoveNotRecorded,
+    /// A degraded update places its chunk on a channel its stripe already uses.
+    MovesIntoStripe,
+}
