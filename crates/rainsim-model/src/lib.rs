@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod device_state;
 pub mod engine;
 pub mod error;
 pub mod flash;
@@ -22,6 +23,7 @@ pub mod raid;
 pub mod run;
 pub mod sched;
 pub mod setup;
+pub mod slab;
 pub mod ssd;
 #[doc(hidden)]
 pub mod testkit;

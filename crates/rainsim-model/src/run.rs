@@ -21,16 +21,7 @@ pub struct RunOptions<'a> {
     pub progress: &'a mut dyn FnMut(u64),
 }
 
-/// CPU time of this process in seconds.
-pub fn cpu_seconds() -> f64 {
-    // getrusage is not in std; /proc/self/stat is Linux-only, so fall back to 0.
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
-    let Some(rest) = stat.rsplit(')').next() else { return 0.0 };
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
-    // Fields 14 and 15 (utime, stime) are at 11 and 12 after the ')'.
-    (ticks(11) + ticks(12)) / 100.0
-}
+pub use crate::engine::cpu_seconds;
 
 /// Builds the device from `cfg`, replays `requests` and returns the report.
 pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<Report, SimError> {

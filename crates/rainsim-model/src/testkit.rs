@@ -3,6 +3,7 @@
 //! and GCs started by the test. Not part of the simulator proper.
 
 use crate::config::Config;
+use crate::device_state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
@@ -12,7 +13,6 @@ use crate::ftl::Ftl;
 use crate::policy::{DeviceView, Member};
 use crate::raid::stripe::StripeLayout;
 use crate::sched::fifo::Fifo;
-use crate::ssd::state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 
 /// Bit mask of positions.
 pub fn bits(v: &[u32]) -> u64 {

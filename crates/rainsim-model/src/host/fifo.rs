@@ -1,7 +1,7 @@
 //! FIFO (NOOP) host scheduling: waiting requests enter in arrival order.
 
 use super::{HeldRequest, HostScheduler};
-use crate::policy::DeviceView;
+use crate::device_state::DeviceView;
 use std::collections::VecDeque;
 
 /// Arrival order.

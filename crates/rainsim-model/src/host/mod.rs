@@ -14,9 +14,9 @@
 pub mod fifo;
 pub mod params;
 
+use crate::device_state::DeviceView;
 use crate::engine::SimTime;
-use crate::policy::DeviceView;
-use crate::ssd::slab::Slab;
+use crate::slab::Slab;
 use rainsim_trace::{Op, Request};
 use serde::{Deserialize, Serialize};
 

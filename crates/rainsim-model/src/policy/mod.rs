@@ -23,51 +23,10 @@ pub use spec::{
     ReadRoutingKind, UpdatePlacementKind,
 };
 
+pub use crate::device_state::DeviceView;
 use crate::engine::SimTime;
-use crate::flash::address::Layout;
-use crate::flash::ldpc::LdpcModel;
-use crate::flash::timing::FlashTiming;
-use crate::flash::timing::Timing;
 pub use crate::ftl::allocation::BlockAllocator;
-use crate::ftl::Ftl;
 pub use crate::raid::rmw_rcw::{Member, Routine, UpdatePlan};
-use crate::raid::stripe::StripeLayout;
-use crate::ssd::state::{ChannelState, DieState};
-
-/// Read-only snapshot of the device handed to policies.
-pub struct DeviceView<'a> {
-    /// Current time.
-    pub now: SimTime,
-    /// Channel states (bus, queue lengths).
-    pub channels: &'a [ChannelState],
-    /// Die states (busy, GC) by global die index.
-    pub dies: &'a [DieState],
-    /// Latencies as configured.
-    pub timing: &'a Timing,
-    /// Per-operation times derived from them (bus transfer included).
-    pub t: &'a FlashTiming,
-    /// FTL state (free space, block wear), read-only.
-    pub ftl: &'a Ftl,
-    /// The read-retry model, when on.
-    pub ldpc: Option<&'a LdpcModel>,
-    /// Address arithmetic.
-    pub layout: &'a Layout,
-    /// Stripe geometry.
-    pub stripes: &'a StripeLayout,
-}
-
-impl DeviceView<'_> {
-    /// Time to read page `ppn` off its die unloaded: sensing with the page's
-    /// read retries (LDPC), then the transfer. Computed on demand, since it
-    /// costs an RBER evaluation with the model on.
-    pub fn read_ns(&self, ppn: u32) -> SimTime {
-        let sense = match self.ldpc {
-            None => self.t.read,
-            Some(m) => m.read_ns(m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.now)),
-        };
-        sense + self.t.xfer
-    }
-}
 
 /// A host read of one chunk as the routing policy sees it.
 #[derive(Debug, Clone, Copy)]

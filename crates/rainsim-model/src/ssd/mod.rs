@@ -18,10 +18,9 @@ mod dispatch;
 mod error;
 mod gc_overlap;
 mod rotating_gc;
-pub mod slab;
-pub mod state;
 
 use crate::config::{Config, ConfigError, Timing};
+use crate::device_state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
@@ -41,13 +40,12 @@ use crate::verify::{Verifier, VerifyError};
 pub use error::{Fault, SimError};
 use rainsim_trace::{Op, Request};
 use rustc_hash::FxHashMap;
-use state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 
 /// A read-only view for policies, borrowing only the fields it shows (so the
 /// policy objects can be borrowed mutably beside it).
 macro_rules! device_view {
     ($s:expr) => {
-        $crate::policy::DeviceView {
+        $crate::device_state::DeviceView {
             now: $s.q.now(),
             channels: &$s.channels,
             dies: &$s.dies,
@@ -134,8 +132,8 @@ pub struct Ssd<O: Observer> {
     pub(crate) policies: Policies,
     /// The host interface: request slots and the requests waiting for them.
     pub(crate) host: HostInterface,
-    pub(crate) jobs: slab::Slab<StripeJob>,
-    pub(crate) degraded_reads: slab::Slab<DegradedRead>,
+    pub(crate) jobs: crate::slab::Slab<StripeJob>,
+    pub(crate) degraded_reads: crate::slab::Slab<DegradedRead>,
     /// Stripes with a write job or degraded reads in flight.
     pub(crate) locks: FxHashMap<u32, StripeLock>,
     /// Reusable buffer of stripe members for policy queries.
@@ -259,9 +257,9 @@ impl<O: Observer> Ssd<O> {
             error: None,
         };
         if cfg.warmup.device_writes > 0.0 {
-            let c0 = crate::run::cpu_seconds();
+            let c0 = crate::engine::cpu_seconds();
             ssd.warm_up(cfg, requests)?;
-            ssd.warmup_cpu_s = crate::run::cpu_seconds() - c0;
+            ssd.warmup_cpu_s = crate::engine::cpu_seconds() - c0;
         }
         if verify {
             ssd.verifier = Some(Verifier::new(&ssd.ftl, &ssd.stripes));

@@ -1,9 +1,51 @@
-//! Channel and die state, readable by policies through `DeviceView`.
+//! What the device's channels and dies are doing: channel and die state, the
+//! recent arrivals and GCs the cost models read, and [`DeviceView`], the
+//! read-only snapshot every policy decides from. Below the device and the
+//! policies alike, so neither imports the other for it.
 
 use crate::engine::SimTime;
+use crate::flash::address::Layout;
+use crate::flash::ldpc::LdpcModel;
 use crate::flash::op::FlashOp;
-use crate::flash::timing::FlashTiming;
+use crate::flash::timing::{FlashTiming, Timing};
+use crate::ftl::Ftl;
+use crate::raid::stripe::StripeLayout;
 use crate::sched::ChannelScheduler;
+
+/// Read-only snapshot of the device handed to policies.
+pub struct DeviceView<'a> {
+    /// Current time.
+    pub now: SimTime,
+    /// Channel states (bus, queue lengths).
+    pub channels: &'a [ChannelState],
+    /// Die states (busy, GC) by global die index.
+    pub dies: &'a [DieState],
+    /// Latencies as configured.
+    pub timing: &'a Timing,
+    /// Per-operation times derived from them (bus transfer included).
+    pub t: &'a FlashTiming,
+    /// FTL state (free space, block wear), read-only.
+    pub ftl: &'a Ftl,
+    /// The read-retry model, when on.
+    pub ldpc: Option<&'a LdpcModel>,
+    /// Address arithmetic.
+    pub layout: &'a Layout,
+    /// Stripe geometry.
+    pub stripes: &'a StripeLayout,
+}
+
+impl DeviceView<'_> {
+    /// Time to read page `ppn` off its die unloaded: sensing with the page's
+    /// read retries (LDPC), then the transfer. Computed on demand, since it
+    /// costs an RBER evaluation with the model on.
+    pub fn read_ns(&self, ppn: u32) -> SimTime {
+        let sense = match self.ldpc {
+            None => self.t.read,
+            Some(m) => m.read_ns(m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.now)),
+        };
+        sense + self.t.xfer
+    }
+}
 
 /// One channel: its bus, its queues and the history its cost models read.
 pub struct ChannelState {
