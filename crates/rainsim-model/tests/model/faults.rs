@@ -25,6 +25,23 @@ fn timed(mut c: Config) -> Config {
     c
 }
 
+/// The verifier's message for a read of `chunk` at `at` returning token
+/// `got` where `want` is the latest written.
+fn stale(at: u64, chunk: u32, got: u32, want: u32) -> String {
+    format!(
+        "verification failed at t = {at} ns: read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"
+    )
+}
+
+/// A `channels`-channel device (one die each, 64 blocks of 16 pages) half
+/// full, with 20 % spare and the timing above.
+fn half_full(channels: u32, raid: Option<u32>) -> Config {
+    let mut c = timed(tiny(channels, 1, 1, 64, 16, raid));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c
+}
+
 /// Runs `reqs` with and without `fault`: clean without, the verification
 /// error with (returned with the device).
 fn caught(cfg: &Config, fault: Fault, reqs: &[Request]) -> (String, Ssd<Collector>) {
@@ -54,9 +71,7 @@ fn caught_with(
 /// goes to the old page and gets the preconditioned version.
 #[test]
 fn a_stale_read_is_caught() {
-    let mut c = timed(tiny(1, 1, 1, 64, 16, None));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
+    let c = half_full(1, None);
     let probe = Ssd::new(&c, Collector::new(1), true).unwrap();
     let chunk = (0..probe.ftl.map.chunks() as u32).find(|&x| probe.ftl.lookup(x).is_some()).unwrap();
     let old = probe.ftl.lookup(chunk).unwrap();
@@ -67,12 +82,7 @@ fn a_stale_read_is_caught() {
     let v = ssd.verifier().unwrap();
     let (got, want) = (v.peek(old), v.latest(chunk));
     assert_ne!(got, want);
-    assert_eq!(
-        msg,
-        format!(
-            "verification failed at t = {at} ns: read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"
-        )
-    );
+    assert_eq!(msg, stale(at, chunk, got, want));
 }
 
 /// A full-stripe write whose parity leaves out one data chunk: the end-of-run
@@ -133,9 +143,7 @@ fn a_page_lost_by_gc_is_caught() {
 #[test]
 fn a_skipped_merge_read_is_caught() {
     for raid in [Some(4), None] {
-        let mut c = timed(tiny(4, 1, 1, 64, 16, raid));
-        c.precondition.valid = 0.5;
-        c.geometry.over_provisioning = 0.2;
+        let c = half_full(4, raid);
         let probe = Ssd::new(&c, Collector::new(4), true).unwrap();
         let (s, pages) = match raid {
             Some(_) => (full_stripe(&probe), 3u64),
@@ -154,12 +162,7 @@ fn a_skipped_merge_read_is_caught() {
         let (msg, ssd) = caught(&c, Fault::SkipsMergeRead, &[write, read]);
         let (want, got) = (merged(old, 1, pos), merged(0, 1, pos));
         assert_eq!(ssd.verifier().unwrap().latest(chunk), want);
-        assert_eq!(
-            msg,
-            format!(
-                "verification failed at t = {at} ns: read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"
-            )
-        );
+        assert_eq!(msg, stale(at, chunk, got, want));
         let (msg, ssd) = caught(&c, Fault::SkipsMergeRead, &[write]);
         let p = ssd.ftl.lookup(chunk).unwrap();
         assert!(
@@ -184,9 +187,7 @@ impl UpdatePlacement for MoveOut {
 /// the old page: the read after it returns the old version.
 #[test]
 fn a_moved_chunk_missing_from_its_record_is_caught() {
-    let mut c = timed(tiny(6, 1, 1, 64, 16, Some(4)));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
+    let c = half_full(6, Some(4));
     let probe = Ssd::new(&c, Collector::new(6), true).unwrap();
     let s = full_stripe(&probe);
     let chunk = probe.stripe_layout().chunk_of_lpn(s as u64 * 3).1;
@@ -198,12 +199,7 @@ fn a_moved_chunk_missing_from_its_record_is_caught() {
     let v = ssd.verifier().unwrap();
     let (got, want) = (v.peek(old_page), v.latest(chunk));
     assert_eq!(got, probe.verifier().unwrap().latest(chunk), "the old version");
-    assert_eq!(
-        msg,
-        format!(
-            "verification failed at t = {at} ns: read of chunk {chunk} returned version token {got:#x}, latest written is {want:#x}"
-        )
-    );
+    assert_eq!(msg, stale(at, chunk, got, want));
 }
 
 /// A degraded update landing on a channel its stripe already uses: both
@@ -211,9 +207,7 @@ fn a_moved_chunk_missing_from_its_record_is_caught() {
 /// says which stripe and channel.
 #[test]
 fn a_chunk_moved_into_its_own_stripe_is_caught() {
-    let mut c = timed(tiny(6, 1, 1, 64, 16, Some(4)));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
+    let c = half_full(6, Some(4));
     let probe = Ssd::new(&c, Collector::new(6), true).unwrap();
     let s = full_stripe(&probe);
     let reqs = [req(0, s as u64 * 3, 1, Op::Write)];
