@@ -41,7 +41,7 @@ impl DeviceView<'_> {
     pub fn read_ns(&self, ppn: u32) -> SimTime {
         let sense = match self.ldpc {
             None => self.t.read,
-            Some(m) => m.read_ns(m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.now)),
+            Some(m) => m.read_ns(m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize].wear(), self.now)),
         };
         sense + self.t.xfer
     }

@@ -12,7 +12,6 @@
 
 use crate::engine::SimTime;
 use crate::flash::ldpc_params::{Ldpc, RberModel};
-use crate::ftl::block::BlockMeta;
 
 const NS_PER_S: u64 = 1_000_000_000;
 const S_PER_DAY: f64 = 86_400.0;
@@ -63,6 +62,17 @@ pub struct LdpcModel {
     precondition_age_s: u32,
 }
 
+/// What the RBER of a block depends on (the FTL keeps it per block).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockWear {
+    /// Erases during the run (on top of the model's initial P/E cycles).
+    pub erases: u32,
+    /// Age clock stamp of the block's data (see [`LdpcModel::clock_s`]).
+    pub opened_at_s: u32,
+    /// Reads since the block's last erase (read disturb).
+    pub reads: u32,
+}
+
 impl LdpcModel {
     /// The model `cfg` describes over base sensing time `t_read`; `None` when off.
     pub fn new(cfg: &Ldpc, t_read: SimTime) -> Option<LdpcModel> {
@@ -85,7 +95,7 @@ impl LdpcModel {
     }
 
     /// The level a page of block `b` needs at time `now`.
-    pub fn level_of(&self, b: &BlockMeta, now: SimTime) -> u8 {
+    pub fn level_of(&self, b: &BlockWear, now: SimTime) -> u8 {
         let pe = b.erases as f64 + self.initial_pe;
         let age_days = self.clock_s(now).saturating_sub(b.opened_at_s) as f64 / S_PER_DAY;
         level(&self.thresholds, rber(&self.rber, pe, age_days, b.reads as f64)) as u8
@@ -106,18 +116,6 @@ impl LdpcModel {
     /// Sensing time of every level, level 0 first.
     pub fn level_read_times(&self) -> &[SimTime] {
         &self.read_ns
-    }
-}
-
-/// Gives every written block of a preconditioned `ftl` a data age drawn
-/// uniformly (seeded) from 0 to `cfg.precondition_age_days`, as a stamp on
-/// the age clock (which reads the full age at time 0).
-pub fn spread_ages(ftl: &mut crate::ftl::Ftl, cfg: &Ldpc, seed: u64) {
-    use rand::{RngExt, SeedableRng};
-    let age_s = (cfg.precondition_age_days * S_PER_DAY).round() as u32;
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ 0x6167_6573);
-    for b in ftl.blocks.iter_mut().filter(|b| b.written > 0) {
-        b.opened_at_s = rng.random_range(0..=age_s);
     }
 }
 
@@ -208,10 +206,10 @@ mod tests {
         let m = LdpcModel::new(&cfg, 45_000).expect("enabled");
         // A preconditioned block (stamp 0, no erase, no read) at time 0 is 30
         // days old: 1.48e-3 + 5.508896e-4 + 1.036585e-3 = 3.067475e-3 → level 2.
-        let pre = BlockMeta::default();
+        let pre = BlockWear::default();
         assert_eq!(m.level_of(&pre, 0), 2);
         // A block opened now holds fresh data: 1.48e-3 + 5.508896e-4 = 2.030890e-3 → level 1.
-        let fresh = BlockMeta { opened_at_s: m.clock_s(5 * NS_PER_S), ..BlockMeta::default() };
+        let fresh = BlockWear { opened_at_s: m.clock_s(5 * NS_PER_S), ..BlockWear::default() };
         assert_eq!(m.level_of(&fresh, 5 * NS_PER_S), 1);
         assert_eq!(m.clock_s(5 * NS_PER_S), 30 * 86_400 + 5);
         assert_eq!((m.read_ns(2), m.retry_ns(2)), (93_000, 48_000));

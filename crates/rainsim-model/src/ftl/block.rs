@@ -20,6 +20,14 @@ pub struct BlockMeta {
     pub opened_at_s: u32,
 }
 
+impl BlockMeta {
+    /// What the LDPC model reads of the block.
+    #[inline]
+    pub fn wear(&self) -> crate::flash::ldpc::BlockWear {
+        crate::flash::ldpc::BlockWear { erases: self.erases, opened_at_s: self.opened_at_s, reads: self.reads }
+    }
+}
+
 /// Free and open blocks of one plane.
 #[derive(Debug, Clone, Default)]
 pub struct PlaneMeta {

@@ -203,7 +203,7 @@ impl<O: Observer> Ssd<O> {
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
         let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
-            crate::flash::ldpc::spread_ages(&mut ftl, &cfg.ldpc, cfg.seed);
+            crate::ftl::precondition::spread_ages(&mut ftl, cfg.ldpc.precondition_age_days, cfg.seed);
         }
         let rotating = rotating_gc::RotatingGc::new(cfg, &layout, &stripes);
         let channels = (0..layout.channels)
@@ -357,7 +357,7 @@ impl<O: Observer> Ssd<O> {
     /// small as without the model when it is off.
     #[inline(never)]
     pub(crate) fn read_level(&self, m: &LdpcModel, ppn: u32) -> u8 {
-        m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize], self.q.now())
+        m.level_of(&self.ftl.blocks[self.layout.block_of(ppn) as usize].wear(), self.q.now())
     }
 
     /// Tells the FTL the LDPC age clock, so that blocks it opens now are

@@ -326,3 +326,15 @@ fn steady(nvalid: u64, ninvalid: u64, ppb: u64, rho: f64, rng: &mut Pcg64Mcg) ->
     let (valid, hot) = blocks.into_iter().unzip();
     Ok(Plan { valid, slots: None, hot: Some(hot), hot_blocks, hot_valid })
 }
+
+/// Gives every written block of a preconditioned `ftl` a data age drawn
+/// uniformly (seeded) from 0 to `age_days` (the LDPC model's
+/// `ldpc.precondition_age_days`), as a stamp on its age clock, which reads
+/// the full age at time 0.
+pub fn spread_ages(ftl: &mut Ftl, age_days: f64, seed: u64) {
+    let age_s = (age_days * 86_400.0).round() as u32;
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x6167_6573);
+    for b in ftl.blocks.iter_mut().filter(|b| b.written > 0) {
+        b.opened_at_s = rng.random_range(0..=age_s);
+    }
+}
