@@ -26,7 +26,7 @@ pub use spec::{
 pub use crate::device_state::DeviceView;
 use crate::engine::SimTime;
 pub use crate::ftl::allocation::BlockAllocator;
-pub use crate::raid::rmw_rcw::{Member, Routine, UpdatePlan};
+pub use crate::raid::rmw_rcw::{ChunkUpdate, Member, Routine, UpdatePlan};
 
 /// A host read of one chunk as the routing policy sees it.
 #[derive(Debug, Clone, Copy)]
@@ -64,18 +64,6 @@ pub trait ReadRouting {
     /// Decides how to serve `read`. A rebuild is only possible when
     /// `read.partners` is not empty; otherwise the model reads normally.
     fn route(&mut self, view: &DeviceView, read: &ReadTarget) -> Route;
-}
-
-/// A single-chunk update of a written stripe, as the placement policy sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct ChunkUpdate<'a> {
-    /// The chunk being overwritten, where its old version lives.
-    pub target: Member,
-    /// The stripe's other written chunks, parity included.
-    pub partners: &'a [Member],
-    /// Channels free of the stripe: none of its chunks lives there and no
-    /// unwritten position of it has its home there.
-    pub outside: &'a [u32],
 }
 
 /// Update placement axis: where a chunk's new version is programmed.

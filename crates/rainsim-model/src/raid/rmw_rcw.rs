@@ -30,6 +30,18 @@ pub struct Member {
     pub channel: u32,
 }
 
+/// A single-chunk update of a written stripe, as the placement policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkUpdate<'a> {
+    /// The chunk being overwritten, where its old version lives.
+    pub target: Member,
+    /// The stripe's other written chunks, parity included.
+    pub partners: &'a [Member],
+    /// Channels free of the stripe: none of its chunks lives there and no
+    /// unwritten position of it has its home there.
+    pub outside: &'a [u32],
+}
+
 /// Parity update routine for a partial-stripe write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Routine {

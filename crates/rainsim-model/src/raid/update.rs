@@ -14,8 +14,7 @@
 
 use crate::flash::op::{FlashOp, Origin, Owner};
 use crate::metrics::observer::{Observer, StripeWrite};
-use crate::policy::ChunkUpdate;
-use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, Member, Routine};
+use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
 use crate::ssd::{Ev, Fault, SimError, Ssd};
 use crate::verify::{merged, token};
 
