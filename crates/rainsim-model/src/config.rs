@@ -4,6 +4,7 @@
 //! a message that says what to change, and the model derives its geometry
 //! from the validated value.
 
+pub use crate::controller::ControllerParams;
 pub use crate::error::ConfigError;
 pub use crate::flash::geometry::Geometry;
 pub use crate::flash::ldpc_params::{AgeSpread, Ldpc, RberModel};
@@ -13,7 +14,6 @@ pub use crate::host::params::HostParams;
 pub use crate::metrics::options::ReportOptions;
 use crate::policy::PolicySpec;
 pub use crate::raid::params::{RaidLevel, RaidParams};
-pub use crate::ssd::controller_params::ControllerParams;
 use rainsim_trace::{SyntheticSpec, TraceOptions};
 use serde::{Deserialize, Serialize};
 

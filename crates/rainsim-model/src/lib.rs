@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod controller;
 pub mod device_state;
 pub mod engine;
 pub mod error;

@@ -13,13 +13,13 @@
 //! flight (later ones wait), so parity always matches the data it was built from.
 
 mod admit;
-pub mod controller_params;
 mod dispatch;
 mod error;
 mod gc_overlap;
 mod rotating_gc;
 
 use crate::config::{Config, ConfigError, Timing};
+use crate::controller::Controller;
 use crate::device_state::{ArrivalWindow, ChannelState, DieState, GcHistory};
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
@@ -81,21 +81,6 @@ pub(crate) enum Ev {
     DegradedReadDone(u32),
     /// The controller decided a stripe job's parity-update routine.
     Planned(u32),
-}
-
-/// Controller cores (contended when `controller.cores > 0`).
-struct Controller {
-    free_at: Vec<SimTime>,
-}
-
-impl Controller {
-    /// When work of `ns` submitted now ends.
-    fn run(&mut self, now: SimTime, ns: SimTime) -> SimTime {
-        let Some(core) = self.free_at.iter_mut().min() else { return now + ns };
-        let end = (*core).max(now) + ns;
-        *core = end;
-        end
-    }
 }
 
 /// Counters the run loop keeps for its own bookkeeping.
@@ -227,7 +212,7 @@ impl<O: Observer> Ssd<O> {
             copyback,
             dies: vec![DieState::default(); layout.dies() as usize],
             policies,
-            controller: Controller { free_at: vec![0; controller.cores as usize] },
+            controller: Controller::new(controller.cores),
             layout,
             stripes,
             ftl,
