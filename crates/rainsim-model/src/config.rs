@@ -141,13 +141,18 @@ impl Config {
         if g.pages_per_block > u16::MAX as u32 {
             return err(format!("geometry.pages_per_block = {} exceeds {}", g.pages_per_block, u16::MAX));
         }
-        if g.channels > u16::MAX as u32 || g.chips_per_channel * g.dies_per_chip > u16::MAX as u32 {
-            return err("too many channels or dies per channel (at most 65535 each)".into());
+        if g.channels > u16::MAX as u32 || g.chips_per_channel as u64 * g.dies_per_chip as u64 > u16::MAX as u64 {
+            return err(format!(
+                "geometry.channels = {} and chips_per_channel × dies_per_chip = {}: at most 65535 each",
+                g.channels,
+                g.chips_per_channel as u64 * g.dies_per_chip as u64
+            ));
         }
         let pages = self.physical_pages();
         if pages >= u32::MAX as u64 {
             return err(format!(
-                "the device has {pages} physical pages; at most {} are supported — use larger pages or fewer blocks",
+                "the device has {pages} physical pages; at most {} are supported — lower geometry.channels, \
+                 chips_per_channel, dies_per_chip, planes_per_die, blocks_per_plane or pages_per_block",
                 u32::MAX - 1
             ));
         }
@@ -266,12 +271,11 @@ impl Config {
         Ok(())
     }
 
-    /// Total physical pages.
+    /// Total physical pages (saturating: validation refuses ≥ 2^32 − 1).
     pub fn physical_pages(&self) -> u64 {
         let g = &self.geometry;
         [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
             .iter()
-            .map(|&v| v as u64)
-            .product()
+            .fold(1u64, |p, &v| p.saturating_mul(v as u64))
     }
 }
