@@ -181,7 +181,7 @@ pub fn memory_estimate(cfg: &Config, requests: u64, verify: bool) -> MemoryEstim
         ("controller.cores", cfg.controller.cores as u64 * MEM_CORE_BYTES),
         ("requests (workload.requests, trace.repeat, trace.max_requests)", requests.saturating_mul(MEM_REQUEST_BYTES)),
     ];
-    parts.sort_by(|a, b| b.1.cmp(&a.1));
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
     let bytes = parts.iter().fold(MEM_FIXED_BYTES, |s, p| s.saturating_add(p.1));
     MemoryEstimate { bytes, parts }
 }
