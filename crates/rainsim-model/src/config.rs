@@ -49,7 +49,43 @@ pub struct Config {
     pub workload: SyntheticSpec,
     /// Report options.
     pub report: ReportOptions,
+    /// How the run is guarded (memory budget). Left out of serialised
+    /// configs while at its default, so that reports stay as they were.
+    #[serde(skip_serializing_if = "RunParams::is_default")]
+    pub run: RunParams,
 }
+
+/// `[run]`: safeguards of a run, not part of the simulated device.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunParams {
+    /// Run even when the memory estimate exceeds the memory available
+    /// (the run may then be killed by the operating system).
+    pub ignore_memory_budget: bool,
+}
+
+impl RunParams {
+    fn is_default(&self) -> bool {
+        *self == RunParams::default()
+    }
+}
+
+/// Largest value of every latency key in `[timing]`, ns (10 s; real flash
+/// operations take micro- to milliseconds). With every duration below this
+/// bound, one addition to a simulated time at or below
+/// [`crate::engine::TIME_LIMIT_NS`] cannot wrap a u64 (see there).
+pub const MAX_TIMING_NS: u64 = 10_000_000_000;
+/// Largest `report.cdf_points`: a latency CDF is read from a histogram that
+/// holds about 121 distinct values per class, so more points only repeat them.
+pub const MAX_CDF_POINTS: u32 = 10_000;
+/// Largest `controller.cores` (each core is one busy-until time).
+pub const MAX_CORES: u32 = 4096;
+/// Largest `geometry.page_bytes` (1 MiB).
+pub const MAX_PAGE_BYTES: u32 = 1 << 20;
+/// Largest `host.queue_depth` (0 = no cap).
+pub const MAX_QUEUE_DEPTH: u32 = 1 << 20;
+/// Largest `timing.channel_mb_s` (1 TB/s).
+pub const MAX_CHANNEL_MB_S: u64 = 1_000_000;
 
 pub use crate::ftl::precondition::params::{AgeLayout, MapTrace, Precondition};
 pub use crate::warmup::{Warmup, WarmupWorkload};
@@ -71,6 +107,7 @@ impl Default for Config {
             trace: TraceOptions::default(),
             workload: SyntheticSpec::default(),
             report: ReportOptions::default(),
+            run: RunParams::default(),
         }
     }
 }
@@ -104,22 +141,28 @@ impl Config {
         if g.pages_per_block > u16::MAX as u32 {
             return err(format!("geometry.pages_per_block = {} exceeds {}", g.pages_per_block, u16::MAX));
         }
-        if g.channels > u16::MAX as u32 || g.chips_per_channel * g.dies_per_chip > u16::MAX as u32 {
-            return err("too many channels or dies per channel (at most 65535 each)".into());
+        if g.channels > u16::MAX as u32 || g.chips_per_channel as u64 * g.dies_per_chip as u64 > u16::MAX as u64 {
+            return err(format!(
+                "geometry.channels = {} and chips_per_channel × dies_per_chip = {}: at most 65535 each",
+                g.channels,
+                g.chips_per_channel as u64 * g.dies_per_chip as u64
+            ));
         }
         let pages = self.physical_pages();
         if pages >= u32::MAX as u64 {
             return err(format!(
-                "the device has {pages} physical pages; at most {} are supported — use larger pages or fewer blocks",
+                "the device has {pages} physical pages; at most {} are supported — lower geometry.channels, \
+                 chips_per_channel, dies_per_chip, planes_per_die, blocks_per_plane or pages_per_block",
                 u32::MAX - 1
             ));
         }
         if !(0.0..1.0).contains(&g.over_provisioning) {
             return err(format!("geometry.over_provisioning = {} must be in [0, 1)", g.over_provisioning));
         }
-        if self.timing.channel_mb_s == 0 {
-            return err("timing.channel_mb_s must be at least 1".into());
+        if g.page_bytes > MAX_PAGE_BYTES {
+            return err(format!("geometry.page_bytes = {} exceeds {MAX_PAGE_BYTES} (1 MiB)", g.page_bytes));
         }
+        self.validate_bounds()?;
         if !(0.0..1.0).contains(&self.ftl.gc_threshold) {
             return err(format!("ftl.gc_threshold = {} must be in [0, 1)", self.ftl.gc_threshold));
         }
@@ -128,6 +171,20 @@ impl Config {
                 "geometry.over_provisioning = {} must exceed ftl.gc_threshold = {}: once the host has written every \
                  logical page, GC could not reclaim space (raise over_provisioning or lower gc_threshold)",
                 g.over_provisioning, self.ftl.gc_threshold
+            ));
+        }
+        // A plane whose spare space is less than one block can fill with valid
+        // pages and leave GC no victim, whatever the placement of updates.
+        let spare = g.blocks_per_plane as f64 * g.over_provisioning;
+        if spare < 1.0 {
+            return err(format!(
+                "geometry.over_provisioning = {} leaves {spare:.2} spare blocks per plane (blocks_per_plane = {} × \
+                 over_provisioning); GC needs at least one block of spare pages in every plane to make progress: \
+                 raise over_provisioning to at least {:.3} or blocks_per_plane to at least {}",
+                g.over_provisioning,
+                g.blocks_per_plane,
+                1.0 / g.blocks_per_plane as f64,
+                (1.0 / g.over_provisioning).ceil().min(u32::MAX as f64) as u64
             ));
         }
         if self.raid.level == RaidLevel::Raid5 {
@@ -169,12 +226,56 @@ impl Config {
         self.ldpc.validate()
     }
 
-    /// Total physical pages.
+    /// Bounds of the timing and size-like keys that are not geometry.
+    fn validate_bounds(&self) -> Result<(), ConfigError> {
+        let err = |m: String| Err(ConfigError(m));
+        let t = &self.timing;
+        if !(1..=MAX_CHANNEL_MB_S).contains(&t.channel_mb_s) {
+            return err(format!("timing.channel_mb_s = {} must be between 1 and {MAX_CHANNEL_MB_S}", t.channel_mb_s));
+        }
+        for (name, v) in [
+            ("timing.read_ns", t.read_ns),
+            ("timing.program_ns", t.program_ns),
+            ("timing.erase_ns", t.erase_ns),
+            ("timing.command_ns", t.command_ns),
+            ("timing.xor_ns", t.xor_ns),
+            ("timing.request_overhead_ns", t.request_overhead_ns),
+            ("timing.stripe_overhead_ns", t.stripe_overhead_ns),
+        ] {
+            if v > MAX_TIMING_NS {
+                return err(format!(
+                    "{name} = {v} ns exceeds {MAX_TIMING_NS} ns (10 s), the longest operation the simulator \
+                     supports (so that simulated time cannot overflow)"
+                ));
+            }
+        }
+        let cdf = self.report.cdf_points;
+        if cdf > MAX_CDF_POINTS {
+            return err(format!(
+                "report.cdf_points = {cdf} exceeds {MAX_CDF_POINTS}; a latency CDF holds about 121 distinct values \
+                 (the histogram's buckets), so more points only repeat them"
+            ));
+        }
+        if self.controller.cores > MAX_CORES {
+            return err(format!("controller.cores = {} exceeds {MAX_CORES} (0 = uncontended)", self.controller.cores));
+        }
+        if self.host.queue_depth > MAX_QUEUE_DEPTH {
+            return err(format!("host.queue_depth = {} exceeds {MAX_QUEUE_DEPTH} (0 = no cap)", self.host.queue_depth));
+        }
+        if self.ftl.pe_cycle_limit == 0 {
+            return err(
+                "ftl.pe_cycle_limit must be at least 1: blocks that endure no program/erase cycle give no lifetime"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Total physical pages (saturating: validation refuses ≥ 2^32 − 1).
     pub fn physical_pages(&self) -> u64 {
         let g = &self.geometry;
         [g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die, g.blocks_per_plane, g.pages_per_block]
             .iter()
-            .map(|&v| v as u64)
-            .product()
+            .fold(1u64, |p, &v| p.saturating_mul(v as u64))
     }
 }

@@ -21,6 +21,18 @@ pub fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// The latest simulated time a run may reach: 2^63 ns (292 years). Why no
+/// time computation can wrap a u64: every time the device computes is a
+/// time already scheduled (or `now`) plus one operation's duration, and the
+/// configuration bounds every duration (`config::MAX_TIMING_NS` per key, a
+/// page transfer at most 1 MiB at 1 MB/s, LDPC retries at most 1 s), so one
+/// step adds far less than 2^62 ns. Arrivals are at most 2^62 ns (the trace
+/// readers and `Ssd::begin` refuse later ones). The run loop (`run.rs`)
+/// stops with an error as soon as any scheduled time passes this limit, so
+/// every operand stays below 2^63 + 2^62 < 2^64. A time scheduled before
+/// `now` can only be the result of a wrap; it is recorded too.
+pub const TIME_LIMIT_NS: SimTime = 1 << 63;
+
 /// `key` = time in the high 64 bits, scheduling sequence in the low 64: one
 /// integer comparison orders by time, then FIFO.
 struct Entry<E> {
@@ -71,6 +83,8 @@ pub struct EventQueue<E> {
     far: BinaryHeap<Entry<E>>,
     seq: u64,
     now: SimTime,
+    /// The latest time ever scheduled (or `SimTime::MAX` after a wrap).
+    latest: SimTime,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -83,6 +97,7 @@ impl<E> Default for EventQueue<E> {
             far: BinaryHeap::new(),
             seq: 0,
             now: 0,
+            latest: 0,
         }
     }
 }
@@ -96,6 +111,8 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at absolute time `at` (never before now).
     pub fn at(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
+        // Before now only by a wrapped addition: flag it for the run loop.
+        self.latest = if at < self.now { SimTime::MAX } else { self.latest.max(at) };
         self.seq += 1;
         let at = at.max(self.now);
         let key = ((at as u128) << 64) | self.seq as u128;
@@ -181,6 +198,12 @@ impl<E> EventQueue<E> {
         Some((key >> 64) as SimTime)
     }
 
+    /// The latest time ever scheduled; `SimTime::MAX` if a time computation
+    /// wrapped (an event was scheduled before now). See [`TIME_LIMIT_NS`].
+    pub fn latest(&self) -> SimTime {
+        self.latest
+    }
+
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.on_wheel + self.far.len()
@@ -195,6 +218,16 @@ impl<E> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latest_scheduled_time_is_tracked() {
+        let mut q = EventQueue::default();
+        q.at(10, 'a');
+        q.at(TIME_LIMIT_NS + 1, 'b');
+        q.at(20, 'c');
+        assert_eq!(q.latest(), TIME_LIMIT_NS + 1);
+        assert!(q.latest() > TIME_LIMIT_NS, "the run loop sees the limit passed");
+    }
 
     #[test]
     fn pops_in_time_then_schedule_order() {

@@ -110,6 +110,8 @@ mod tests {
             skipped: Default::default(),
             file_bytes: 0,
             sha256: String::new(),
+            detection: None,
+            stopped_at_line: None,
         }
     }
 

@@ -82,3 +82,28 @@ impl TraceError {
         }
     }
 }
+
+/// `bytes` as text safe to print on a terminal: invalid UTF-8 becomes
+/// U+FFFD, and control characters (escape sequences, carriage returns, NUL)
+/// are shown escaped (`\u{1b}`), so that a message quoting a file cannot
+/// drive the terminal.
+pub fn printable(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for c in String::from_utf8_lossy(bytes).chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn printable_escapes_control_bytes() {
+        assert_eq!(super::printable(b"a\x1b[2Jb\r\x00\xff"), "a\\u{1b}[2Jb\\r\\u{0}\u{fffd}");
+        assert_eq!(super::printable("µs ok".as_bytes()), "µs ok");
+    }
+}

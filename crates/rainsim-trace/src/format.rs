@@ -356,9 +356,17 @@ pub fn detect<L: AsRef<[u8]>>(first_lines: &[L]) -> Result<(Format, Option<TimeU
 
 /// [`detect`] on lines that carry their own (file) line numbers.
 pub(crate) fn detect_numbered(lines: &[(u64, &[u8])]) -> Result<(Format, Option<TimeUnit>), String> {
+    detect_explained(lines).map(|(f, u, _)| (f, u))
+}
+
+/// [`detect_numbered`], with a warning when the alignment rule (rules 1 and
+/// 2 of the module docs) decided between `msr-window` and `disksim`: the
+/// two read the same lines with sizes 512 times apart.
+pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option<TimeUnit>, Option<String>), String> {
     let mut first_seen: Option<(u64, Shape)> = None;
     let mut decimal_time = false;
     let mut all_aligned = true;
+    let mut first_unaligned: Option<u64> = None;
     let mut first_nonempty = true;
     let mut first_unknown: Option<(u64, &[u8])> = None;
     for &(no, raw) in lines {
@@ -375,6 +383,9 @@ pub(crate) fn detect_numbered(lines: &[(u64, &[u8])]) -> Result<(Format, Option<
         if let Shape::Numeric { decimal_time: d, byte_aligned: a } = shape {
             decimal_time |= d;
             all_aligned &= a;
+            if !a {
+                first_unaligned.get_or_insert(no);
+            }
         }
         match first_seen {
             None => first_seen = Some((no, shape)),
@@ -388,17 +399,33 @@ pub(crate) fn detect_numbered(lines: &[(u64, &[u8])]) -> Result<(Format, Option<
         }
     }
     match first_seen {
-        Some((_, Shape::Fixed(f))) => Ok((f, None)),
+        Some((_, Shape::Fixed(f))) => Ok((f, None, None)),
         Some((_, Shape::Numeric { .. })) => Ok(match (decimal_time, all_aligned) {
-            (true, true) => (Format::MsrWindow, None),
-            (true, false) => (Format::Disksim, Some(TimeUnit::Ms)),
-            (false, _) => (Format::Disksim, Some(TimeUnit::Ns)),
+            (true, true) => (
+                Format::MsrWindow,
+                None,
+                Some(format!(
+                    "detected as msr-window (addresses and sizes in bytes) only because every address and size in \
+                     the first {} lines is a multiple of 512; set format = \"disksim\" if they are 512-byte sectors",
+                    lines.len()
+                )),
+            ),
+            (true, false) => (
+                Format::Disksim,
+                Some(TimeUnit::Ms),
+                Some(format!(
+                    "detected as disksim (512-byte sectors) only because line {} has an address or size that is \
+                     not a multiple of 512; set format = \"msr-window\" if they are bytes",
+                    first_unaligned.unwrap_or(0)
+                )),
+            ),
+            (false, _) => (Format::Disksim, Some(TimeUnit::Ns), None),
         }),
         _ => match first_unknown {
             None => Err("no non-empty line".to_string()),
             Some((no, line)) => Err(format!(
                 "line {no} (`{}`) matches no supported format ({}); set the format explicitly",
-                String::from_utf8_lossy(&line[..line.len().min(80)]),
+                crate::error::printable(&line[..line.len().min(80)]),
                 Format::ALL.map(|f| f.name()).join(", ")
             )),
         },

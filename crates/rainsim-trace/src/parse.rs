@@ -192,7 +192,7 @@ fn split_into<'a>(it: impl Iterator<Item = &'a [u8]>, out: &mut [&'a [u8]; 7]) -
 }
 
 pub(crate) fn show(field: &[u8]) -> String {
-    let s = String::from_utf8_lossy(&field[..field.len().min(40)]);
+    let s = crate::error::printable(&field[..field.len().min(40)]);
     if field.len() > 40 {
         format!("`{s}…`")
     } else {

@@ -8,7 +8,7 @@
 //! CSV format (see [`Format::is_header`]). Line numbers in errors are 1-based
 //! physical lines of the (decompressed) text.
 
-use crate::format::{chomp, detect_numbered, disksim_unit, Format, TimeUnit, DETECT_LINES};
+use crate::format::{chomp, detect_explained, disksim_unit, Format, TimeUnit, DETECT_LINES};
 use crate::parse::{LineParser, Parsed};
 use crate::transform::{self, AddressMap};
 use crate::{Request, TraceError};
@@ -99,7 +99,23 @@ pub struct TraceInfo {
     pub repeat: u32,
     /// Last minus first arrival time of the final trace, ns.
     pub span_ns: u64,
+    /// Set when format detection was decided by the alignment rule (see
+    /// [`crate::format`]): what was assumed and how to override it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detection: Option<String>,
+    /// Set when `max_requests` stopped reading early: the last line read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at_line: Option<u64>,
 }
+
+/// Longest line a trace may have, bytes: a longer one is an error (a file
+/// without line breaks would otherwise be read into memory whole).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Longest span of request times a trace may hold, ns (2^62 ns, 146 years:
+/// the simulator's limit for arrivals after rebasing, so that `trace stats`
+/// and `run` agree).
+pub const MAX_TIME_NS: u64 = 1 << 62;
 
 /// A reader that hashes and counts the raw bytes passing through it.
 struct Hashing<R> {
@@ -169,6 +185,17 @@ pub struct Records {
     pub file_bytes: u64,
     /// SHA-256 (hex) of the file as stored.
     pub sha256: String,
+    /// Why detection chose the format, when the alignment rule decided it.
+    pub detection: Option<String>,
+    /// When reading stopped early (a request limit): the last line read.
+    pub stopped_at_line: Option<u64>,
+}
+
+/// Stop reading once this many requests (of `device`, when set) are read.
+#[derive(Debug, Clone, Copy)]
+struct Limit {
+    requests: u64,
+    device: Option<u32>,
 }
 
 /// Parsed records of one file, before transforms.
@@ -179,6 +206,11 @@ struct Parsing {
     records: u64,
     no_direction: u64,
     skipped: BTreeMap<&'static str, u64>,
+    detection: Option<String>,
+    limit: Option<Limit>,
+    kept: u64,
+    stopped_at_line: Option<u64>,
+    time_range: Option<(u64, u64)>,
 }
 
 /// Reads, parses and transforms the trace at `path` (plain or gzip, by magic
@@ -194,8 +226,26 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     if opts.max_requests == Some(0) {
         return Err(TraceError::Invalid("trace.max_requests must be ≥ 1 when set".into()));
     }
-    let Records { mut requests, format, time_unit, records, no_direction, skipped, file_bytes, sha256, .. } =
-        read(path, opts.format, opts.time_unit)?;
+    // Without repeat, the first max_requests requests (of the device) are
+    // all that is kept: stop reading there. For a file out of time order
+    // they are the first in file order, then sorted.
+    let limit = match opts.max_requests {
+        Some(requests) if opts.repeat == 1 => Some(Limit { requests, device: opts.device }),
+        _ => None,
+    };
+    let Records {
+        mut requests,
+        format,
+        time_unit,
+        records,
+        no_direction,
+        skipped,
+        file_bytes,
+        sha256,
+        detection,
+        stopped_at_line,
+        ..
+    } = read_limited(path, opts.format, opts.time_unit, limit)?;
 
     let name = path.display().to_string();
     if requests.is_empty() {
@@ -252,6 +302,8 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
         requests: requests.len() as u64,
         repeat: opts.repeat,
         span_ns: transform::span_ns(&requests),
+        detection,
+        stopped_at_line,
     };
     Ok(Trace { requests, info })
 }
@@ -259,35 +311,47 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
 /// Reads and parses the file at `path` (plain, gzip, zstd or xz, by magic
 /// bytes) in `format` (`None`: detect), without any transform.
 pub fn read(path: &Path, format: Option<Format>, time_unit: Option<TimeUnit>) -> Result<Records, TraceError> {
+    read_limited(path, format, time_unit, None)
+}
+
+fn read_limited(
+    path: &Path,
+    format: Option<Format>,
+    time_unit: Option<TimeUnit>,
+    limit: Option<Limit>,
+) -> Result<Records, TraceError> {
     let io_err = |source| TraceError::Io { path: path.display().to_string(), source };
     let file = File::open(path).map_err(io_err)?;
     let mut raw = BufReader::with_capacity(BUF_BYTES, Hashing { inner: file, hash: Sha256::new(), bytes: 0 });
     let compression = Compression::sniff(raw.fill_buf().map_err(io_err)?);
     let (parsing, mut raw) = match compression {
         Compression::Gzip => {
-            let mut text = BufReader::with_capacity(BUF_BYTES, flate2::bufread::MultiGzDecoder::new(raw));
-            let p = parse_stream(&mut text, path, format, time_unit)?;
+            let mut text = BufReader::with_capacity(BUF_BYTES, GzMembers::new(raw));
+            let p = parse_stream(&mut text, path, format, time_unit, limit)?;
             (p, text.into_inner().into_inner())
         }
         Compression::Zstd => {
             let decoder = zstd::stream::read::Decoder::with_buffer(raw).map_err(io_err)?;
             let mut text = BufReader::with_capacity(BUF_BYTES, decoder);
-            let p = parse_stream(&mut text, path, format, time_unit)?;
+            let p = parse_stream(&mut text, path, format, time_unit, limit)?;
             (p, text.into_inner().finish())
         }
         Compression::Xz => {
             let mut text = BufReader::with_capacity(BUF_BYTES, liblzma::bufread::XzDecoder::new_multi_decoder(raw));
-            let p = parse_stream(&mut text, path, format, time_unit)?;
+            let p = parse_stream(&mut text, path, format, time_unit, limit)?;
             (p, text.into_inner().into_inner())
         }
         Compression::None => {
-            let p = parse_stream(&mut raw, path, format, time_unit)?;
+            let p = parse_stream(&mut raw, path, format, time_unit, limit)?;
             (p, raw)
         }
     };
+    // The rest of the stored file (all of it after an early stop) is
+    // hashed, not parsed: the SHA-256 is always the whole file's.
     io::copy(&mut raw, &mut io::sink()).map_err(io_err)?;
     let hashing = raw.into_inner();
-    let Parsing { requests, format, time_unit, records, no_direction, skipped } = parsing;
+    let Parsing { requests, format, time_unit, records, no_direction, skipped, detection, stopped_at_line, .. } =
+        parsing;
     Ok(Records {
         requests,
         format,
@@ -298,7 +362,64 @@ pub fn read(path: &Path, format: Option<Format>, time_unit: Option<TimeUnit>) ->
         skipped: skipped.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         file_bytes: hashing.bytes,
         sha256: hex(&hashing.hash.finalize()),
+        detection,
+        stopped_at_line,
     })
+}
+
+/// gzip members one after another, as one stream (like `MultiGzDecoder`),
+/// except that bytes after the last member that do not start another member
+/// are an error naming them, where `MultiGzDecoder` reports a misleading
+/// "unexpected end of file" or "invalid gzip header".
+struct GzMembers<R: BufRead> {
+    member: Option<flate2::bufread::GzDecoder<R>>,
+    done: Option<R>,
+}
+
+impl<R: BufRead> GzMembers<R> {
+    fn new(r: R) -> Self {
+        GzMembers { member: Some(flate2::bufread::GzDecoder::new(r)), done: None }
+    }
+
+    fn into_inner(self) -> R {
+        match (self.member, self.done) {
+            (Some(m), _) => m.into_inner(),
+            (None, Some(r)) => r,
+            (None, None) => unreachable!("one of the two is always set"),
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(m) = self.member.as_mut() else { return Ok(0) };
+            let n = m.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let mut r = self.member.take().expect("checked").into_inner();
+            let next = r.fill_buf()?;
+            if next.is_empty() {
+                self.done = Some(r);
+                return Ok(0);
+            }
+            if !next.starts_with(&[0x1f, 0x8b]) {
+                let head = crate::error::printable(&next[..next.len().min(16)]);
+                let n = next.len();
+                self.done = Some(r);
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "trailing data after the gzip stream ({}{n} bytes that are not gzip, starting `{head}`); \
+                         the file is damaged or was appended to: cut it at the end of the gzip data",
+                        if n >= BUF_BYTES { "at least " } else { "" }
+                    ),
+                ));
+            }
+            self.member = Some(flate2::bufread::GzDecoder::new(r));
+        }
+    }
 }
 
 /// Lower-case hex of `bytes`.
@@ -306,10 +427,21 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Reads one line into `buf` (cleared first); returns false at end of input.
-fn next_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, path: &Path) -> Result<bool, TraceError> {
+/// Reads line `no` into `buf` (cleared first); returns false at end of
+/// input. A line longer than [`MAX_LINE_BYTES`] is an error.
+fn next_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, path: &Path, no: u64) -> Result<bool, TraceError> {
     buf.clear();
-    let n = r.read_until(b'\n', buf).map_err(|source| TraceError::Io { path: path.display().to_string(), source })?;
+    let n = r
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', buf)
+        .map_err(|source| TraceError::Io { path: path.display().to_string(), source })?;
+    if n > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
+        return Err(TraceError::parse(
+            path,
+            no,
+            format!("the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) without a line break: not a text trace?"),
+        ));
+    }
     Ok(n > 0)
 }
 
@@ -323,6 +455,7 @@ fn parse_stream<R: BufRead>(
     path: &Path,
     format: Option<Format>,
     time_unit: Option<TimeUnit>,
+    limit: Option<Limit>,
 ) -> Result<Parsing, TraceError> {
     // Sample up to DETECT_LINES non-empty lines, with their line numbers.
     let mut sample: Vec<(u64, Vec<u8>)> = Vec::new();
@@ -330,7 +463,7 @@ fn parse_stream<R: BufRead>(
     let mut line_no = 0u64;
     let mut more = true;
     while sample.len() < DETECT_LINES {
-        if !next_line(r, &mut buf, path)? {
+        if !next_line(r, &mut buf, path, line_no + 1)? {
             more = false;
             break;
         }
@@ -348,12 +481,14 @@ fn parse_stream<R: BufRead>(
         let msg = "no request: the file is empty (or holds only blank lines)".to_string();
         return Err(TraceError::Empty { path: path.display().to_string(), msg });
     }
+    let mut detection = None;
     let (format, unit) = match format {
         Some(Format::Disksim) => (Format::Disksim, Some(time_unit.unwrap_or_else(|| disksim_unit(&refs)))),
         Some(f) => (f, time_unit), // LineParser::new rejects a unit here
         None => {
-            let (f, detected_unit) =
-                detect_numbered(&refs).map_err(|msg| TraceError::Detect { path: path.display().to_string(), msg })?;
+            let (f, detected_unit, why) =
+                detect_explained(&refs).map_err(|msg| TraceError::Detect { path: path.display().to_string(), msg })?;
+            detection = why;
             match (f, time_unit) {
                 (Format::Disksim, Some(u)) => (f, Some(u)),
                 (_, None) => (f, detected_unit),
@@ -377,6 +512,11 @@ fn parse_stream<R: BufRead>(
         records: 0,
         no_direction: 0,
         skipped: BTreeMap::new(),
+        detection,
+        limit,
+        kept: 0,
+        stopped_at_line: None,
+        time_range: None,
     };
     let mut first = true;
     for (no, line) in &refs {
@@ -384,28 +524,59 @@ fn parse_stream<R: BufRead>(
             parser.header(line);
             continue;
         }
-        take(&mut parser, line, *no, path, &mut out)?;
+        if !take(&mut parser, line, *no, path, &mut out)? {
+            return Ok(out);
+        }
     }
     if more {
-        while next_line(r, &mut buf, path)? {
+        while next_line(r, &mut buf, path, line_no + 1)? {
             line_no += 1;
             let line = chomp(&buf);
-            if !is_blank(line) {
-                take(&mut parser, line, line_no, path, &mut out)?;
+            if !is_blank(line) && !take(&mut parser, line, line_no, path, &mut out)? {
+                break;
             }
         }
     }
     Ok(out)
 }
 
+/// Parses one line into `out`; false once the request limit is reached.
 #[inline]
-fn take(parser: &mut LineParser, line: &[u8], no: u64, path: &Path, out: &mut Parsing) -> Result<(), TraceError> {
+fn take(parser: &mut LineParser, line: &[u8], no: u64, path: &Path, out: &mut Parsing) -> Result<bool, TraceError> {
     match parser.parse(line) {
-        Ok(Parsed::Request(r)) => out.requests.push(r),
+        Ok(Parsed::Request(r)) => {
+            // Times are rebased to the earliest: the span is what the
+            // simulator must hold. Checked as it grows, so the error names
+            // the line that stretched it.
+            let (lo, hi) =
+                out.time_range.map_or((r.time_ns, r.time_ns), |(lo, hi)| (lo.min(r.time_ns), hi.max(r.time_ns)));
+            if hi - lo > MAX_TIME_NS {
+                return Err(TraceError::parse(
+                    path,
+                    no,
+                    format!(
+                        "time {} ns lies more than 2^62 ns (146 years) from another request of the file (times \
+                         span {lo} to {hi} ns); the simulator supports spans up to 2^62 ns: check the time unit",
+                        r.time_ns
+                    ),
+                ));
+            }
+            out.time_range = Some((lo, hi));
+            if let Some(l) = out.limit {
+                if l.device.is_none_or(|d| d == r.device) {
+                    out.kept += 1;
+                }
+            }
+            out.requests.push(r)
+        }
         Ok(Parsed::NoDirection) => out.no_direction += 1,
         Ok(Parsed::Skipped(why)) => *out.skipped.entry(why).or_insert(0) += 1,
         Err(msg) => return Err(TraceError::parse(path, no, msg)),
     }
     out.records += 1;
-    Ok(())
+    if out.limit.is_some_and(|l| out.kept >= l.requests) {
+        out.stopped_at_line = Some(no);
+        return Ok(false);
+    }
+    Ok(true)
 }

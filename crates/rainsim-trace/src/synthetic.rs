@@ -356,6 +356,8 @@ pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<
         requests: requests.len() as u64,
         repeat: 1,
         span_ns: transform::span_ns(&requests),
+        detection: None,
+        stopped_at_line: None,
     };
     Ok(Trace { requests, info })
 }

@@ -221,5 +221,5 @@ impl FioState {
 }
 
 fn show(f: &[u8]) -> String {
-    String::from_utf8_lossy(&f[..f.len().min(40)]).into_owned()
+    crate::error::printable(&f[..f.len().min(40)])
 }

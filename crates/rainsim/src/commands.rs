@@ -1,5 +1,6 @@
 //! The subcommands.
 
+use crate::interrupt;
 use crate::settings::{self, SettingsError, PRESETS, SCHEMES, WORKLOADS};
 use crate::summary;
 use crate::workload;
@@ -7,11 +8,31 @@ use crate::Setup;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rainsim_model::{Config, Report};
 use rainsim_trace::Trace;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
+
+/// Writes `text` to stdout and flushes it. A failed write (a full disk, a
+/// closed descriptor) is an error, where `print!` would panic. (A closed
+/// pipe ends the process quietly: SIGPIPE has its default action.)
+pub fn out(text: &str) -> Res {
+    let mut o = std::io::stdout().lock();
+    o.write_all(text.as_bytes())
+        .and_then(|()| o.flush())
+        .map_err(|e| format!("cannot write to standard output: {e}"))?;
+    Ok(())
+}
+
+/// `print!` that returns the write error instead of panicking.
+macro_rules! outf {
+    ($($t:tt)*) => { out(&format!($($t)*))? };
+}
+/// `println!` that returns the write error instead of panicking.
+macro_rules! outln {
+    ($($t:tt)*) => { out(&(format!($($t)*) + "\n"))? };
+}
 
 fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Config, SettingsError> {
     setup.spec().resolve(scheme, extra)
@@ -61,16 +82,42 @@ fn simulate(
     scheme: &str,
     verify: bool,
     show_progress: bool,
+    stopped: &str,
 ) -> Result<Report, Box<dyn std::error::Error>> {
-    let mut progress = Progress::new(trace.requests.len() as u64, scheme, show_progress);
-    let report = rainsim::simulate(cfg, trace, scheme, verify, &mut |n: u64| progress.update(n));
+    let total = trace.requests.len() as u64;
+    let mut progress = Progress::new(total, scheme, show_progress);
+    interrupt::check(stopped);
+    let report = rainsim::simulate(cfg, trace, scheme, verify, &mut |n: u64| {
+        progress.update(n);
+        if interrupt::received().is_some() {
+            if let Some(b) = &progress.bar {
+                b.abandon();
+            }
+            interrupt::check(&format!("the run stopped after {n} of {total} requests; {stopped}"));
+        }
+    });
     progress.finish();
     report.map_err(|e| -> Box<dyn std::error::Error> { e })
 }
 
+/// Writes a report atomically (a temporary file renamed over `path`).
 fn write_report(path: &Path, report: &Report) -> Res {
-    let text = serde_json::to_string_pretty(report)?;
-    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = serde_json::to_string_pretty(report)? + "\n";
+    rainsim_trace::write_atomic(path, &[], |f| f.write_all(text.as_bytes()))?;
+    Ok(())
+}
+
+/// Fails now, not after a long run, if `path` cannot be written: it must not
+/// be a directory, and its directory must take a new file (for the rename).
+fn check_writable(path: &Path) -> Res {
+    if path.is_dir() {
+        return Err(format!("{}: is a directory", path.display()).into());
+    }
+    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".{}.probe-{}", name.to_string_lossy(), std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| format!("{}: cannot write here: {e}", path.display()))?;
+    let _ = std::fs::remove_file(&probe);
     Ok(())
 }
 
@@ -78,28 +125,18 @@ fn write_report(path: &Path, report: &Report) -> Res {
 pub fn run(setup: &Setup, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
     let scheme = setup.scheme.as_deref().unwrap_or("baseline");
     let cfg = resolve(setup, Some(scheme), &[])?;
-    // Fail now, not after a long run, if the report cannot be written; a file
-    // created for the check goes again if the run fails.
-    let created = match out {
-        Some(p) if !p.exists() => {
-            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            Some(p)
-        }
-        Some(p) => {
-            std::fs::OpenOptions::new().append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            None
-        }
-        None => None,
-    };
-    let result = run_checked(setup, &cfg, scheme, out, verify, quiet);
-    if let (Err(_), Some(p)) = (&result, created) {
-        let _ = std::fs::remove_file(p);
+    if let Some(p) = out {
+        check_writable(p)?;
     }
-    result
+    run_checked(setup, &cfg, scheme, out, verify, quiet)
 }
 
 fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
     let trace = workload::load(cfg, setup.trace.as_deref())?;
+    if !quiet {
+        warn_detection(&trace);
+    }
+    interrupt::check("stopped while loading; no report written");
     if !quiet && setup.trace.is_some() && cfg.trace.device.is_none() {
         let mut devices: Vec<u32> = trace.requests.iter().map(|r| r.device).collect();
         devices.sort_unstable();
@@ -111,21 +148,29 @@ fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, ve
             );
         }
     }
-    let report = simulate(cfg, &trace, scheme, verify, !quiet)?;
+    let report = simulate(cfg, &trace, scheme, verify, !quiet, "no report written")?;
     // The report file first: printing into a closed pipe ends the process.
     if let Some(p) = out {
         write_report(p, &report)?;
     }
     if !quiet {
-        print!("{}", summary::render(&report));
+        outf!("{}", summary::render(&report));
         if verify {
-            println!("verify: passed (every read returned its latest version; every stripe recoverable; every request completed once)");
+            outln!("verify: passed (every read returned its latest version; every stripe recoverable; every request completed once)");
         }
         if let Some(p) = out {
-            println!("report written to {}", p.display());
+            outln!("report written to {}", p.display());
         }
     }
     Ok(())
+}
+
+/// Says on stderr when the format was decided by the alignment rule (the
+/// report's `trace.detection` says it too).
+fn warn_detection(trace: &Trace) {
+    if let Some(d) = &trace.info.detection {
+        eprintln!("warning: {}: {d}", trace.info.path);
+    }
 }
 
 /// `rainsim compare`.
@@ -153,11 +198,17 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
         // Reload unless everything the requests depend on is unchanged.
         let key = workload::identity(cfg);
         if trace_cache.as_ref().is_none_or(|(k, _)| *k != key) {
-            trace_cache = Some((key.clone(), workload::load(cfg, setup.trace.as_deref())?));
+            let trace = workload::load(cfg, setup.trace.as_deref())?;
+            warn_detection(&trace);
+            trace_cache = Some((key.clone(), trace));
         }
         let trace = &trace_cache.as_ref().expect("loaded").1;
         eprintln!("[{}/{}] {label}", i + 1, runs.len());
-        let report = simulate(cfg, trace, scheme.unwrap_or("baseline"), verify, true)?;
+        let stopped = match (out_dir, i) {
+            (Some(d), 1..) => format!("the {i} reports already in {} are complete", d.display()),
+            _ => "no report written".to_string(),
+        };
+        let report = simulate(cfg, trace, scheme.unwrap_or("baseline"), verify, true, &stopped)?;
         if let Some(d) = out_dir {
             let name: String =
                 label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
@@ -165,7 +216,7 @@ pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: 
         }
         reports.push((label.clone(), report));
     }
-    print!("{}", summary::side_by_side(&reports));
+    outf!("{}", summary::side_by_side(&reports));
     Ok(())
 }
 
@@ -197,24 +248,28 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
     workload::apply_format(&mut cfg, format, unit)?;
     // Statistics describe the trace as recorded: no wrapping into a device.
     let trace = rainsim_trace::load(file, &cfg.trace, u64::MAX / 2, page_bytes)?;
+    warn_detection(&trace);
     let st = rainsim_trace::stats(&trace.requests, page_bytes);
     if json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
+        outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
     } else {
-        println!(
+        outln!(
             "{} ({}, {} bytes, sha256 {})",
-            trace.info.path, trace.info.format, trace.info.file_bytes, trace.info.sha256
+            trace.info.path,
+            trace.info.format,
+            trace.info.file_bytes,
+            trace.info.sha256
         );
         if trace.info.skipped_no_direction > 0 {
-            println!("skipped {} records without a direction", trace.info.skipped_no_direction);
+            outln!("skipped {} records without a direction", trace.info.skipped_no_direction);
         }
         for (why, n) in &trace.info.skipped {
-            println!("skipped {n} {why}");
+            outln!("skipped {n} {why}");
         }
         if trace.info.unsorted_inversions > 0 {
-            println!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
+            outln!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
         }
-        println!("{st}");
+        outln!("{st}");
     }
     Ok(())
 }
@@ -228,17 +283,17 @@ pub fn workload_stats(workload: &str, config: Option<&str>, page_bytes: Option<u
     let trace = workload::load(&cfg, None)?;
     let st = rainsim_trace::stats(&trace.requests, page_bytes);
     if json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
+        outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
     } else {
         let cap = rainsim_model::run::capacity_bytes(&cfg);
-        println!(
+        outln!(
             "synthetic workload {workload} on {} ({cap} bytes = {:.2} GiB logical capacity, seed {}, sha256 {})",
             config.unwrap_or("default"),
             cap as f64 / (1u64 << 30) as f64,
             cfg.seed,
             trace.info.sha256
         );
-        println!("{st}");
+        outln!("{st}");
     }
     Ok(())
 }
@@ -256,7 +311,7 @@ pub fn config_show(setup: &Setup) -> Res {
             text.insert_str(end, "# rotating_gc = false  (true: ttFlash's rotating GC)\n");
         }
     }
-    print!("{text}");
+    outf!("{text}");
     // Keys that are absent by default do not appear above; say they exist.
     let p = &cfg.precondition;
     let unset: Vec<&str> = [
@@ -269,28 +324,28 @@ pub fn config_show(setup: &Setup) -> Res {
     .map(|(k, _)| *k)
     .collect();
     if !unset.is_empty() {
-        println!("\n# not set (optional keys, see the README): {}", unset.join(", "));
+        outln!("\n# not set (optional keys, see the README): {}", unset.join(", "));
     }
     Ok(())
 }
 
 /// `rainsim config list`.
 pub fn config_list() -> Res {
-    println!("presets (--config NAME):");
+    outln!("presets (--config NAME):");
     for (name, text) in PRESETS {
         let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
-        println!("  {name:<22} {first}");
+        outln!("  {name:<22} {first}");
     }
-    println!("schemes (--scheme NAME):");
+    outln!("schemes (--scheme NAME):");
     for (name, text) in SCHEMES {
         let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
-        println!("  {name:<22} {first}");
+        outln!("  {name:<22} {first}");
     }
-    println!("workloads (--workload NAME; synthetic, matched to a paper's trace table):");
+    outln!("workloads (--workload NAME; synthetic, matched to a paper's trace table):");
     for (name, text) in WORKLOADS {
         let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
         let first = first.strip_prefix("synthetic: ").unwrap_or(first);
-        println!("  {name:<28} {first}");
+        outln!("  {name:<28} {first}");
     }
     Ok(())
 }
@@ -307,6 +362,9 @@ pub fn bench(
     runs: u32,
     sets: &[String],
 ) -> Res {
+    if runs == 0 {
+        return Err("bench --runs must be at least 1".into());
+    }
     // `--set workload.requests=…` overrides `--requests`; a profile keeps its
     // own count unless `--requests` is given.
     let mut all = Vec::new();
@@ -318,13 +376,13 @@ pub fn bench(
         settings::resolve(&settings::Request { config: Some(config), scheme: Some(scheme), workload, sets: &all })?;
     let trace = workload::load(&cfg, None)?;
     let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
-    println!("config: {config}, scheme {scheme}, {} synthetic requests{what}, seed {}", trace.requests.len(), cfg.seed);
+    outln!("config: {config}, scheme {scheme}, {} synthetic requests{what}, seed {}", trace.requests.len(), cfg.seed);
     let mut speeds = Vec::new();
     let mut first: Option<Report> = None;
-    for i in 0..runs.max(1) {
-        let mut report = simulate(&cfg, &trace, scheme, false, true)?;
+    for i in 0..runs {
+        let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped")?;
         let t = std::mem::take(&mut report.timing);
-        println!(
+        outln!(
             "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",
             i + 1,
             t.setup_s,
@@ -333,7 +391,7 @@ pub fn bench(
             t.requests_per_cpu_s
         );
         if t.warmup_cpu_s > 0.0 {
-            println!(
+            outln!(
                 "run {}: warm-up {:.3} s CPU, {:.0} flash page writes per CPU-second",
                 i + 1,
                 t.warmup_cpu_s,
@@ -343,7 +401,7 @@ pub fn bench(
         speeds.push(t.requests_per_cpu_s);
         match &first {
             None => {
-                println!(
+                outln!(
                     "device: {:.0} GiB physical, GC count {}, erases {}, WAF {:.3}, read p99.9 {}, write p99.9 {}",
                     physical_gib(&cfg),
                     report.channels.iter().map(|c| c.gc_count).sum::<u64>(),
@@ -359,7 +417,7 @@ pub fn bench(
         }
     }
     speeds.sort_by(f64::total_cmp);
-    println!(
+    outln!(
         "speed: best {:.0}, median {:.0} host requests per CPU-second over {} runs",
         speeds[speeds.len() - 1],
         speeds[speeds.len() / 2],
@@ -367,7 +425,7 @@ pub fn bench(
     );
     if let Some(kb) = peak_rss_kib() {
         let pages = cfg.physical_pages();
-        println!(
+        outln!(
             "peak RSS: {:.1} MiB ({:.2} bytes per physical page, trace buffers included)",
             kb as f64 / 1024.0,
             kb as f64 * 1024.0 / pages as f64

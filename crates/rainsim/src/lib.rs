@@ -2,6 +2,7 @@
 //! (the Python package, `crates/rainsim-py`) resolve configurations, load
 //! traces and run exactly as `rainsim run` does.
 
+pub mod budget;
 pub mod settings;
 pub mod summary;
 pub mod workload;
@@ -50,6 +51,8 @@ impl RunSpec {
 }
 
 /// Runs one configuration on its requests, reporting progress to `progress`.
+/// Refuses a run that does not fit in memory (see [`budget`]) before
+/// building the device.
 pub fn simulate(
     cfg: &Config,
     trace: &rainsim_trace::Trace,
@@ -57,6 +60,7 @@ pub fn simulate(
     verify: bool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Report, Box<dyn std::error::Error + Send + Sync>> {
+    budget::check(cfg, trace.requests.len() as u64, verify)?;
     let report = rainsim_model::simulate(
         cfg,
         &trace.requests,

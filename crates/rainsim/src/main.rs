@@ -2,6 +2,7 @@
 //! and printing live here; the model is `rainsim-model`, traces `rainsim-trace`.
 
 mod commands;
+mod interrupt;
 mod trace_edit;
 
 use rainsim::{settings, summary, workload};
@@ -255,6 +256,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    interrupt::install();
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.verify, a.quiet),

@@ -128,6 +128,17 @@ pub fn apply_set(table: &mut Table, set: &str) -> Result<(), SettingsError> {
     let raw = raw.trim();
     let value = match format!("v = {raw}").parse::<Table>() {
         Ok(mut t) => t.remove("v").expect("parsed key"),
+        // Digits TOML cannot hold would otherwise become a string and fail
+        // as "invalid type": say what the limit is.
+        Err(_) if raw.parse::<u128>().is_ok() || raw.strip_prefix('-').is_some_and(|d| d.parse::<u128>().is_ok()) => {
+            return Err(SettingsError(format!(
+                "--set '{set}': {raw} is beyond the integers a configuration can hold \
+                 ({} to {}; seeds are 0 to {})",
+                i64::MIN,
+                i64::MAX,
+                i64::MAX
+            )))
+        }
         Err(_) => Value::String(raw.to_string()),
     };
     let parts: Vec<&str> = key.split('.').collect();

@@ -87,6 +87,9 @@ fn target(to: Option<&str>, records: &Records, input: &Path) -> Result<Target, S
 
 /// What was read, for the report printed once everything has succeeded.
 fn describe_read(path: &Path, r: &Records, log: &mut String) {
+    if let Some(d) = &r.detection {
+        eprintln!("warning: {}: {d}", path.display());
+    }
     let unit = r.time_unit.map(|u| format!(" ({u})")).unwrap_or_default();
     *log += &format!(
         "read {} ({}{unit}): {} requests of {} records\n",
@@ -116,7 +119,7 @@ fn write_out(output: &Path, inputs: &[&Path], target: Target, requests: &[Reques
     if target == Target::Fio {
         log += "  fio iolog v2 has no timing: fio replays the requests back to back, in this order\n";
     }
-    print!("{log}");
+    crate::commands::out(&log)?;
     Ok(())
 }
 

@@ -28,6 +28,13 @@ pub fn identity(cfg: &Config) -> String {
 pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> {
     let cap = rainsim_model::run::capacity_bytes(cfg);
     let page = cfg.geometry.page_bytes;
+    // The device's share of the budget before any request is read; the
+    // requests are counted again once loaded (`crate::simulate`).
+    let expected = match trace {
+        Some(_) => cfg.trace.max_requests.unwrap_or(0),
+        None => cfg.workload.requests,
+    };
+    crate::budget::check(cfg, expected, false)?;
     match trace {
         Some(p) => rainsim_trace::load(p, &cfg.trace, cap, page).map_err(|e| SettingsError(e.to_string())),
         None => rainsim_trace::generate(&cfg.workload, cap, cfg.seed).map_err(|e| SettingsError(e.to_string())),

@@ -16,6 +16,7 @@ mod golden;
 mod presets;
 mod python_scripts;
 mod report;
+mod robust;
 mod rotating_gc;
 mod schemes;
 mod trace_edit;

@@ -1,0 +1,57 @@
+//! The memory budget: a run's memory is estimated from its configuration and
+//! request count before the device is built (the formula and its measured
+//! constants are in `rainsim_model::setup::memory_estimate`), and a run that
+//! would not fit in the memory available is refused with the estimate and
+//! the key to change, instead of being aborted by a failed allocation.
+
+use crate::settings::SettingsError;
+use rainsim_model::setup::memory_estimate;
+use rainsim_model::Config;
+
+/// Overrides the available memory, bytes (for tests and for machines whose
+/// `/proc/meminfo` does not tell the truth, e.g. some containers).
+pub const ENV_AVAILABLE: &str = "RAINSIM_MEMORY_AVAILABLE";
+
+/// Memory available to the run, bytes: `RAINSIM_MEMORY_AVAILABLE`, else
+/// `MemAvailable` from `/proc/meminfo`, and where neither exists the address
+/// space (`isize::MAX`: only impossible estimates are refused there).
+pub fn available() -> (u64, &'static str) {
+    if let Some(v) = std::env::var(ENV_AVAILABLE).ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+        return (v, ENV_AVAILABLE);
+    }
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let kib = meminfo.as_deref().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        line.split_whitespace().nth(1)?.parse::<u64>().ok()
+    });
+    match kib {
+        Some(k) => (k.saturating_mul(1024), "MemAvailable in /proc/meminfo"),
+        None => (isize::MAX as u64, "the address space"),
+    }
+}
+
+fn gib(b: u64) -> String {
+    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+}
+
+/// Refuses a run of `cfg` on `requests` requests whose estimate exceeds the
+/// memory available, unless `run.ignore_memory_budget` is set.
+pub fn check(cfg: &Config, requests: u64, verify: bool) -> Result<(), SettingsError> {
+    if cfg.run.ignore_memory_budget {
+        return Ok(());
+    }
+    let est = memory_estimate(cfg, requests, verify);
+    let (avail, source) = available();
+    if est.bytes <= avail {
+        return Ok(());
+    }
+    let parts: Vec<String> = est.parts.iter().filter(|p| p.1 > 0).map(|(k, b)| format!("{k}: {}", gib(*b))).collect();
+    Err(SettingsError(format!(
+        "this run needs about {} of memory ({}; see the README's memory budget), but {} is available ({source}); \
+         lower {}, or set run.ignore_memory_budget = true to run anyway",
+        gib(est.bytes),
+        parts.join(", "),
+        gib(avail),
+        est.parts[0].0
+    )))
+}

@@ -1,0 +1,193 @@
+//! A run that never lies: what a probe of fuzzed traces and configurations
+//! found, each case kept as a regression test (the small input files are in
+//! `tests/robust/`): failed writes to stdout, configurations that cannot fit
+//! in memory, unbounded lines, simulated-time overflow, signals during a run,
+//! ambiguous format detection and control bytes in messages.
+
+use crate::support::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/robust").join(name)
+}
+
+/// `rainsim ARGS` with stdout to `/dev/full`: exit status and stderr.
+#[cfg(target_os = "linux")]
+fn to_dev_full(args: &[&str]) -> (Option<i32>, String) {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full");
+    let o = Command::new(BIN).args(args).stdout(full).stderr(Stdio::piped()).output().expect("run rainsim");
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_failed_stdout_write_is_an_error_not_a_panic() {
+    let t = corpus("four-requests.trace");
+    for args in [
+        &["config", "show"][..],
+        &["config", "list"][..],
+        &["trace", "stats", p(&t)][..],
+        &["run", "--set", "workload.requests=50"][..],
+    ] {
+        let (code, err) = to_dev_full(args);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.starts_with("error: cannot write to standard output"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// Every configuration of the corpus fails cleanly, naming its key.
+#[test]
+fn corpus_of_configurations_is_refused_with_the_key() {
+    let text = std::fs::read_to_string(corpus("sets.tsv")).expect("corpus");
+    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let (sets, want) = line.split_once('\t').expect("sets<TAB>fragment");
+        let mut args = vec!["run".to_string(), "--quiet".into()];
+        for s in sets.split_whitespace() {
+            args.extend(["--set".to_string(), s.to_string()]);
+        }
+        let o = Command::new(BIN)
+            .args(&args)
+            .env("RAINSIM_MEMORY_AVAILABLE", (8u64 << 30).to_string())
+            .output()
+            .expect("run rainsim");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{sets}: {err}");
+        assert!(err.starts_with("error:") && err.contains(want), "{sets}: want `{want}` in\n{err}");
+    }
+}
+
+#[test]
+fn memory_budget_can_be_overridden() {
+    // The default device needs ~70 MiB: refused under a 1 MiB budget, and
+    // run anyway with the override key.
+    let run = |extra: &[&str]| {
+        Command::new(BIN)
+            .args([&["run", "--quiet", "--set", "workload.requests=20"][..], extra].concat())
+            .env("RAINSIM_MEMORY_AVAILABLE", "1048576")
+            .output()
+            .expect("run rainsim")
+    };
+    let o = run(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("needs about") && err.contains("run.ignore_memory_budget = true"), "{err}");
+    let o = run(&["--set", "run.ignore_memory_budget=true"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+#[cfg(unix)]
+fn a_line_without_newline_is_bounded() {
+    let err = rainsim(["trace", "stats", "/dev/zero"]).fails();
+    assert!(err.contains("/dev/zero:1:") && err.contains("1 MiB"), "{err}");
+}
+
+#[test]
+fn trace_stats_and_run_share_the_time_limit() {
+    let t = corpus("disksim-max-time.trace");
+    let want = format!("{}:2: time 18446744073709551615 ns lies more than 2^62 ns", p(&t));
+    let err = rainsim(["trace", "stats", p(&t)]).fails();
+    assert!(err.contains(&want), "{err}");
+    let err = rainsim(["run", "--quiet", "--trace", p(&t)]).fails();
+    assert!(err.contains(&want), "{err}");
+}
+
+#[test]
+fn detection_by_alignment_warns_and_is_reported() {
+    let dir = TempDir::new("detect");
+    for (file, format, words) in [
+        ("msr-window-aligned.trace", "msr-window", "format = \"disksim\""),
+        ("disksim-unaligned.trace", "disksim", "format = \"msr-window\""),
+    ] {
+        let t = corpus(file);
+        let o = rainsim(["trace", "stats", p(&t)]).ok();
+        assert!(o.stderr.contains("warning:") && o.stderr.contains(words), "{file}: {}", o.stderr);
+        let out = dir.join("r.json");
+        let o = rainsim(["run", "--trace", p(&t), "--out", p(&out)]).ok();
+        assert!(o.stderr.contains(words), "{file}: {}", o.stderr);
+        let r = read_json(&out);
+        assert_eq!(s(&r, "trace.format"), format);
+        assert!(s(&r, "trace.detection").contains(words), "{file}");
+    }
+    // An explicit format decides alone, with no warning.
+    let t = corpus("msr-window-aligned.trace");
+    let o = rainsim(["trace", "stats", p(&t), "--format", "msr-window"]).ok();
+    assert!(o.stderr.is_empty(), "{}", o.stderr);
+}
+
+#[test]
+fn control_bytes_are_escaped_in_messages() {
+    let t = corpus("escape-bytes.csv");
+    // Quoted by detection, and by the parser with the format given.
+    let err = rainsim(["trace", "stats", p(&t)]).fails();
+    assert!(!err.contains('\x1b'), "raw escape byte in: {err:?}");
+    assert!(err.contains("\\u{1b}[2J") && err.contains("line 1"), "{err}");
+    let err = rainsim(["trace", "stats", p(&t), "--format", "msr"]).fails();
+    assert!(!err.contains('\x1b'), "raw escape byte in: {err:?}");
+    assert!(err.contains("\\u{1b}[2J") && err.contains(":1:"), "{err}");
+}
+
+#[test]
+fn gzip_with_trailing_garbage_says_so() {
+    use std::io::Write;
+    let dir = TempDir::new("gz-trailing");
+    let f = dir.join("t.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b"0 0 8 8 1\n").unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.extend_from_slice(b"garbage\n");
+    std::fs::write(&f, bytes).unwrap();
+    let err = rainsim(["trace", "stats", p(&f)]).fails();
+    assert!(err.contains("trailing data after the gzip stream"), "{err}");
+}
+
+#[test]
+fn bench_needs_at_least_one_run() {
+    let err = rainsim(["bench", "--runs", "0", "--requests", "10"]).fails();
+    assert!(err.contains("--runs must be at least 1"), "{err}");
+}
+
+#[test]
+fn max_requests_stops_reading_early() {
+    let dir = TempDir::new("max-requests");
+    let t = corpus("four-requests.trace");
+    // A bad line after the kept requests is never read.
+    let f = dir.join("t.trace");
+    let text = std::fs::read_to_string(&t).unwrap() + "not a request\n";
+    std::fs::write(&f, text).unwrap();
+    let r = run_report(&dir, "r", &["--trace", p(&f), "--set", "trace.max_requests=2"]);
+    assert_eq!(u(&r, "trace.requests"), 2);
+    assert_eq!(u(&r, "trace.records_read"), 2);
+    assert_eq!(u(&r, "trace.stopped_at_line"), 2);
+}
+
+/// SIGINT or SIGTERM during `run --out NEW` stops the run with 128 + the
+/// signal, a message, and no report file (complete or partial).
+#[test]
+#[cfg(unix)]
+fn a_signal_stops_a_run_without_a_partial_report() {
+    for (sig, code) in [("INT", 130), ("TERM", 143)] {
+        let dir = TempDir::new("signal");
+        let out = dir.join("new.json");
+        let child = Command::new(BIN)
+            .args(["run", "--set", "workload.requests=20000000", "--out", p(&out)])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start rainsim");
+        std::thread::sleep(Duration::from_millis(1500));
+        let k = Command::new("kill").args([format!("-{sig}"), child.id().to_string()]).status().expect("kill");
+        assert!(k.success());
+        let start = Instant::now();
+        let o = child.wait_with_output().expect("wait");
+        assert!(start.elapsed() < Duration::from_secs(60), "SIG{sig} did not stop the run promptly");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "SIG{sig}: {err}");
+        assert!(err.contains(&format!("interrupted by SIG{sig}")) && err.contains("no report written"), "{err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "SIG{sig} left files behind: {left:?}");
+    }
+}

@@ -1,0 +1,114 @@
+//! Fuzzing the configuration layer with proptest: random `--set KEY=VALUE`
+//! overrides (known keys with plausible, extreme and ill-typed values, and
+//! misspelt keys) through the CLI's settings resolution, then the device
+//! setup and the memory estimate. No input may panic; an error must name a
+//! configuration key or the `--set` at fault.
+//!
+//! The normal test run tries a few dozen cases (seconds); for a long run:
+//! `PROPTEST_CASES=100000 cargo test -p rainsim --test fuzz`.
+
+use proptest::prelude::*;
+use rainsim::settings::{resolve, Request};
+use rainsim_model::setup::{memory_estimate, DeviceSetup};
+
+const KEYS: &[&str] = &[
+    "seed",
+    "geometry.channels",
+    "geometry.chips_per_channel",
+    "geometry.dies_per_chip",
+    "geometry.planes_per_die",
+    "geometry.blocks_per_plane",
+    "geometry.pages_per_block",
+    "geometry.page_bytes",
+    "geometry.over_provisioning",
+    "timing.read_ns",
+    "timing.program_ns",
+    "timing.erase_ns",
+    "timing.channel_mb_s",
+    "timing.xor_ns",
+    "controller.cores",
+    "ftl.gc_threshold",
+    "ftl.pe_cycle_limit",
+    "ftl.wear_level_spread",
+    "raid.level",
+    "raid.stripe_width",
+    "precondition.valid",
+    "precondition.invalid",
+    "warmup.device_writes",
+    "host.queue_depth",
+    "report.cdf_points",
+    "trace.repeat",
+    "trace.max_requests",
+    "trace.time_scale",
+    "workload.requests",
+    "run.ignore_memory_budget",
+    "geometry.chanels",
+    "no_such.key",
+];
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+}
+
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => (0u64..600).prop_map(|v| v.to_string()),
+        2 => (0.0f64..1.2).prop_map(|v| format!("{v}")),
+        1 => any::<u32>().prop_map(|v| v.to_string()),
+        1 => any::<u64>().prop_map(|v| v.to_string()),
+        1 => any::<i64>().prop_map(|v| v.to_string()),
+        1 => prop_oneof![
+            Just("true"), Just("\"raid5\""), Just("none"), Just("default"), Just("3e17"), Just("nan"),
+            Just("[1, 2]"), Just("{x = 1}"), Just(""), Just("-0.5"), Just("18446744073709551616"),
+        ]
+        .prop_map(str::to_string),
+        1 => "[ -~]{0,10}",
+    ]
+}
+
+fn sets() -> impl Strategy<Value = Vec<(String, String)>> {
+    proptest::collection::vec((proptest::sample::select(KEYS).prop_map(str::to_string), value()), 1..5)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_overrides_never_panic_and_errors_name_a_key(kv in sets()) {
+        let sets: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        match resolve(&Request { sets: &sets, ..Default::default() }) {
+            Ok(cfg) => {
+                let _ = memory_estimate(&cfg, cfg.workload.requests, true);
+                if let Err(e) = DeviceSetup::resolve(&cfg) {
+                    prop_assert!(e.to_string().contains('.') || e.to_string().contains("capacity"), "{e}");
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                let named = kv.iter().any(|(k, _)| {
+                    let last = k.rsplit('.').next().unwrap_or(k);
+                    msg.contains(k.as_str()) || msg.contains(last)
+                }) || msg.contains("--set")
+                    || KEYS.iter().any(|k| k.contains('.') && msg.contains(k));
+                prop_assert!(named, "error names no key: {msg}\nsets: {sets:?}");
+            }
+        }
+    }
+}
+
+/// Extreme geometries found by the fuzzer: refused, never an overflow panic.
+#[test]
+fn extreme_geometry_products_are_refused() {
+    for sets in [
+        vec!["geometry.chips_per_channel=4096".to_string()],
+        vec!["geometry.chips_per_channel=4294967295".into(), "geometry.dies_per_chip=4294967295".into()],
+        vec![
+            "geometry.planes_per_die=4294967295".into(),
+            "geometry.blocks_per_plane=4294967295".into(),
+            "geometry.pages_per_block=65535".into(),
+        ],
+    ] {
+        let e = resolve(&Request { sets: &sets, ..Default::default() }).unwrap_err().to_string();
+        assert!(e.contains("geometry."), "{e}");
+    }
+}
