@@ -1,8 +1,7 @@
 //! One run from configuration and requests to report.
 
 use crate::config::Config;
-use crate::config::ConfigError;
-use crate::engine::{SimTime, TIME_LIMIT_NS};
+use crate::engine::SimTime;
 use crate::metrics::collector::Collector;
 use crate::metrics::observer::Observer;
 use crate::metrics::report::{Report, ReportInputs, RunTiming};
@@ -30,7 +29,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
     let mut ssd = Ssd::for_requests(cfg, Collector::new(cfg.geometry.channels), opts.verify, requests)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let (w0, c0) = (Instant::now(), cpu_seconds());
-    run_checked(&mut ssd, requests, opts.progress)?;
+    ssd.run(requests, opts.progress)?;
     let (wall_s, cpu_s) = (w0.elapsed().as_secs_f64(), cpu_seconds() - c0);
     let mut report = report_of(&mut ssd, cfg, opts.scheme, opts.trace);
     report.timing = RunTiming {
@@ -47,41 +46,6 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
         },
     };
     Ok(report)
-}
-
-/// [`Ssd::run`] with the simulated-time check (see [`TIME_LIMIT_NS`]).
-fn run_checked<O: Observer>(
-    ssd: &mut Ssd<O>,
-    requests: &[Request],
-    progress: &mut dyn FnMut(u64),
-) -> Result<RunTotals, SimError> {
-    ssd.begin(requests)?;
-    let mut reported = 0;
-    while ssd.step(requests)? {
-        check_time(ssd)?;
-        if ssd.totals.completed >= reported + 4096 {
-            reported = ssd.totals.completed;
-            progress(reported);
-        }
-    }
-    progress(ssd.totals.completed);
-    ssd.finish()
-}
-
-/// An error naming the cause once a scheduled time passes [`TIME_LIMIT_NS`].
-fn check_time<O: Observer>(ssd: &Ssd<O>) -> Result<(), SimError> {
-    let latest = ssd.q.latest();
-    if latest <= TIME_LIMIT_NS {
-        return Ok(());
-    }
-    let what = if latest == SimTime::MAX { "wrapped".to_string() } else { format!("reached {latest} ns") };
-    Err(ConfigError(format!(
-        "simulated time {what}, beyond the 2^63 ns (292 years) the simulator supports, after {} completed \
-         requests: operation latencies ([timing], ldpc) times the queued work exceed it; lower the [timing] \
-         keys or trace.time_scale / trace.repeat",
-        ssd.totals.completed
-    ))
-    .into())
 }
 
 /// One device of a [`simulate_together`] run.
@@ -129,7 +93,6 @@ pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> R
         let Some((_, i)) = next else { break };
         let (d, r) = &mut devices[i];
         d.step(r)?;
-        check_time(d)?;
     }
     devices.iter_mut().map(|(d, _)| d.finish()).collect()
 }

@@ -471,10 +471,36 @@ impl<O: Observer> Ssd<O> {
             Ev::DegradedReadDone(id) => self.degraded_read_done(id),
             Ev::Planned(job) => self.issue_prereads(job),
         }
-        match self.error.take() {
-            Some(e) => Err(e),
-            None => Ok(true),
+        if let Some(e) = self.error.take() {
+            return Err(e);
         }
+        self.check_time()?;
+        Ok(true)
+    }
+
+    /// An error naming the cause once a scheduled time passes
+    /// [`TIME_LIMIT_NS`](crate::engine::TIME_LIMIT_NS).
+    #[inline]
+    fn check_time(&self) -> Result<(), SimError> {
+        if self.q.latest() <= crate::engine::TIME_LIMIT_NS {
+            Ok(())
+        } else {
+            Err(self.time_error())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn time_error(&self) -> SimError {
+        let latest = self.q.latest();
+        let what = if latest == SimTime::MAX { "wrapped".to_string() } else { format!("reached {latest} ns") };
+        ConfigError(format!(
+            "simulated time {what}, beyond the 2^63 ns (292 years) the simulator supports, after {} completed \
+             requests: operation latencies ([timing], ldpc) times the queued work exceed it; lower the [timing] \
+             keys or trace.time_scale / trace.repeat",
+            self.totals.completed
+        ))
+        .into()
     }
 
     /// After the last event: the end-of-run checks; the run's totals.
