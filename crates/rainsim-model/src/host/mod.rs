@@ -149,3 +149,32 @@ impl HostInterface {
         self.sched.waiting()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::Bench;
+
+    /// Two slots: two arrivals take them, a third waits; when one completes
+    /// the waiting one takes its slot, and the interface empties in order.
+    #[test]
+    fn slots_hold_the_queue_depth_and_a_freed_slot_goes_to_the_waiting() {
+        let bench = Bench::new(2, 1);
+        let view = bench.view();
+        let mut h = HostInterface::new(2, HostSchedulerKind::Fifo.build());
+        assert_eq!(h.queue_depth(), 2);
+        let r = |t| Request { time_ns: t, offset: t * 4096, size: 4096, device: 0, op: Op::Read };
+        let (a, b, c) = (h.arrive(&r(0)), h.arrive(&r(1)), h.arrive(&r(2)));
+        assert_eq!((a.1, b.1, c.1), (true, true, false));
+        assert_eq!((h.outstanding(), h.waiting()), (2, 1));
+        assert_eq!(h.req(c.0).arrival, 2);
+        assert_eq!(h.complete(a.0).arrival, 0);
+        assert_eq!((h.outstanding(), h.waiting()), (1, 1));
+        assert_eq!(h.next_waiting(&view), Some(c.0));
+        assert_eq!((h.outstanding(), h.waiting()), (2, 0));
+        assert_eq!(h.next_waiting(&view), None);
+        h.complete(b.0);
+        h.complete(c.0);
+        assert_eq!((h.outstanding(), h.waiting()), (0, 0));
+    }
+}
