@@ -39,8 +39,13 @@ pub struct Ftl {
     pub map: Mapping,
     /// Per-block metadata, indexed by global block.
     pub blocks: Vec<BlockMeta>,
-    /// Per-plane free lists, indexed by global plane.
+    /// Per-plane free lists, indexed by global plane. Changed only through
+    /// the FTL's own methods (or followed by [`Ftl::recount_low_planes`]).
     pub planes: Vec<PlaneMeta>,
+    /// Per die, how many of its planes are below the GC trigger: the dispatch
+    /// loop asks "does this die need GC?" before every operation, and the
+    /// answer is almost always no.
+    low_planes: Vec<u32>,
     /// GC starts when a plane has fewer free blocks than this.
     pub gc_trigger_blocks: u32,
     /// Erase-count spread that triggers a wear-levelling swap (0 = off).
@@ -84,13 +89,14 @@ impl Ftl {
         // At least 2, so that GC starts before host programs reach the one
         // erased block every plane keeps in reserve for GC itself.
         let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(2);
-        Ftl {
+        let mut ftl = Ftl {
             map: Mapping::new(chunks, layout.pages()),
             blocks: vec![BlockMeta::default(); layout.blocks() as usize],
             planes,
             gc_trigger_blocks: trigger,
             wl_spread,
             plane_cursor: vec![0; layout.dies() as usize],
+            low_planes: vec![0; layout.dies() as usize],
             moves: Vec::new(),
             index: victim_block::GreedyIndex::new(layout.planes(), layout.blocks_per_plane, layout.pages_per_block),
             clock_s: 0,
@@ -98,7 +104,9 @@ impl Ftl {
             gc_hook: Box::new(gc_hook::MoveAll),
             dropped: Vec::new(),
             layout,
-        }
+        };
+        ftl.recount_low_planes();
+        ftl
     }
 
     /// Replaces the block allocation policy (in order by default).
@@ -131,8 +139,10 @@ impl Ftl {
                 let i = self
                     .alloc
                     .choose(&pm.free, &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize])?;
+                let before = pm.free.len();
                 let b = pm.free.remove(i).expect("the allocator chose a position in the free list");
                 pm.active = Some(b);
+                self.free_changed(plane, before);
                 // Only erased blocks are opened, so the block takes its first page now.
                 self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
                 b
@@ -220,7 +230,42 @@ impl Ftl {
     #[inline]
     pub fn die_needs_gc(&self, die: u32) -> Option<u32> {
         let first = self.layout.first_plane(die);
+        let low = self.low_planes[die as usize];
+        debug_assert_eq!(
+            low as usize,
+            (first..first + self.layout.planes_per_die).filter(|&p| self.needs_gc(p)).count(),
+            "planes below the GC trigger on die {die}"
+        );
+        if low == 0 {
+            return None;
+        }
         (first..first + self.layout.planes_per_die).find(|&p| self.needs_gc(p))
+    }
+
+    /// Counts again, per die, the planes below the GC trigger (after free
+    /// lists were set from outside, as preconditioning does).
+    pub fn recount_low_planes(&mut self) {
+        let ppd = self.layout.planes_per_die;
+        for die in 0..self.layout.dies() {
+            let first = die * ppd;
+            self.low_planes[die as usize] = (first..first + ppd).filter(|&p| self.needs_gc(p)).count() as u32;
+        }
+    }
+
+    /// `plane`'s free list had `before` blocks and changed: keep its die's
+    /// count of planes below the trigger.
+    #[inline]
+    fn free_changed(&mut self, plane: u32, before: usize) {
+        let t = self.gc_trigger_blocks as usize;
+        let after = self.planes[plane as usize].free.len();
+        if (before < t) != (after < t) {
+            let low = &mut self.low_planes[self.layout.die_of_plane(plane) as usize];
+            if after < t {
+                *low += 1;
+            } else {
+                *low -= 1;
+            }
+        }
     }
 
     /// One GC on the lowest plane of `die` that is below the threshold and has
@@ -379,7 +424,9 @@ impl Ftl {
         let first = self.layout.first_block(plane);
         let pm = &mut self.planes[plane as usize];
         let at = pm.free.iter().rposition(|&b| b == hot).expect("the victim was just freed");
+        let before = pm.free.len();
         pm.free.remove(at);
+        self.free_changed(plane, before);
         let start = self.gather_valid(first + cold);
         let n = self.moves.len() - start;
         let hot_first = self.layout.first_page(first + hot);
@@ -409,6 +456,7 @@ impl Ftl {
         meta.erases += 1;
         let pm = &mut self.planes[plane as usize];
         pm.invalid -= invalid;
+        let free_before = pm.free.len();
         pm.free.push_back(block);
         if before == pm.min_erases {
             pm.at_min -= 1;
@@ -421,6 +469,7 @@ impl Ftl {
                 pm.at_min = at_min;
             }
         }
+        self.free_changed(plane, free_before);
     }
 
     /// Re-indexes every full block (after the tables were filled directly).
