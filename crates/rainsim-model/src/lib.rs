@@ -15,6 +15,8 @@ pub mod controller;
 pub mod device_state;
 pub mod engine;
 pub mod error;
+#[doc(hidden)]
+pub mod fault;
 pub mod flash;
 pub mod ftl;
 pub mod host;
@@ -28,6 +30,7 @@ pub mod slab;
 pub mod ssd;
 #[doc(hidden)]
 pub mod testkit;
+pub mod token;
 pub mod verify;
 pub mod warmup;
 

@@ -4,22 +4,8 @@
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
 use crate::ftl::GcWork;
+pub use crate::raid::layer::StripeWrite;
 use rainsim_trace::Op;
-
-/// How a stripe write was carried out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StripeWrite {
-    /// Every data chunk written: no pre-read.
-    Full,
-    /// Read-modify-write.
-    Rmw,
-    /// Reconstruct-write.
-    Rcw,
-    /// No parity (RAID off): a page write, with a merge read if partial.
-    Plain,
-    /// Part of a stripe that holds no data yet: nothing to pre-read.
-    Fresh,
-}
 
 /// Receiver of model probes. Every method has an empty default.
 #[allow(unused_variables)]

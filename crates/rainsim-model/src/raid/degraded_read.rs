@@ -10,12 +10,10 @@
 //! they all belong to one parity generation. A rebuild is only started on a
 //! stripe with no write job running or waiting (writers are never starved).
 
-use crate::flash::op::{FlashOp, Owner};
-use crate::metrics::observer::Observer;
+use crate::flash::op::Owner;
+use crate::raid::layer::{RaidAction, RaidEvent, RaidLayer, RaidPort};
 use crate::raid::rmw_rcw::Member;
-use crate::raid::update::StripeLock;
-use crate::ssd::{Ev, Ssd};
-use crate::verify::VerifyError;
+use crate::raid::stripe_lock::StripeLock;
 
 /// One degraded read in flight.
 #[derive(Debug, Clone, Copy)]
@@ -30,18 +28,13 @@ pub struct DegradedRead {
     pub acc: u32,
 }
 
-impl<O: Observer> Ssd<O> {
-    /// Whether a degraded read of stripe `s` may start now.
-    pub(crate) fn degraded_readable(&self, s: u32) -> bool {
-        self.locks.get(&s).is_none_or(|l| l.readable())
-    }
-
+impl RaidLayer {
     /// The written chunks of stripe `s` other than `chunk`, into `out`.
-    pub(crate) fn stripe_partners(&self, s: u32, chunk: u32, out: &mut Vec<Member>) {
+    pub fn stripe_partners(&self, s: u32, chunk: u32, member: impl Fn(u32) -> Option<Member>, out: &mut Vec<Member>) {
         let w = self.stripes.width;
         for c in s * w..(s + 1) * w {
             if c != chunk {
-                if let Some(m) = self.member(c) {
+                if let Some(m) = member(c) {
                     out.push(m);
                 }
             }
@@ -49,52 +42,49 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Starts rebuilding `chunk` for host request `req` from `partners`.
-    pub(crate) fn start_degraded_read(&mut self, req: u32, chunk: u32, partners: &[Member], gc_tolerant: bool) {
+    pub fn start_degraded_read(
+        &mut self,
+        req: u32,
+        chunk: u32,
+        partners: &[Member],
+        gc_tolerant: bool,
+        port: &mut impl RaidPort,
+    ) {
         let s = chunk / self.stripes.width;
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
         let id = self.degraded_reads.insert(DegradedRead { req, chunk, pending: partners.len() as u32, acc: 0 });
-        self.obs.degraded_read(gc_tolerant, partners.len() as u32);
+        port.degraded_read(gc_tolerant, partners.len() as u32);
         // Degraded-mode scheduling inserts its reads at the heads of the
         // partners' queues (§3.2, "serviced immediately"); a GC-tolerant read
         // queues like any read.
         for m in partners {
-            self.enqueue_read_at(m.chunk, m.ppn, Owner::DegradedRead(id), !gc_tolerant);
+            let owner = Owner::DegradedRead(id);
+            port.act(RaidAction::Read { chunk: m.chunk, ppn: m.ppn, owner, head: !gc_tolerant });
         }
     }
 
-    /// A partner read of degraded read `id` finished.
-    pub(crate) fn partner_read_done(&mut self, id: u32, op: FlashOp) {
-        if let Some(v) = &self.verifier {
-            self.degraded_reads[id].acc ^= v.peek(op.ppn);
-        }
+    /// A partner read of degraded read `id` finished; `token` is what it read
+    /// (verify mode).
+    pub fn partner_read_done(&mut self, id: u32, token: Option<u32>, port: &mut impl RaidPort) {
         let r = &mut self.degraded_reads[id];
+        if let Some(t) = token {
+            r.acc ^= t;
+        }
         r.pending -= 1;
         if r.pending == 0 {
-            let at = self.controller_delay(self.times.xor_ns);
-            self.q.at(at, Ev::DegradedReadDone(id));
+            port.act(RaidAction::Controller { ns: self.times.xor_ns, then: RaidEvent::DegradedReadDone(id) });
         }
     }
 
     /// XOR done: the rebuilt chunk goes to the host.
-    pub(crate) fn degraded_read_done(&mut self, id: u32) {
+    pub(crate) fn degraded_read_done(&mut self, id: u32, port: &mut impl RaidPort) {
         let r = self.degraded_reads.remove(id);
-        self.obs.xor();
-        if let Some(v) = &self.verifier {
-            let want = v.latest(r.chunk);
-            if r.acc != want {
-                let now = self.q.now();
-                self.fail(VerifyError {
-                    time_ns: now,
-                    what: format!(
-                        "degraded read of chunk {} rebuilt token {:#x}, latest written is {want:#x}",
-                        r.chunk, r.acc
-                    ),
-                });
-                return;
-            }
+        port.xor();
+        if self.verify {
+            port.act(RaidAction::CheckRebuilt { chunk: r.chunk, token: r.acc });
         }
         let s = r.chunk / self.stripes.width;
-        self.release_read_share(s);
-        self.finish_unit(r.req);
+        self.release_read_share(s, port);
+        port.act(RaidAction::UnitDone(r.req));
     }
 }

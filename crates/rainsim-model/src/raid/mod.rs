@@ -1,8 +1,11 @@
 //! RAID inside one SSD: stripe layout, the stripe write path (full-stripe
-//! writes, RMW, RCW and degraded updates, with pre-reads) and degraded reads.
+//! writes, RMW, RCW and degraded updates, with pre-reads), degraded reads and
+//! stripe locks, as one component (`layer.rs`) that the device drives.
 
 pub mod degraded_read;
+pub mod layer;
 pub mod params;
 pub mod rmw_rcw;
 pub mod stripe;
+pub mod stripe_lock;
 pub mod update;

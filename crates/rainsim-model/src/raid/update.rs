@@ -12,14 +12,12 @@
 //! Chunks are programmed where they live now (a degraded update may have moved
 //! them); a chunk never written goes to its layout home.
 
-use crate::flash::op::{FlashOp, Origin, Owner};
-use crate::metrics::observer::{Observer, StripeWrite};
+use crate::flash::op::{FlashOp, Owner};
+use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, StripeWrite, Token};
 use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
-use crate::ssd::{Ev, Fault, SimError, Ssd};
-use crate::verify::{merged, token};
-
-/// Marker for "no job".
-pub const NO_JOB: u32 = u32::MAX;
+use crate::raid::stripe_lock::{StripeLock, NO_JOB};
+use crate::fault::Fault;
+use crate::token::{merged, token};
 
 /// One write job on one stripe.
 #[derive(Debug, Clone, Copy)]
@@ -66,33 +64,18 @@ impl StripeJob {
 /// Marker for "no channel".
 pub const NO_CHANNEL: u32 = u32::MAX;
 
-/// Who holds a stripe: one write job, or degraded reads; and who waits.
-#[derive(Debug, Clone, Copy)]
-pub struct StripeLock {
-    /// A write job is running.
-    pub writing: bool,
-    /// Degraded reads in flight.
-    pub readers: u32,
-    /// First and last waiting write job (`NO_JOB` when none wait).
-    pub head: u32,
-    /// Last waiting write job.
-    pub tail: u32,
-}
-
-impl StripeLock {
-    /// Nobody holds it, nobody waits.
-    pub fn free() -> Self {
-        StripeLock { writing: false, readers: 0, head: NO_JOB, tail: NO_JOB }
-    }
-    /// A degraded read may join: no writer runs or waits.
-    pub fn readable(&self) -> bool {
-        !self.writing && self.head == NO_JOB
-    }
-}
-
-impl<O: Observer> Ssd<O> {
-    /// Creates a job and starts it, or queues it behind the stripe's current job.
-    pub(crate) fn submit_job(&mut self, req: u32, stripe: u32, written: u64, partial: u64) {
+impl RaidLayer {
+    /// A host write touches `written` positions of `stripe` (`partial` of them
+    /// in part): creates its job and starts it, or queues it behind the
+    /// stripe's current holder.
+    pub fn submit_job(
+        &mut self,
+        req: u32,
+        stripe: u32,
+        written: u64,
+        partial: u64,
+        port: &mut impl RaidPort,
+    ) {
         self.serial += 1;
         let job = StripeJob {
             req,
@@ -119,21 +102,21 @@ impl<O: Observer> Ssd<O> {
             lock.tail = id;
         } else {
             lock.writing = true;
-            self.start_job(id);
+            self.start_job(id, port);
         }
     }
 
     /// A degraded read of stripe `s` finished: the last one lets a waiting write in.
-    pub(crate) fn release_read_share(&mut self, s: u32) {
+    pub(crate) fn release_read_share(&mut self, s: u32, port: &mut impl RaidPort) {
         let lock = self.locks.get_mut(&s).expect("a degraded read holds its stripe");
         lock.readers -= 1;
         if lock.readers == 0 {
-            self.next_writer(s);
+            self.next_writer(s, port);
         }
     }
 
     /// Starts the stripe's first waiting job, or unlocks it when none waits.
-    fn next_writer(&mut self, s: u32) {
+    fn next_writer(&mut self, s: u32, port: &mut impl RaidPort) {
         let lock = self.locks.get_mut(&s).expect("locked stripe");
         if lock.head == NO_JOB {
             if lock.readers == 0 {
@@ -148,16 +131,16 @@ impl<O: Observer> Ssd<O> {
             lock.tail = NO_JOB;
         }
         lock.writing = true;
-        self.start_job(head);
+        self.start_job(head, port);
     }
 
     /// Plans the job's pre-reads and issues them.
-    fn start_job(&mut self, id: u32) {
+    fn start_job(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         let w = self.stripes.width;
         let mut at = std::mem::take(&mut self.scratch_at);
         at.clear();
-        at.extend((0..w).map(|pos| self.member(j.stripe * w + pos)));
+        at.extend((0..w).map(|pos| port.member(j.stripe * w + pos)));
         let mut decided = false;
         // The fault plans as if every page were whole (no merge read).
         let partial = if self.fault == Some(Fault::SkipsMergeRead) { 0 } else { j.partial };
@@ -167,15 +150,14 @@ impl<O: Observer> Ssd<O> {
             if plan.rmw == 0 && plan.rcw == 0 {
                 // Nothing to read: a full-stripe write, or a stripe with no data yet.
                 let full = j.written == data_mask(w, pp) && j.partial == 0;
-                self.obs.stripe_write(if full { StripeWrite::Full } else { StripeWrite::Fresh }, false, 0);
+                port.stripe_write(if full { StripeWrite::Full } else { StripeWrite::Fresh }, false, 0);
                 0
-            } else if let Some((ch, set)) = self.degraded_update(&j, &at) {
+            } else if let Some((ch, set)) = self.degraded_update(&j, &at, port) {
                 self.jobs[id].moved_to = ch;
-                self.obs.degraded_update(set.count_ones());
+                port.degraded_update(set.count_ones());
                 set
             } else {
-                let view = crate::ssd::device_view!(self);
-                let routine = self.policies.parity.choose(&view, &plan);
+                let routine = port.routine(&plan);
                 decided = true;
                 let adjusted = routine != plan.fewest();
                 self.jobs[id].routine = routine;
@@ -183,27 +165,26 @@ impl<O: Observer> Ssd<O> {
                     Routine::Rmw => (StripeWrite::Rmw, plan.rmw),
                     Routine::Rcw => (StripeWrite::Rcw, plan.rcw),
                 };
-                self.obs.stripe_write(kind, adjusted, set.count_ones());
+                port.stripe_write(kind, adjusted, set.count_ones());
                 set
             }
         } else {
             let set = if at[0].is_some() { partial } else { 0 };
-            self.obs.stripe_write(StripeWrite::Plain, false, set.count_ones());
+            port.stripe_write(StripeWrite::Plain, false, set.count_ones());
             set
         };
         self.scratch_at = at;
         self.jobs[id].prereads = reads;
-        if decided && self.parity_decision_ns > 0 {
+        if decided && self.times.decision_ns > 0 {
             // The routine's decision runs on the controller before its pre-reads.
-            let t = self.controller_delay(self.parity_decision_ns);
-            self.q.at(t, Ev::Planned(id));
+            port.act(RaidAction::Controller { ns: self.times.decision_ns, then: RaidEvent::Planned(id) });
         } else {
-            self.issue_prereads(id);
+            self.issue_prereads(id, port);
         }
     }
 
     /// Issues the job's pre-reads (its routine decided).
-    pub(crate) fn issue_prereads(&mut self, id: u32) {
+    pub(crate) fn issue_prereads(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         self.jobs[id].pending = j.prereads.count_ones() + 1;
         // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
@@ -213,17 +194,17 @@ impl<O: Observer> Ssd<O> {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
             let chunk = j.stripe * self.stripes.width + pos;
-            let ppn = self.ftl.lookup(chunk).expect("pre-read set only holds written chunks");
-            self.enqueue_read_at(chunk, ppn, Owner::PreRead(id), head);
+            let ppn = port.member(chunk).expect("pre-read set only holds written chunks").ppn;
+            port.act(RaidAction::Read { chunk, ppn, owner: Owner::PreRead(id), head });
         }
-        self.phase_step(id);
+        self.phase_step(id, port);
     }
 
     /// Offers a single-chunk update of a written chunk to the placement
     /// policy; on a degraded update returns its channel and pre-read set
     /// (every other written position).
-    fn degraded_update(&mut self, j: &StripeJob, at: &[Option<Member>]) -> Option<(u32, u64)> {
-        if j.written.count_ones() != 1 || !self.policies.place.wants_updates() {
+    fn degraded_update(&mut self, j: &StripeJob, at: &[Option<Member>], port: &mut impl RaidPort) -> Option<(u32, u64)> {
+        if j.written.count_ones() != 1 || !port.wants_updates() {
             return None;
         }
         let pos = j.written.trailing_zeros() as usize;
@@ -248,12 +229,11 @@ impl<O: Observer> Ssd<O> {
             };
         }
         let stripe_channels = &stripe_channels[..at.len()];
-        outside.extend((0..self.layout.channels).filter(|c| !stripe_channels.contains(c)));
+        outside.extend((0..self.stripes.channels).filter(|c| !stripe_channels.contains(c)));
         let mut choice = None;
         if !outside.is_empty() {
-            let view = crate::ssd::device_view!(self);
             let u = ChunkUpdate { target, partners: &partners, outside: &outside };
-            choice = self.policies.place.place(&view, &u);
+            choice = port.place(&u);
         }
         if self.fault == Some(Fault::MovesIntoStripe) && choice.is_some() {
             // The fault lands the chunk on a partner's channel, unchecked.
@@ -267,15 +247,15 @@ impl<O: Observer> Ssd<O> {
         self.scratch_channels = outside;
         if !legal {
             let what = format!("update placement chose channel {choice:?}, which holds part of stripe {}", j.stripe);
-            self.fail(SimError::Unsupported(what));
+            port.act(RaidAction::Unsupported(what));
             return None;
         }
         Some((choice?, set))
     }
 
-    /// A pre-read of job `id` finished.
-    pub(crate) fn preread_done(&mut self, id: u32, op: FlashOp) {
-        if let Some(v) = &self.verifier {
+    /// A pre-read of job `id` finished; `token` is what it read (verify mode).
+    pub fn preread_done(&mut self, id: u32, op: FlashOp, token: Option<u32>, port: &mut impl RaidPort) {
+        if let Some(t) = token {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
             let contributes = if j.moved_to != NO_CHANNEL {
@@ -287,7 +267,6 @@ impl<O: Observer> Ssd<O> {
                     Routine::Rcw => j.written & (1 << pos) == 0,
                 }
             };
-            let t = v.peek(op.ppn);
             let j = &mut self.jobs[id];
             if contributes {
                 j.acc ^= t;
@@ -304,27 +283,27 @@ impl<O: Observer> Ssd<O> {
                 }
             }
         }
-        self.phase_step(id);
+        self.phase_step(id, port);
     }
 
     /// One outstanding operation of the current phase is done.
-    fn phase_step(&mut self, id: u32) {
+    fn phase_step(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = &mut self.jobs[id];
         j.pending -= 1;
         if j.pending > 0 {
             return;
         }
         if self.stripes.parity {
-            self.obs.xor();
-            let at = self.controller_delay(self.times.xor_ns + self.times.stripe_overhead_ns);
-            self.q.at(at, Ev::XorDone(id));
+            port.xor();
+            let ns = self.times.xor_ns + self.times.stripe_overhead_ns;
+            port.act(RaidAction::Controller { ns, then: RaidEvent::XorDone(id) });
         } else {
-            self.xor_done(id);
+            self.xor_done(id, port);
         }
     }
 
     /// XOR done (or not needed): program the new data and parity.
-    pub(crate) fn xor_done(&mut self, id: u32) {
+    pub(crate) fn xor_done(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         let w = self.stripes.width;
         let mut n = j.written.count_ones();
@@ -337,33 +316,35 @@ impl<O: Observer> Ssd<O> {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
             let chunk = j.stripe * w + pos;
-            let ch = if j.moved_to != NO_CHANNEL { j.moved_to } else { self.chunk_channel(j.stripe, pos) };
-            self.enqueue_program(ch, chunk, Owner::HostProgram(id));
+            let channel = if j.moved_to != NO_CHANNEL { j.moved_to } else { self.chunk_channel(port, j.stripe, pos) };
+            port.act(RaidAction::Program { channel, chunk, owner: Owner::HostProgram(id) });
         }
         if self.stripes.parity {
             let pos = self.stripes.parity_pos(j.stripe);
             let chunk = j.stripe * w + pos;
-            let ch = self.chunk_channel(j.stripe, pos);
-            self.enqueue_program(ch, chunk, Owner::ParityProgram(id));
+            let channel = self.chunk_channel(port, j.stripe, pos);
+            port.act(RaidAction::Program { channel, chunk, owner: Owner::ParityProgram(id) });
         }
     }
 
-    /// A program of job `id` finished: commit it.
-    pub(crate) fn program_done(&mut self, id: u32, op: FlashOp) {
-        let stale = op.origin() == Origin::HostProgram
+    /// What a finished program of job `id` commits (asked before the device
+    /// records it, so that the next job plans on the new mapping).
+    #[inline]
+    pub fn commit_of(&self, id: u32, op: &FlashOp) -> Commit {
+        if self.fault.is_none() && !self.verify {
+            return Commit { stale: false, token: None };
+        }
+        let j = &self.jobs[id];
+        let parity = matches!(op.owner, Owner::ParityProgram(_));
+        let stale = !parity
             && match self.fault {
                 Some(Fault::StaleRead) => true,
-                Some(Fault::MoveNotRecorded) => self.jobs[id].moved_to != NO_CHANNEL,
+                Some(Fault::MoveNotRecorded) => j.moved_to != NO_CHANNEL,
                 _ => false,
             };
-        let old = if stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
-        if let Some(g) = &mut self.gc_overlap {
-            g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
-        }
-        if let Some(v) = &mut self.verifier {
-            let j = &self.jobs[id];
+        let token = self.verify.then(|| {
             let pos = op.chunk % self.stripes.width;
-            if op.origin() == Origin::ParityProgram {
+            if parity {
                 let mut x = j.acc;
                 let mut bits = j.written;
                 if self.fault == Some(Fault::ParityMissesChunk) {
@@ -374,31 +355,24 @@ impl<O: Observer> Ssd<O> {
                     bits &= bits.wrapping_sub(1);
                     x ^= j.data_token(p);
                 }
-                v.write(op.chunk, op.ppn, x);
+                Token::Parity(x)
             } else {
                 let partial = j.partial & (1 << pos) != 0;
-                v.write_data(op.chunk, op.ppn, j.data_token(pos), j.serial, pos, partial);
+                Token::Data { token: j.data_token(pos), serial: j.serial, pos, partial }
             }
-        }
-        // The invalidated page may give an idle die something to collect (only
-        // now, with the new page's data recorded, may GC move it).
-        if let Some(old) = old {
-            let die = self.layout.die_of(old);
-            if self.dies[die as usize].idle() {
-                self.try_start(die);
-            }
-        }
+        });
+        Commit { stale, token }
+    }
+
+    /// A program of job `id` was committed; the last one ends the job.
+    pub fn program_done(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = &mut self.jobs[id];
         j.pending -= 1;
         if j.pending == 0 {
-            self.finish_job(id);
+            let j = self.jobs.remove(id);
+            self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
+            self.next_writer(j.stripe, port);
+            port.act(RaidAction::UnitDone(j.req));
         }
-    }
-
-    fn finish_job(&mut self, id: u32) {
-        let j = self.jobs.remove(id);
-        self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
-        self.next_writer(j.stripe);
-        self.finish_unit(j.req);
     }
 }

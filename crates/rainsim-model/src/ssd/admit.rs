@@ -2,7 +2,7 @@
 //! controller's per-request overhead (and the policies' decision time), then
 //! is split into page reads and one stripe job per stripe it writes.
 
-use super::{Ev, Ssd};
+use super::{device_view, Ev, Ssd};
 use crate::flash::op::Owner;
 use crate::metrics::observer::Observer;
 use crate::policy::{ReadTarget, Route};
@@ -57,7 +57,7 @@ impl<O: Observer> Ssd<O> {
                 }
                 lpn = stripe_end + 1;
                 self.host.req_mut(id).pending += 1;
-                self.submit_job(id, stripe, written, partial);
+                self.with_raid(|raid, s| raid.submit_job(id, stripe, written, partial, s));
             }
         } else {
             for lpn in first..=last {
@@ -76,16 +76,16 @@ impl<O: Observer> Ssd<O> {
         let mut partners = std::mem::take(&mut self.scratch);
         partners.clear();
         let stripe = chunk / self.stripes.width;
-        if self.stripes.parity && self.policies.read.wants_partners() && self.degraded_readable(stripe) {
-            self.stripe_partners(stripe, chunk, &mut partners);
+        if self.stripes.parity && self.policies.read.wants_partners() && self.raid().readable(stripe) {
+            self.raid().stripe_partners(stripe, chunk, |c| self.member(c), &mut partners);
         }
-        let view = crate::ssd::device_view!(self);
+        let view = device_view!(self);
         let route = self.policies.read.route(&view, &ReadTarget { target, partners: &partners });
         self.host.req_mut(id).pending += 1;
         if route == Route::Normal || partners.is_empty() {
             self.enqueue_read(chunk, target.ppn, Owner::HostRead(id));
         } else {
-            self.start_degraded_read(id, chunk, &partners, route == Route::GcTolerant);
+            self.with_raid(|r, s| r.start_degraded_read(id, chunk, &partners, route == Route::GcTolerant, s));
         }
         self.scratch = partners;
     }

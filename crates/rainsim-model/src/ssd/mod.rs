@@ -16,6 +16,7 @@ mod admit;
 mod dispatch;
 mod error;
 mod gc_overlap;
+mod raid_port;
 mod rotating_gc;
 
 use crate::config::{Config, ConfigError, Timing};
@@ -31,15 +32,14 @@ use crate::ftl::Ftl;
 use crate::host::HostInterface;
 use crate::metrics::observer::Observer;
 use crate::policy::Policies;
-use crate::raid::degraded_read::DegradedRead;
+use crate::raid::layer::{RaidEvent, RaidLayer, RaidTimes};
 use crate::raid::rmw_rcw::Member;
 use crate::raid::stripe::StripeLayout;
-use crate::raid::update::{StripeJob, StripeLock};
 use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
-pub use error::{Fault, SimError};
+pub use crate::fault::Fault;
+pub use error::SimError;
 use rainsim_trace::{Op, Request};
-use rustc_hash::FxHashMap;
 
 /// A read-only view for policies, borrowing only the fields it shows (so the
 /// policy objects can be borrowed mutably beside it).
@@ -75,12 +75,8 @@ pub(crate) enum Ev {
     OpDone(u32),
     /// A die finished garbage collection.
     GcDone(u32),
-    /// The controller finished XOR for a stripe job.
-    XorDone(u32),
-    /// The controller finished XOR for a degraded read.
-    DegradedReadDone(u32),
-    /// The controller decided a stripe job's parity-update routine.
-    Planned(u32),
+    /// A controller timer of the RAID layer.
+    Raid(RaidEvent),
 }
 
 /// Counters the run loop keeps for its own bookkeeping.
@@ -117,20 +113,12 @@ pub struct Ssd<O: Observer> {
     pub(crate) policies: Policies,
     /// The host interface: request slots and the requests waiting for them.
     pub(crate) host: HostInterface,
-    pub(crate) jobs: crate::slab::Slab<StripeJob>,
-    pub(crate) degraded_reads: crate::slab::Slab<DegradedRead>,
-    /// Stripes with a write job or degraded reads in flight.
-    pub(crate) locks: FxHashMap<u32, StripeLock>,
-    /// Reusable buffer of stripe members for policy queries.
+    /// The RAID layer: stripe jobs, degraded reads, stripe locks.
+    pub(crate) raid: Option<Box<RaidLayer>>,
+    /// Reusable buffer of stripe members for read-routing queries.
     pub(crate) scratch: Vec<Member>,
-    /// Reusable buffer of per-position members.
-    pub(crate) scratch_at: Vec<Option<Member>>,
-    /// Reusable buffer of channel numbers.
-    pub(crate) scratch_channels: Vec<u32>,
     /// Controller time of the policies' per-request decision.
     pub(crate) decision_ns: SimTime,
-    /// Controller time of each parity-update routine decision.
-    pub(crate) parity_decision_ns: SimTime,
     /// Things the user should know about this run (printed once, reported).
     pub notes: Vec<String>,
     pub(crate) verifier: Option<Verifier>,
@@ -145,7 +133,6 @@ pub struct Ssd<O: Observer> {
     pub(crate) fault: Option<Fault>,
     controller: Controller,
     pub(crate) seq: u32,
-    pub(crate) serial: u64,
     /// Index of the next request to arrive.
     next_arrival: usize,
     pub(crate) totals: RunTotals,
@@ -203,6 +190,12 @@ impl<O: Observer> Ssd<O> {
         // One per-request decision covers both degraded-mode axes (Algorithm 1).
         let decision_ns = policies.read.decision_ns().max(policies.place.decision_ns());
         let parity_decision_ns = policies.parity.decision_ns();
+        let raid_times = RaidTimes {
+            xor_ns: controller.xor_ns,
+            stripe_overhead_ns: controller.stripe_overhead_ns,
+            decision_ns: if parity { parity_decision_ns } else { 0 },
+        };
+        let raid_stripes = stripes.clone();
         let mut ssd = Ssd {
             obs,
             t: flash,
@@ -219,14 +212,9 @@ impl<O: Observer> Ssd<O> {
             q: EventQueue::default(),
             channels,
             host: HostInterface::new(queue_depth, cfg.policy.host_scheduler.build()),
-            jobs: Default::default(),
-            degraded_reads: Default::default(),
-            locks: FxHashMap::default(),
+            raid: Some(Box::new(RaidLayer::new(raid_stripes, raid_times))),
             scratch: Vec::new(),
-            scratch_at: Vec::new(),
-            scratch_channels: Vec::new(),
             decision_ns: if parity { decision_ns } else { 0 },
-            parity_decision_ns: if parity { parity_decision_ns } else { 0 },
             notes,
             verifier: None,
             prep,
@@ -236,7 +224,6 @@ impl<O: Observer> Ssd<O> {
             gc_overlap: None,
             fault: None,
             seq: 0,
-            serial: 0,
             next_arrival: 0,
             totals: RunTotals::default(),
             error: None,
@@ -248,6 +235,7 @@ impl<O: Observer> Ssd<O> {
         }
         if verify {
             ssd.verifier = Some(Verifier::new(&ssd.ftl, &ssd.stripes));
+            ssd.raid.as_mut().expect("built").set_verify(true);
             ssd.gc_overlap = Some(gc_overlap::GcOverlapCheck::new(&ssd.ftl, &ssd.stripes));
         }
         Ok(ssd)
@@ -329,6 +317,7 @@ impl<O: Observer> Ssd<O> {
     #[doc(hidden)]
     pub fn inject_fault(&mut self, f: Fault) {
         self.fault = Some(f);
+        self.with_raid(|r, _| r.set_fault(Some(f)));
     }
 
     /// The verifier's data tokens, in verify mode (tests only).
@@ -361,15 +350,6 @@ impl<O: Observer> Ssd<O> {
         let die = self.layout.die_of(ppn);
         let channel = self.layout.channel_of_die(die);
         Some(Member { chunk, ppn, die, channel })
-    }
-
-    /// The channel a chunk of stripe `s` at position `pos` is written to by a
-    /// normal update: where it lives now, or its layout home if never written.
-    pub(crate) fn chunk_channel(&self, s: u32, pos: u32) -> u32 {
-        match self.ftl.lookup(s * self.stripes.width + pos) {
-            Some(ppn) => self.layout.channel_of(ppn),
-            None => self.stripes.channel(s, pos),
-        }
     }
 
     /// Replaces the read-routing policy (tests drive routes by hand).
@@ -467,9 +447,7 @@ impl<O: Observer> Ssd<O> {
             Ev::ReadSensed(die) => self.read_sensed(die),
             Ev::OpDone(die) => self.op_done(die),
             Ev::GcDone(die) => self.gc_done(die),
-            Ev::XorDone(job) => self.xor_done(job),
-            Ev::DegradedReadDone(id) => self.degraded_read_done(id),
-            Ev::Planned(job) => self.issue_prereads(job),
+            Ev::Raid(e) => self.with_raid(|r, s| r.on_event(e, s)),
         }
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -553,8 +531,14 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn op_completed(&mut self, op: FlashOp) {
         match op.owner {
             Owner::HostRead(req) => self.finish_unit(req),
-            Owner::PreRead(job) => self.preread_done(job, op),
-            Owner::DegradedRead(id) => self.partner_read_done(id, op),
+            Owner::PreRead(job) => {
+                let t = self.token_at(op.ppn);
+                self.with_raid(|r, s| r.preread_done(job, op, t, s))
+            }
+            Owner::DegradedRead(id) => {
+                let t = self.token_at(op.ppn);
+                self.with_raid(|r, s| r.partner_read_done(id, t, s));
+            }
             Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op),
         }
     }

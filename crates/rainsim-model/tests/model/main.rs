@@ -8,6 +8,7 @@ mod determinism;
 mod faults;
 mod gc;
 mod gc_exact;
+mod layering;
 mod ldpc;
 mod parity_update;
 mod percentiles;

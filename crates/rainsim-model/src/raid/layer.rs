@@ -1,0 +1,227 @@
+//! The RAID layer as a component: it owns the stripe jobs, degraded reads and
+//! stripe locks, receives events (a request's pages, a flash completion, a
+//! controller timer) and answers with [`RaidAction`]s that the device applies:
+//! read these pages, program these, run the controller, a request unit is done.
+//!
+//! Everything crosses [`RaidPort`]: what it asks below (where a chunk lives,
+//! the policies' decisions), the actions, the probes. So the layer imports
+//! neither the device nor the policies nor the metrics, and a test drives it
+//! alone with a port that records the actions.
+
+use crate::engine::SimTime;
+use crate::fault::Fault;
+use crate::flash::op::Owner;
+use crate::raid::degraded_read::DegradedRead;
+use crate::raid::rmw_rcw::{ChunkUpdate, Member, Routine, UpdatePlan};
+use crate::raid::stripe::StripeLayout;
+use crate::raid::stripe_lock::StripeLock;
+use crate::raid::update::StripeJob;
+use crate::slab::Slab;
+use rustc_hash::FxHashMap;
+
+/// How a stripe write was carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StripeWrite {
+    /// Every data chunk written: no pre-read.
+    Full,
+    /// Read-modify-write.
+    Rmw,
+    /// Reconstruct-write.
+    Rcw,
+    /// No parity (RAID off): a page write, with a merge read if partial.
+    Plain,
+    /// Part of a stripe that holds no data yet: nothing to pre-read.
+    Fresh,
+}
+
+/// The RAID layer's port to the device below it: what it asks (where a
+/// chunk lives, the policies' decisions), the actions it hands down (applied
+/// at once, in the order given) and the probes it fires.
+pub trait RaidPort {
+    /// Where chunk `chunk` lives now, if it was ever written.
+    fn member(&self, chunk: u32) -> Option<Member>;
+    /// The parity-update policy's routine for a planned stripe write.
+    fn routine(&mut self, plan: &UpdatePlan) -> Routine;
+    /// Whether the update-placement policy places single-chunk updates.
+    fn wants_updates(&self) -> bool;
+    /// The update-placement policy's channel for a single-chunk update
+    /// (`None`: update in place).
+    fn place(&mut self, u: &ChunkUpdate) -> Option<u32>;
+    /// Carries out `a`.
+    fn act(&mut self, a: RaidAction);
+    /// Probe: a stripe write was planned; `adjusted` when the policy's routine
+    /// differs from the fewest-pre-reads choice; `prereads` pre-reads issued.
+    fn stripe_write(&mut self, kind: StripeWrite, adjusted: bool, prereads: u32);
+    /// Probe: a host read is rebuilt from `reads` partner chunks.
+    fn degraded_read(&mut self, gc_tolerant: bool, reads: u32);
+    /// Probe: a single-chunk update went to a channel outside its stripe.
+    fn degraded_update(&mut self, prereads: u32);
+    /// Probe: the controller computed an XOR (parity or rebuild).
+    fn xor(&mut self);
+}
+
+/// A controller timer of the RAID layer: the event it gets back when the
+/// controller time it asked for has passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RaidEvent {
+    /// The parity-update routine of stripe job `id` is decided.
+    Planned(u32),
+    /// The XOR of stripe job `id` is done.
+    XorDone(u32),
+    /// The XOR of degraded read `id` is done.
+    DegradedReadDone(u32),
+}
+
+/// What the device does for the RAID layer, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RaidAction {
+    /// Queue a read of `chunk` (now at `ppn`), at its die queue's head when `head`.
+    Read {
+        /// Chunk read.
+        chunk: u32,
+        /// Its page now.
+        ppn: u32,
+        /// Whom the completion goes to.
+        owner: Owner,
+        /// At the queue head (degraded-mode reads).
+        head: bool,
+    },
+    /// Queue a program of `chunk` on `channel`.
+    Program {
+        /// Channel written.
+        channel: u32,
+        /// Chunk written.
+        chunk: u32,
+        /// Whom the completion goes to.
+        owner: Owner,
+    },
+    /// Run `ns` on the controller, then deliver `then`.
+    Controller {
+        /// Controller time.
+        ns: SimTime,
+        /// The event to deliver afterwards.
+        then: RaidEvent,
+    },
+    /// One unit of host request `req` is done.
+    UnitDone(u32),
+    /// Verify mode: a degraded read rebuilt `token` for `chunk`; it must be
+    /// the chunk's latest version.
+    CheckRebuilt {
+        /// Chunk rebuilt.
+        chunk: u32,
+        /// XOR of its partners' tokens.
+        token: u32,
+    },
+    /// A policy asked for something the model cannot do.
+    Unsupported(String),
+}
+
+/// What a finished program commits: whether the mapping takes it, and (in
+/// verify mode) the token the page now holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Commit {
+    /// The mapping keeps the old page (a test fault).
+    pub stale: bool,
+    /// The token written, in verify mode.
+    pub token: Option<Token>,
+}
+
+/// The token a program writes (verify mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token {
+    /// A parity page: the XOR of its stripe's data.
+    Parity(u32),
+    /// A data page: its token, with what the verifier needs to expect it.
+    Data {
+        /// Token written.
+        token: u32,
+        /// Version serial.
+        serial: u64,
+        /// Position in the stripe.
+        pos: u32,
+        /// Written only in part (merged over the old page).
+        partial: bool,
+    },
+}
+
+/// Controller times the RAID layer charges.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RaidTimes {
+    /// One XOR (parity or rebuild).
+    pub xor_ns: SimTime,
+    /// Software time per stripe job.
+    pub stripe_overhead_ns: SimTime,
+    /// The parity-update policy's decision time per routine.
+    pub decision_ns: SimTime,
+}
+
+/// The RAID layer's state.
+pub struct RaidLayer {
+    pub(crate) stripes: StripeLayout,
+    pub(crate) times: RaidTimes,
+    /// Compute data tokens (verify mode).
+    pub(crate) verify: bool,
+    pub(crate) fault: Option<Fault>,
+    pub(crate) jobs: Slab<StripeJob>,
+    pub(crate) degraded_reads: Slab<DegradedRead>,
+    /// Stripes with a write job or degraded reads in flight.
+    pub(crate) locks: FxHashMap<u32, StripeLock>,
+    /// Version serial of the last job.
+    pub(crate) serial: u64,
+    /// Reusable buffers (per-position members, partners, channels).
+    pub(crate) scratch_at: Vec<Option<Member>>,
+    pub(crate) scratch: Vec<Member>,
+    pub(crate) scratch_channels: Vec<u32>,
+}
+
+impl RaidLayer {
+    /// An idle layer over `stripes`.
+    pub fn new(stripes: StripeLayout, times: RaidTimes) -> Self {
+        RaidLayer {
+            stripes,
+            times,
+            verify: false,
+            fault: None,
+            jobs: Slab::default(),
+            degraded_reads: Slab::default(),
+            locks: FxHashMap::default(),
+            serial: 0,
+            scratch_at: Vec::new(),
+            scratch: Vec::new(),
+            scratch_channels: Vec::new(),
+        }
+    }
+
+    /// Turns data tokens on (verify mode).
+    pub fn set_verify(&mut self, on: bool) {
+        self.verify = on;
+    }
+
+    /// Injects a test fault.
+    pub fn set_fault(&mut self, f: Option<Fault>) {
+        self.fault = f;
+    }
+
+    /// A controller timer fired.
+    pub fn on_event(&mut self, e: RaidEvent, port: &mut impl RaidPort) {
+        match e {
+            RaidEvent::Planned(job) => self.issue_prereads(job, port),
+            RaidEvent::XorDone(job) => self.xor_done(job, port),
+            RaidEvent::DegradedReadDone(id) => self.degraded_read_done(id, port),
+        }
+    }
+
+    /// Whether a degraded read of stripe `s` may start now.
+    pub fn readable(&self, s: u32) -> bool {
+        self.locks.get(&s).is_none_or(|l| l.readable())
+    }
+
+    /// The channel a chunk of stripe `s` at position `pos` is written to by a
+    /// normal update: where it lives now, or its layout home if never written.
+    pub(crate) fn chunk_channel(&self, port: &impl RaidPort, s: u32, pos: u32) -> u32 {
+        match port.member(s * self.stripes.width + pos) {
+            Some(m) => m.channel,
+            None => self.stripes.channel(s, pos),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Where the device meets its RAID layer: the device is the layer's port
+//! (the mapping and the policies it asks, the actions it hands down, the
+//! probes it fires), and the one place the layer is called from.
+
+use super::{device_view, Ev, SimError, Ssd};
+use crate::flash::op::FlashOp;
+use crate::metrics::observer::Observer;
+use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, StripeWrite, Token};
+use crate::raid::rmw_rcw::{ChunkUpdate, Member, Routine, UpdatePlan};
+use crate::verify::VerifyError;
+
+impl<O: Observer> RaidPort for Ssd<O> {
+    #[inline]
+    fn member(&self, chunk: u32) -> Option<Member> {
+        Ssd::member(self, chunk)
+    }
+    fn routine(&mut self, plan: &UpdatePlan) -> Routine {
+        let view = device_view!(self);
+        self.policies.parity.choose(&view, plan)
+    }
+    #[inline]
+    fn wants_updates(&self) -> bool {
+        self.policies.place.wants_updates()
+    }
+    fn place(&mut self, u: &ChunkUpdate) -> Option<u32> {
+        let view = device_view!(self);
+        self.policies.place.place(&view, u)
+    }
+    #[inline]
+    fn act(&mut self, a: RaidAction) {
+        match a {
+            RaidAction::Read { chunk, ppn, owner, head } => self.enqueue_read_at(chunk, ppn, owner, head),
+            RaidAction::Program { channel, chunk, owner } => self.enqueue_program(channel, chunk, owner),
+            RaidAction::Controller { ns, then } => {
+                let at = self.controller_delay(ns);
+                self.q.at(at, Ev::Raid(then));
+            }
+            RaidAction::UnitDone(req) => self.finish_unit(req),
+            RaidAction::CheckRebuilt { chunk, token } => self.check_rebuilt(chunk, token),
+            RaidAction::Unsupported(what) => self.fail(SimError::Unsupported(what)),
+        }
+    }
+    #[inline]
+    fn stripe_write(&mut self, kind: StripeWrite, adjusted: bool, prereads: u32) {
+        self.obs.stripe_write(kind, adjusted, prereads);
+    }
+    #[inline]
+    fn degraded_read(&mut self, gc_tolerant: bool, reads: u32) {
+        self.obs.degraded_read(gc_tolerant, reads);
+    }
+    #[inline]
+    fn degraded_update(&mut self, prereads: u32) {
+        self.obs.degraded_update(prereads);
+    }
+    #[inline]
+    fn xor(&mut self) {
+        self.obs.xor();
+    }
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Calls the RAID layer with the device as its port. Applying an action
+    /// never calls back into the layer (completions arrive as events), so the
+    /// layer is lent out for the call.
+    #[inline]
+    pub(crate) fn with_raid<R>(&mut self, f: impl FnOnce(&mut RaidLayer, &mut Self) -> R) -> R {
+        let mut raid = self.raid.take().expect("the RAID layer is not re-entered");
+        let r = f(&mut raid, self);
+        self.raid = Some(raid);
+        r
+    }
+
+    /// The RAID layer, between calls.
+    #[inline]
+    pub(crate) fn raid(&self) -> &RaidLayer {
+        self.raid.as_deref().expect("the RAID layer is not re-entered")
+    }
+
+    fn check_rebuilt(&mut self, chunk: u32, token: u32) {
+        let Some(v) = &self.verifier else { return };
+        let want = v.latest(chunk);
+        if token != want {
+            let now = self.q.now();
+            self.fail(VerifyError {
+                time_ns: now,
+                what: format!("degraded read of chunk {chunk} rebuilt token {token:#x}, latest written is {want:#x}"),
+            });
+        }
+    }
+
+    /// The token at `ppn`, in verify mode.
+    #[inline]
+    pub(crate) fn token_at(&self, ppn: u32) -> Option<u32> {
+        self.verifier.as_ref().map(|v| v.peek(ppn))
+    }
+
+    /// A program of stripe job `job` finished: record it (mapping, verifier),
+    /// then tell the RAID layer.
+    pub(crate) fn program_done(&mut self, job: u32, op: FlashOp) {
+        let c = self.raid().commit_of(job, &op);
+        let old = if c.stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
+        if let Some(g) = &mut self.gc_overlap {
+            g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
+        }
+        if let (Some(v), Some(t)) = (&mut self.verifier, c.token) {
+            match t {
+                Token::Parity(x) => v.write(op.chunk, op.ppn, x),
+                Token::Data { token, serial, pos, partial } => v.write_data(op.chunk, op.ppn, token, serial, pos, partial),
+            }
+        }
+        // The invalidated page may give an idle die something to collect (only
+        // now, with the new page's data recorded, may GC move it).
+        if let Some(old) = old {
+            let die = self.layout.die_of(old);
+            if self.dies[die as usize].idle() {
+                self.try_start(die);
+            }
+        }
+        self.with_raid(|r, s| r.program_done(job, s));
+    }
+}
