@@ -9,6 +9,7 @@ mod faults;
 mod gc;
 mod gc_exact;
 mod layering;
+mod raid_layer;
 mod ldpc;
 mod parity_update;
 mod percentiles;

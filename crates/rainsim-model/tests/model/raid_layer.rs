@@ -1,0 +1,212 @@
+//! The RAID layer alone: a port that records what the layer asks and the
+//! actions it hands down, driven by hand through a 4+1 stripe. The expected
+//! actions are worked out from RAID-5 itself (which chunks an RMW reads and
+//! writes, the parity it computes), not from the device.
+
+use rainsim_model::flash::op::{FlashOp, Owner};
+use rainsim_model::raid::layer::{RaidAction, RaidEvent, RaidLayer, RaidPort, RaidTimes, StripeWrite, Token};
+use rainsim_model::raid::rmw_rcw::{ChunkUpdate, Member, Routine, UpdatePlan};
+use rainsim_model::raid::stripe::StripeLayout;
+use rainsim_model::token::token;
+
+const XOR: u64 = 1_000;
+const STRIPE_SW: u64 = 300;
+
+/// Every chunk of every stripe written, chunk c at page 100 + c on the
+/// channel the layout gives it; the parity policy takes the fewest pre-reads.
+struct Recorder {
+    stripes: StripeLayout,
+    actions: Vec<RaidAction>,
+    writes: Vec<StripeWrite>,
+    xors: u32,
+}
+
+impl RaidPort for Recorder {
+    fn member(&self, chunk: u32) -> Option<Member> {
+        let w = self.stripes.width;
+        let channel = self.stripes.channel(chunk / w, chunk % w);
+        Some(Member { chunk, ppn: 100 + chunk, die: channel, channel })
+    }
+    fn routine(&mut self, plan: &UpdatePlan) -> Routine {
+        plan.fewest()
+    }
+    fn wants_updates(&self) -> bool {
+        false
+    }
+    fn place(&mut self, _: &ChunkUpdate) -> Option<u32> {
+        None
+    }
+    fn act(&mut self, a: RaidAction) {
+        self.actions.push(a);
+    }
+    fn stripe_write(&mut self, kind: StripeWrite, _: bool, _: u32) {
+        self.writes.push(kind);
+    }
+    fn degraded_read(&mut self, _: bool, _: u32) {}
+    fn degraded_update(&mut self, _: u32) {}
+    fn xor(&mut self) {
+        self.xors += 1;
+    }
+}
+
+fn setup() -> (RaidLayer, Recorder) {
+    let stripes = StripeLayout::new(5, 5, true, 16);
+    let times = RaidTimes { xor_ns: XOR, stripe_overhead_ns: STRIPE_SW, decision_ns: 0 };
+    let mut raid = RaidLayer::new(stripes.clone(), times);
+    raid.set_verify(true);
+    (raid, Recorder { stripes, actions: Vec::new(), writes: Vec::new(), xors: 0 })
+}
+
+fn op(chunk: u32, owner: Owner) -> FlashOp {
+    FlashOp { chunk, owner, enqueued: 0, ppn: 100 + chunk, seq: 0 }
+}
+
+fn take(p: &mut Recorder) -> Vec<RaidAction> {
+    std::mem::take(&mut p.actions)
+}
+
+#[test]
+fn a_one_chunk_update_is_read_modify_write_with_its_parity() {
+    let (mut raid, mut p) = setup();
+    let s = 3;
+    let pp = p.stripes.parity_pos(s);
+    let pos = p.stripes.data_pos(s, 1);
+    let (data, parity) = (s * 5 + pos, s * 5 + pp);
+    raid.submit_job(7, s, 1 << pos, 0, &mut p);
+    // RMW reads the old chunk and the old parity (2 reads; RCW would read the
+    // 3 other data chunks), in position order, at the tail of their queues.
+    let mut want = [(data, pos), (parity, pp)];
+    want.sort_by_key(|&(_, q)| q);
+    let job = match take(&mut p).as_slice() {
+        [RaidAction::Read { chunk: a, owner: Owner::PreRead(j), head: false, .. }, RaidAction::Read { chunk: b, owner: Owner::PreRead(k), head: false, .. }]
+            if [*a, *b] == [want[0].0, want[1].0] && j == k => *j,
+        other => panic!("expected two pre-reads of chunks {want:?}, got {other:?}"),
+    };
+    assert_eq!(p.writes, [StripeWrite::Rmw]);
+    // The old tokens: the data chunk's version 1 and a parity over the stripe.
+    let (old_data, old_parity) = (0x1111_1111, 0x2222_2223);
+    raid.preread_done(job, op(data, Owner::PreRead(job)), Some(old_data), &mut p);
+    assert!(take(&mut p).is_empty(), "no XOR before every pre-read is back");
+    raid.preread_done(job, op(parity, Owner::PreRead(job)), Some(old_parity), &mut p);
+    assert_eq!(take(&mut p), [RaidAction::Controller { ns: XOR + STRIPE_SW, then: RaidEvent::XorDone(job) }]);
+    assert_eq!(p.xors, 1);
+    raid.on_event(RaidEvent::XorDone(job), &mut p);
+    let (dch, pch) = (p.stripes.channel(s, pos), p.stripes.channel(s, pp));
+    assert_eq!(
+        take(&mut p),
+        [
+            RaidAction::Program { channel: dch, chunk: data, owner: Owner::HostProgram(job) },
+            RaidAction::Program { channel: pch, chunk: parity, owner: Owner::ParityProgram(job) },
+        ]
+    );
+    // New parity = old parity ⊕ old data ⊕ new data (the job's serial is 1).
+    let new_data = token(1, pos);
+    let c = raid.commit_of(job, &op(parity, Owner::ParityProgram(job)));
+    assert_eq!(c.token, Some(Token::Parity(old_parity ^ old_data ^ new_data)));
+    let c = raid.commit_of(job, &op(data, Owner::HostProgram(job)));
+    assert_eq!(c.token, Some(Token::Data { token: new_data, serial: 1, pos, partial: false }));
+    raid.program_done(job, &mut p);
+    assert!(take(&mut p).is_empty(), "the request waits for its parity");
+    raid.program_done(job, &mut p);
+    assert_eq!(take(&mut p), [RaidAction::UnitDone(7)]);
+}
+
+#[test]
+fn a_full_stripe_write_reads_nothing_and_rcw_reads_the_rest() {
+    let (mut raid, mut p) = setup();
+    let s = 0;
+    let pp = p.stripes.parity_pos(s);
+    let data: u64 = (0..5).filter(|&q| q != pp).map(|q| 1u64 << q).sum();
+    raid.submit_job(1, s, data, 0, &mut p);
+    let acts = take(&mut p);
+    assert!(matches!(acts.as_slice(), [RaidAction::Controller { then: RaidEvent::XorDone(_), .. }]), "{acts:?}");
+    assert_eq!(p.writes, [StripeWrite::Full]);
+    // Three of four data chunks: RCW reads the fourth (1 read) rather than
+    // RMW's three old chunks and the parity.
+    let three_in_1: u64 = (0..3).map(|d| 1u64 << p.stripes.data_pos(1, d)).sum();
+    raid.submit_job(2, 1, three_in_1, 0, &mut p);
+    let acts = take(&mut p);
+    let rest = 5 + p.stripes.data_pos(1, 3);
+    assert!(matches!(acts.as_slice(), [RaidAction::Read { chunk, .. }] if *chunk == rest), "{acts:?}");
+    assert_eq!(p.writes[1], StripeWrite::Rcw);
+}
+
+#[test]
+fn a_degraded_read_holds_writers_off_and_rebuilds_the_xor_of_its_partners() {
+    let (mut raid, mut p) = setup();
+    let s = 2;
+    let lost = s * 5 + p.stripes.data_pos(s, 0);
+    let partners: Vec<Member> = (s * 5..s * 5 + 5).filter(|&c| c != lost).map(|c| p.member(c).unwrap()).collect();
+    raid.start_degraded_read(9, lost, &partners, false, &mut p);
+    let reads = take(&mut p);
+    assert_eq!(reads.len(), 4);
+    let id = match reads[0] {
+        RaidAction::Read { owner: Owner::DegradedRead(id), head: true, .. } => id,
+        ref a => panic!("degraded-mode reads go to the queue heads: {a:?}"),
+    };
+    assert!(raid.readable(s), "a reader does not block readers");
+    // A write to the stripe waits for the read's share.
+    raid.submit_job(10, s, 1 << p.stripes.data_pos(s, 1), 0, &mut p);
+    assert!(take(&mut p).is_empty(), "the writer waits behind the degraded read");
+    assert!(!raid.readable(s), "no new reader may pass a waiting writer");
+    let tokens = [0x1000_0001u32, 0x0200_0001, 0x0030_0001, 0x0004_0001];
+    for (i, t) in tokens.iter().enumerate() {
+        raid.partner_read_done(id, Some(*t), &mut p);
+        let acts = take(&mut p);
+        if i < 3 {
+            assert!(acts.is_empty());
+        } else {
+            assert_eq!(acts, [RaidAction::Controller { ns: XOR, then: RaidEvent::DegradedReadDone(id) }]);
+        }
+    }
+    raid.on_event(RaidEvent::DegradedReadDone(id), &mut p);
+    let acts = take(&mut p);
+    let rebuilt = tokens.iter().fold(0, |x, t| x ^ t);
+    assert_eq!(acts[0], RaidAction::CheckRebuilt { chunk: lost, token: rebuilt });
+    // The share released, the waiting writer starts (its pre-reads) before
+    // the read's request is done.
+    assert!(acts[1..acts.len() - 1].iter().all(|a| matches!(a, RaidAction::Read { owner: Owner::PreRead(_), .. })));
+    assert!(acts.len() > 2, "{acts:?}");
+    assert_eq!(acts.last(), Some(&RaidAction::UnitDone(9)));
+}
+
+#[test]
+fn writes_to_one_stripe_run_one_at_a_time_in_arrival_order() {
+    let (mut raid, mut p) = setup();
+    let s = 5;
+    let one = 1 << p.stripes.data_pos(s, 0);
+    raid.submit_job(1, s, one, 0, &mut p);
+    let first = take(&mut p);
+    let job1 = match first[0] {
+        RaidAction::Read { owner: Owner::PreRead(j), .. } => j,
+        ref a => panic!("{a:?}"),
+    };
+    raid.submit_job(2, s, one, 0, &mut p);
+    raid.submit_job(3, s, one, 0, &mut p);
+    assert!(take(&mut p).is_empty(), "later writers wait for the stripe");
+    for c in first.iter() {
+        if let RaidAction::Read { chunk, owner, .. } = *c {
+            raid.preread_done(job1, op(chunk, owner), Some(1), &mut p);
+        }
+    }
+    take(&mut p);
+    raid.on_event(RaidEvent::XorDone(job1), &mut p);
+    take(&mut p);
+    raid.program_done(job1, &mut p);
+    raid.program_done(job1, &mut p);
+    let acts = take(&mut p);
+    // Request 2's job starts (its pre-reads), then request 1 is done; 3 waits.
+    let (last, reads) = acts.split_last().unwrap();
+    assert_eq!(*last, RaidAction::UnitDone(1));
+    assert_eq!(reads.len(), 2);
+    let job2 = match reads[0] {
+        RaidAction::Read { owner: Owner::PreRead(j), .. } => j,
+        ref a => panic!("{a:?}"),
+    };
+    assert_ne!(job2, job1);
+    assert!(reads.iter().all(|a| matches!(a, RaidAction::Read { owner: Owner::PreRead(j), .. } if *j == job2)));
+    // The serial of the second job is 2: its data token says so.
+    let pos = p.stripes.data_pos(s, 0);
+    let c = raid.commit_of(job2, &op(s * 5 + pos, Owner::HostProgram(job2)));
+    assert_eq!(c.token, Some(Token::Data { token: token(2, pos), serial: 2, pos, partial: false }));
+}
