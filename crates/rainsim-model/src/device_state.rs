@@ -6,7 +6,7 @@
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
-use crate::flash::op::FlashOp;
+pub use crate::flash::interface::DieState;
 use crate::flash::timing::{FlashTiming, Timing};
 use crate::ftl::Ftl;
 use crate::raid::stripe::StripeLayout;
@@ -47,10 +47,9 @@ impl DeviceView<'_> {
     }
 }
 
-/// One channel: its bus, its queues and the history its cost models read.
+/// One channel: its queues and the history its cost models read (its bus is
+/// the flash interface's).
 pub struct ChannelState {
-    /// When the bus finishes its last reserved transfer.
-    pub bus_free_at: SimTime,
     /// Queued operations and their service order.
     pub sched: Box<dyn ChannelScheduler>,
     /// Enqueue times of the channel's most recent operations.
@@ -64,35 +63,6 @@ impl ChannelState {
     #[inline]
     pub fn queued(&self) -> u32 {
         self.sched.reads_queued() + self.sched.writes_queued()
-    }
-}
-
-/// One die.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DieState {
-    /// The operation in progress, if any.
-    pub op: Option<FlashOp>,
-    /// End of the GC in progress, if any (predicted = actual here).
-    pub gc_until: Option<SimTime>,
-    /// When the current operation or GC started.
-    pub busy_since: SimTime,
-    /// Pages moved by all GCs of this die so far.
-    pub gc_moves: u64,
-    /// Blocks erased by all GCs of this die so far.
-    pub gc_erases: u64,
-}
-
-impl DieState {
-    /// Whether the die can start something.
-    #[inline]
-    pub fn idle(&self) -> bool {
-        self.op.is_none() && self.gc_until.is_none()
-    }
-
-    /// GC time still to run at `now` (0 when the die is not collecting).
-    #[inline]
-    pub fn gc_remaining(&self, now: SimTime) -> SimTime {
-        self.gc_until.map_or(0, |end| end.saturating_sub(now))
     }
 }
 

@@ -59,7 +59,6 @@ impl Bench {
             t: FlashTiming::new(&cfg.timing, cfg.geometry.page_bytes),
             channels: (0..layout.channels)
                 .map(|_| ChannelState {
-                    bus_free_at: 0,
                     sched: Box::new(Fifo::new(layout.dies_per_channel, true)),
                     arrivals: ArrivalWindow::new(d.arrival_window as usize),
                     gc_recent: GcHistory::new(d.gc_history as usize),

@@ -1,7 +1,7 @@
-//! Channel queues, dispatch and die execution: operations are queued on
-//! their channel (reads per die, programs per channel); a die runs reads
-//! (tR, then the bus), programs (the bus, then tPROG) and garbage
-//! collection, which holds the die until done.
+//! Channel queues and dispatch: operations are queued on their channel
+//! (reads per die, programs per channel); an idle die gets GC first when a
+//! plane is at the threshold, else its scheduler's next operation, which the
+//! flash interface (`flash/interface.rs`) runs with its timing.
 
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
@@ -43,7 +43,7 @@ impl<O: Observer> Ssd<O> {
         // Any idle die of the channel may take it; stop at the first that does.
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {
-            if self.dies[die as usize].idle()
+            if self.flash.idle(die)
                 && self.try_start(die)
                 && self.channels[ch as usize].sched.writes_queued() == 0
             {
@@ -68,7 +68,7 @@ impl<O: Observer> Ssd<O> {
         let local = die - self.layout.first_die(ch);
         // Re-check idleness each time: a re-routed read may have started
         // work on this die recursively.
-        while self.dies[die as usize].idle() {
+        while self.flash.idle(die) {
             if self.start_gc_if_needed(die) {
                 break;
             }
@@ -120,10 +120,8 @@ impl<O: Observer> Ssd<O> {
                 // block: read disturb comes from the reads before it.
                 let sense = if self.ldpc.is_some() { self.ldpc_sense(ch, op.origin(), ppn) } else { self.t.read };
                 self.ftl.note_read(ppn);
-                let d = &mut self.dies[die as usize];
-                d.op = Some(op);
-                d.busy_since = now;
-                self.q.at(now + sense, Ev::ReadSensed(die));
+                let sensed = self.flash.submit(die, op, now, sense);
+                self.q.at(sensed, Ev::ReadSensed(die));
             }
             OpKind::Program => {
                 self.sync_ftl_clock();
@@ -135,13 +133,7 @@ impl<O: Observer> Ssd<O> {
                     }
                 };
                 op.ppn = ppn;
-                let c = &mut self.channels[ch as usize];
-                let start = c.bus_free_at.max(now);
-                c.bus_free_at = start + self.t.xfer;
-                let end = start + self.t.xfer + self.t.program;
-                let d = &mut self.dies[die as usize];
-                d.op = Some(op);
-                d.busy_since = now;
+                let end = self.flash.submit(die, op, now, 0);
                 self.q.at(end, Ev::OpDone(die));
             }
         }
@@ -161,21 +153,15 @@ impl<O: Observer> Ssd<O> {
 
     /// Sensing done: the page waits for the bus, then crosses it.
     pub(crate) fn read_sensed(&mut self, die: u32) {
-        let now = self.q.now();
-        let ch = self.layout.channel_of_die(die);
-        let c = &mut self.channels[ch as usize];
-        let start = c.bus_free_at.max(now);
-        c.bus_free_at = start + self.t.xfer;
-        self.q.at(start + self.t.xfer, Ev::OpDone(die));
+        let done = self.flash.sensed(die, self.q.now());
+        self.q.at(done, Ev::OpDone(die));
     }
 
     /// The die's operation ended: account it, hand the result on, refill.
     pub(crate) fn op_done(&mut self, die: u32) {
         let now = self.q.now();
         let ch = self.layout.channel_of_die(die);
-        let d = &mut self.dies[die as usize];
-        let Some(op) = d.op.take() else { return };
-        let since = d.busy_since;
+        let Some((op, since)) = self.flash.complete(die) else { return };
         self.obs.die_busy(ch, since, now);
         let queued = self.channels[ch as usize].queued();
         self.obs.op_done(ch, op.origin(), queued, now - op.enqueued);
@@ -212,8 +198,8 @@ impl<O: Observer> Ssd<O> {
         if !self.copyback {
             // Without copyback every move crosses the bus twice; charge the
             // channel for it so that its other transfers wait.
-            let c = &mut self.channels[self.layout.channel_of_die(die) as usize];
-            c.bus_free_at = c.bus_free_at.max(now) + 2 * self.t.xfer * work.moved as u64;
+            let ch = self.layout.channel_of_die(die);
+            self.flash.hold_bus(ch, now, 2 * self.t.xfer * work.moved as u64);
         }
         if let Some(v) = &mut self.verifier {
             let lost = usize::from(self.fault == Some(super::Fault::GcLosesPage));
@@ -226,11 +212,7 @@ impl<O: Observer> Ssd<O> {
             }
         }
         let dur = work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase;
-        let d = &mut self.dies[die as usize];
-        d.gc_until = Some(now + dur);
-        d.busy_since = now;
-        d.gc_moves += work.moved as u64;
-        d.gc_erases += work.erased as u64;
+        self.flash.start_gc(die, now, now + dur, work.moved, work.erased);
         let ch = self.layout.channel_of_die(die);
         let c = &mut self.channels[ch as usize];
         // The estimate a cost model would have made before this GC (DM-Eq. 7).
@@ -243,9 +225,7 @@ impl<O: Observer> Ssd<O> {
 
     /// GC finished: the die is free again.
     pub(crate) fn gc_done(&mut self, die: u32) {
-        let d = &mut self.dies[die as usize];
-        d.gc_until = None;
-        let since = d.busy_since;
+        let since = self.flash.end_gc(die);
         let ch = self.layout.channel_of_die(die);
         self.obs.die_busy(ch, since, self.q.now());
         // Deferred partners first, so that the column rotates rather than

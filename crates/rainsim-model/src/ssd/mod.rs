@@ -21,7 +21,8 @@ mod rotating_gc;
 
 use crate::config::{Config, ConfigError, Timing};
 use crate::controller::Controller;
-use crate::device_state::{ArrivalWindow, ChannelState, DieState, GcHistory};
+use crate::device_state::{ArrivalWindow, ChannelState, GcHistory};
+use crate::flash::interface::FlashInterface;
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
@@ -48,7 +49,7 @@ macro_rules! device_view {
         $crate::device_state::DeviceView {
             now: $s.q.now(),
             channels: &$s.channels,
-            dies: &$s.dies,
+            dies: $s.flash.dies(),
             timing: &$s.latencies,
             t: &$s.t,
             ftl: &$s.ftl,
@@ -109,7 +110,8 @@ pub struct Ssd<O: Observer> {
     pub ftl: Ftl,
     pub(crate) q: EventQueue<Ev>,
     pub(crate) channels: Vec<ChannelState>,
-    pub(crate) dies: Vec<DieState>,
+    /// Dies and channel buses executing operations.
+    pub(crate) flash: FlashInterface,
     pub(crate) policies: Policies,
     /// The host interface: request slots and the requests waiting for them.
     pub(crate) host: HostInterface,
@@ -180,7 +182,6 @@ impl<O: Observer> Ssd<O> {
         let rotating = rotating_gc::RotatingGc::new(cfg, &layout, &stripes);
         let channels = (0..layout.channels)
             .map(|_| ChannelState {
-                bus_free_at: 0,
                 sched: rotating_gc::RotatingGc::scheduler(cfg, &layout, &stripes),
                 arrivals: ArrivalWindow::new(cfg.policy.arrival_window()),
                 gc_recent: GcHistory::new(cfg.policy.degraded.gc_history as usize),
@@ -203,7 +204,7 @@ impl<O: Observer> Ssd<O> {
             latencies,
             times: controller,
             copyback,
-            dies: vec![DieState::default(); layout.dies() as usize],
+            flash: FlashInterface::new(layout.channels, layout.dies_per_channel, flash),
             policies,
             controller: Controller::new(controller.cores),
             layout,

@@ -112,7 +112,7 @@ impl<O: Observer> Ssd<O> {
         // now, with the new page's data recorded, may GC move it).
         if let Some(old) = old {
             let die = self.layout.die_of(old);
-            if self.dies[die as usize].idle() {
+            if self.flash.idle(die) {
                 self.try_start(die);
             }
         }

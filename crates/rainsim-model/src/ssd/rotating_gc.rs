@@ -87,7 +87,7 @@ impl<O: Observer> Ssd<O> {
         let Some(r) = &mut self.rotating else { return GcGate::Free };
         let ch = self.layout.channel_of_die(die);
         let col = die - self.layout.first_die(ch);
-        let dies = &self.dies;
+        let dies = self.flash.dies();
         let first = |c: u32| self.layout.first_die(c);
         if !r.partners[ch as usize].iter().any(|&c| dies[(first(c) + col) as usize].gc_until.is_some()) {
             return GcGate::Free;
@@ -122,7 +122,7 @@ impl<O: Observer> Ssd<O> {
         for i in 0..n {
             let Some(r) = &self.rotating else { return };
             let d = self.layout.first_die(r.partners[ch as usize][i]) + col;
-            if r.deferred[d as usize] && self.dies[d as usize].idle() {
+            if r.deferred[d as usize] && self.flash.idle(d) {
                 self.try_start(d);
             }
         }
