@@ -13,6 +13,7 @@ mod parity_update;
 mod percentiles;
 mod props;
 mod queueing;
+mod request_log;
 mod rotating_gc;
 mod setup;
 mod timing;
