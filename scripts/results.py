@@ -1,38 +1,42 @@
 #!/usr/bin/env python3
 """Regenerate the results pages in docs/results/ under the verdict protocol.
 
-    python3 scripts/results.py degraded-mode      # docs/results/degraded-mode.md
-    python3 scripts/results.py adaptive-parity    # docs/results/adaptive-parity.md
-    python3 scripts/results.py degraded-mode --quick   # smoke run, page to a temp file
+    .venv/bin/python scripts/results.py degraded-mode      # docs/results/degraded-mode.md
+    .venv/bin/python scripts/results.py adaptive-parity    # docs/results/adaptive-parity.md
+    .venv/bin/python scripts/results.py degraded-mode --quick   # smoke run, page to a temp file
 
-Builds the release binary and runs, in parallel, every (preset, scheme,
-workload, window, seed) the page needs with `rainsim run -o report.json`, then
-the sensitivity variants; scripts/verdict.py turns the reports into intervals,
-tests and verdicts and scripts/results_pages.py renders the page. Nothing in
-the pages is typed by hand; the protocol is stated at the top of each page.
+Builds the rainsim Python package from this tree into the interpreter that runs
+the script (`maturin develop --release`: run it with the venv of the README's
+set-up), then runs every (preset, scheme, workload, window, seed) the page
+needs and the sensitivity variants as one `rainsim.sweep` on the local backend
+(resumable: each report is stored under its key, and a sweep started again on
+the same store runs only what is missing); scripts/verdict.py turns the
+reports into intervals, tests and verdicts and scripts/results_pages.py
+renders the page. Nothing in the pages is typed by hand; the protocol is
+stated at the top of each page.
 
 Workloads: the shared trace samples (cut into disjoint windows of --window
 requests when longer than one window) and the synthetic profiles of
-configs/workloads/*.toml run with `rainsim run --workload NAME` (skipped, with
-a note, when the binary has no --workload flag).
+configs/workloads/*.toml (the sweep's `workload` key).
 
 Options: --traces DIR (default: $RAINSIM_TRACES or ../shared/traces),
---jobs N (default: all cores), --keep DIR (keep the JSON reports and the
-window files), --out FILE, --seeds N (default 5), --window N (default 10000),
---profiles a,b (default: every configs/workloads/*.toml), --quick (2 seeds,
-3 traces: the two shortest and the longest, 1 profile, one sensitivity variant; the page goes to a temp file
-unless --out is given).
+--jobs N (sweep workers; default: all cores), --keep DIR (the sweep's store of
+JSON reports, with the window files: kept, and resumed by a later run with the
+same DIR; clear it after changing the model, since a report's key names the
+rainsim version, not the commit), --out FILE, --seeds N (default 5),
+--window N (default 10000), --profiles a,b (default: every
+configs/workloads/*.toml), --quick (2 seeds, 3 traces: the two shortest and the
+longest, 1 profile, one sensitivity variant; the page goes to a temp file unless
+--out is given).
 """
 
 import argparse
-import concurrent.futures as cf
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,30 +87,39 @@ def trace_dir(arg):
 
 
 def build():
-    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rainsim"], cwd=ROOT, check=True)
-    return ROOT / "target" / "release" / "rainsim"
+    """Builds the extension from this tree into the running interpreter and imports it
+    (as the script used to build the CLI binary: the pages always come from this tree)."""
+    try:
+        import maturin  # noqa: F401
+    except ImportError:
+        sys.exit("scripts/results.py builds the rainsim package with maturin: run it with the venv of the "
+                 "README's set-up, e.g. .venv/bin/python scripts/results.py PAGE (scripts/test-all.sh makes .venv)")
+    env = dict(os.environ, VIRTUAL_ENV=sys.prefix, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    subprocess.run([sys.executable, "-m", "maturin", "develop", "--release", "--locked", "-q"], cwd=ROOT, env=env, check=True)
+    import rainsim
+
+    return Engine(rainsim)
 
 
-class Binary:
-    """The rainsim binary and what it supports."""
+class Engine:
+    """The rainsim package and what this build supports."""
 
-    def __init__(self, path):
-        self.path = str(path)
-        run_help = subprocess.run([self.path, "run", "--help"], capture_output=True, text=True).stdout
-        self.has_workload = "--workload" in run_help
+    def __init__(self, rainsim):
+        self.rainsim = rainsim
+        self.has_workload = True  # the sweep's `workload` key
         self._defaults = {}
 
     def supports_set(self, preset, sets):
-        cmd = [self.path, "config", "show", "--config", preset]
-        for kv in sets:
-            cmd += ["--set", kv]
-        return subprocess.run(cmd, capture_output=True, text=True).returncode == 0
+        try:
+            self.rainsim.config(preset, set=list(sets))
+            return True
+        except self.rainsim.RainsimError:
+            return False
 
     def default(self, preset, key):
         """The preset's value of a dotted key, as a lower-case string (None if absent)."""
         if preset not in self._defaults:
-            r = subprocess.run([self.path, "config", "show", "--config", preset], capture_output=True, text=True, check=True)
-            self._defaults[preset] = tomllib.loads(r.stdout)
+            self._defaults[preset] = self.rainsim.config(preset)
         d = self._defaults[preset]
         for part in key.split("."):
             if not isinstance(d, dict) or part not in d:
@@ -121,27 +134,17 @@ class Workload:
     def __init__(self, name, kind, windows, requests, fmt=None):
         self.name, self.kind, self.windows, self.requests, self.fmt = name, kind, windows, requests, fmt
 
-    def args(self, win):
+    def point(self, win):
+        """The sweep keys that name this workload's window."""
         if self.kind == "profile":
-            return ["--workload", self.name]
-        a = ["--trace", str(self.windows[win][1])]
-        return a + (["--format", self.fmt] if self.fmt else [])
+            return {"workload": self.name}
+        return {"trace": str(self.windows[win][1]), **({"format": self.fmt} if self.fmt else {})}
 
 
-def trace_info(binary, p):
-    """(request count, format) from `rainsim trace stats`."""
-    r = subprocess.run([binary.path, "trace", "stats", str(p)], capture_output=True, text=True)
-    n, fmt = None, None
-    lines = r.stdout.splitlines()
-    if lines and "(" in lines[0]:
-        fmt = lines[0].split("(", 1)[1].split(",", 1)[0].strip()
-    for i, line in enumerate(lines[:-1]):
-        if "Req #" in line:
-            n = int(lines[i + 1].split()[0].replace(",", ""))
-            break
-    if n is None:
-        raise RuntimeError(f"could not read the request count of {p}:\n{r.stdout}{r.stderr}")
-    return n, fmt
+def trace_info(engine, p):
+    """(request count, format) from `rainsim.trace_stats`."""
+    d = engine.rainsim.trace_stats(p)
+    return d["stats"]["requests"], d["trace"]["format"]
 
 
 def cut_windows(path, window, outdir):
@@ -168,13 +171,13 @@ def cut_windows(path, window, outdir):
     return out
 
 
-def trace_workloads(binary, d, window, outdir, limit=None):
+def trace_workloads(engine, d, window, outdir, limit=None):
     keep, skipped = [], []
     calibration = bpu_calibration()
     for p in sorted(d.iterdir()):
         if p.name == "README.md" or p.name == calibration:
             continue
-        n, fmt = trace_info(binary, p)
+        n, fmt = trace_info(engine, p)
         if n < MIN_REQUESTS:
             skipped.append((p.name, n))
             continue
@@ -186,11 +189,11 @@ def trace_workloads(binary, d, window, outdir, limit=None):
     return keep, skipped
 
 
-def profile_workloads(binary, names):
+def profile_workloads(engine, names):
     names = [n for n in names if n != bpu_calibration()]
     if not names:
         return [], []
-    if not binary.has_workload:
+    if not engine.has_workload:
         note(f"`rainsim run` has no --workload flag yet: synthetic profiles {', '.join(names)} skipped")
         return [], [(n, "no --workload flag in this build") for n in names]
     return [Workload(n, "profile", [("synthetic", None)], None) for n in names], []
@@ -200,96 +203,42 @@ def discover_profiles():
     return sorted(p.stem for p in (ROOT / "configs" / "workloads").glob("*.toml"))
 
 
-def run_one(binary, preset, scheme, wl, win, seed, sets, out):
-    cmd = [binary.path, "run", "-q", "--config", preset, "--scheme", scheme] + wl.args(win) + ["-o", str(out)]
-    for s in list(results_pages.COMMON_SETS) + [f"seed={seed}"] + list(sets):
-        cmd += ["--set", s]
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}\n{p.stderr}")
-    with open(out) as f:
-        r = json.load(f)
-    for cls in r.get("latency", {}).values():
-        cls.pop("cdf", None)
-    r["_wall_s"] = time.monotonic() - t0
-    return r
+def sweep_point(preset, scheme, wl, win, seed, sets):
+    """One job as a point of the sweep: the run keys and every `--set` as a config key."""
+    point = {"config": preset, "scheme": scheme, **wl.point(win), "seed": seed}
+    for kv in list(results_pages.COMMON_SETS) + list(sets):
+        k, v = kv.split("=", 1)
+        point[k] = v  # a bare string is written as is, as on the command line
+    return point
 
 
 class Runner:
-    """Runs every job once (jobs with the same canonical settings share one
-    run) in parallel, with progress on stderr."""
+    """Runs every job once as one `rainsim.sweep` on the local backend (jobs whose
+    effective configurations are equal share one run and one stored report)."""
 
-    def __init__(self, binary, keep, jobs, reuse=False):
-        self.binary = binary
+    def __init__(self, engine, keep, jobs):
+        self.engine = engine
         self.dir = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="rainsim-results-"))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.jobs = jobs
-        self.reuse = reuse
         self.walls = []
-
-    def key_file(self, ck):
-        return self.dir / f"run{self.index[ck]:05d}.key"
-
-    def kept(self, out, ck, scheme, seed):
-        """With --reuse, the report an earlier run left at `out` for the same
-        job (its key file must match; a report without one must at least
-        have the same scheme and seed), else None."""
-        if not self.reuse or not out.exists():
-            return None
-        key = out.with_suffix(".key")
-        try:
-            r = json.loads(out.read_text())
-        except (OSError, ValueError):
-            return None
-        if key.exists():
-            if json.loads(key.read_text()) != json.loads(json.dumps(ck)):
-                return None
-        elif r.get("scheme") != scheme or r.get("seed") != seed:
-            return None
-        for cls in r.get("latency", {}).values():
-            cls.pop("cdf", None)
-        r.setdefault("_wall_s", 0.0)
-        return r
-
-    def canonical(self, preset, sets):
-        """The sets that differ from the preset's own values, sorted."""
-        out = []
-        for s in sets:
-            k, v = s.split("=", 1)
-            if self.binary.default(preset, k) != v.lower():
-                out.append(s)
-        return tuple(sorted(out))
 
     def run_all(self, jobs):
         """jobs: {key: (preset, scheme, workload, win, seed, sets)} -> {key: report}."""
-        unique, alias = {}, {}
-        for key, (preset, scheme, wl, win, seed, sets) in jobs.items():
-            ck = (preset, scheme, wl.name, win, seed, self.canonical(preset, sets))
-            alias[key] = ck
-            unique.setdefault(ck, (preset, scheme, wl, win, seed, ck[-1]))
-        self.index = {ck: i for i, ck in enumerate(unique)}
-        done, t0 = {}, time.monotonic()
-        with cf.ThreadPoolExecutor(self.jobs) as ex:
-            futs = {}
-            for i, (ck, (preset, scheme, wl, win, seed, sets)) in enumerate(unique.items()):
-                out = self.dir / f"run{i:05d}.json"
-                kept = self.kept(out, ck, scheme, seed)
-                if kept is not None:
-                    done[ck] = kept
-                    continue
-                futs[ex.submit(run_one, self.binary, preset, scheme, wl, win, seed, sets, out)] = ck
-            if done:
-                print(f"{len(done)} runs reused from {self.dir}", file=sys.stderr)
-            for i, fut in enumerate(cf.as_completed(futs), 1):
-                done[futs[fut]] = fut.result()
-                self.key_file(futs[fut]).write_text(json.dumps(futs[fut]))
-                self.walls.append(done[futs[fut]]["_wall_s"])
-                el = time.monotonic() - t0
-                eta = el / i * (len(futs) - i)
-                print(f"\r{i}/{len(futs)} runs, {el:.0f} s elapsed, ~{eta:.0f} s left   ", end="", file=sys.stderr, flush=True)
-        print(file=sys.stderr)
-        return {key: done[ck] for key, ck in alias.items()}
+        points = [sweep_point(*job) for job in jobs.values()]
+        cols = self.engine.rainsim.sweep(points, out=str(self.dir), backend="local", workers=self.jobs, lib="dict")
+        loaded = {}
+        for k in cols["key"]:
+            if k not in loaded:
+                with open(self.dir / f"{k}.json") as f:
+                    r = json.load(f)
+                for cls in r.get("latency", {}).values():
+                    cls.pop("cdf", None)
+                t = r.get("timing", {})
+                r["_wall_s"] = t.get("setup_s", 0.0) + t.get("wall_s", 0.0)
+                loaded[k] = r
+        self.walls = [r["_wall_s"] for r in loaded.values()]
+        return {job: loaded[k] for job, k in zip(jobs, cols["key"])}
 
 
 def git_rev():
@@ -301,18 +250,18 @@ def git_rev():
     return r.stdout.strip() + ("+changes" if dirty else "")
 
 
-def variants(binary, presets, quick):
+def variants(engine, presets, quick):
     """[(label, sets)] of the sensitivity panel, and notes on what was skipped."""
     out, notes = [], []
     keys = [VARIANT_KEYS[1]] if quick else VARIANT_KEYS
     for label, key, values in keys:
-        if not all(binary.supports_set(p, variant_sets(key, values[0])) for p in presets):
+        if not all(engine.supports_set(p, variant_sets(key, values[0])) for p in presets):
             msg = f"not in this panel: `{key}` is not a config key of this build: the {label} variants are skipped"
             note(msg)
             notes.append(msg)
             continue
         for v in values:
-            if all(binary.default(p, key) == v for p in presets):
+            if all(engine.default(p, key) == v for p in presets):
                 notes.append(f"`{key}={v}` is every preset's own setting: the main-runs column")
                 continue
             out.append((f"{key}={v}", variant_sets(key, v)))
@@ -332,23 +281,23 @@ def main():
     ap.add_argument("--profiles", help="comma-separated synthetic profile names")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument(
-        "--reuse", action="store_true", help="with --keep DIR: reuse the reports an earlier run of the same jobs left there"
+        "--reuse", action="store_true", help="kept for old command lines: a --keep DIR store is always resumed"
     )
     a = ap.parse_args()
     t_start = time.monotonic()
     page = results_pages.PAGES[a.page]
-    binary = Binary(build())
+    engine = build()
     seeds = list(range(1, (2 if a.quick else a.seeds) + 1))
-    runner = Runner(binary, a.keep, a.jobs, a.reuse)
+    runner = Runner(engine, a.keep, a.jobs)
     windir = runner.dir / "windows"
     windir.mkdir(exist_ok=True)
-    traces, skipped = trace_workloads(binary, trace_dir(a.traces), a.window, windir, 3 if a.quick else None)
+    traces, skipped = trace_workloads(engine, trace_dir(a.traces), a.window, windir, 3 if a.quick else None)
     names = a.profiles.split(",") if a.profiles else (page.profiles if page.profiles is not None else discover_profiles())
     if a.quick:
         names = names[:1]
-    profiles, skipped_profiles = profile_workloads(binary, names)
+    profiles, skipped_profiles = profile_workloads(engine, names)
     workloads = traces + profiles
-    var, var_notes = variants(binary, sorted({p for p, _ in page.sensitivity_runs()}), a.quick)
+    var, var_notes = variants(engine, sorted({p for p, _ in page.sensitivity_runs()}), a.quick)
 
     jobs = {}
     sens_seeds = seeds[: a.sens_seeds]

@@ -1,4 +1,4 @@
-"""Tests of the trace windowing in scripts/results.py."""
+"""Tests of the trace windowing and the sweep points of scripts/results.py."""
 
 import sys
 import tempfile
@@ -41,6 +41,23 @@ class Windows(unittest.TestCase):
         p = self.write("t.trace", b"1 0 0 8 1\n2 0 0 8 1\n3 0 0 8 1\n4 0 0 8 1")
         wins = results.cut_windows(p, 2, self.dir)
         self.assertEqual(wins[1][1].read_bytes(), b"3 0 0 8 1\n4 0 0 8 1\n")
+
+
+class SweepPoints(unittest.TestCase):
+    def test_a_job_is_its_command_line_as_sweep_keys(self):
+        trace = results.Workload("t.csv", "trace", [("all", Path("/x/t.csv"))], 1000, "msr")
+        sets = results.variant_sets("precondition.layout", "packed")
+        self.assertEqual(
+            results.sweep_point("p", "baseline", trace, 0, 3, sets),
+            {"config": "p", "scheme": "baseline", "trace": "/x/t.csv", "format": "msr", "seed": 3,
+             "trace.repeat": "2", "precondition.layout": "packed",
+             "precondition.target_moves_per_gc": "default", "precondition.hot_utilization": "default"},
+        )
+        profile = results.Workload("rep-raid-wdev_0", "profile", [("synthetic", None)], None)
+        self.assertEqual(
+            results.sweep_point("p", "bpu", profile, 0, 1, []),
+            {"config": "p", "scheme": "bpu", "workload": "rep-raid-wdev_0", "seed": 1, "trace.repeat": "2"},
+        )
 
 
 if __name__ == "__main__":

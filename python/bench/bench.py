@@ -37,10 +37,17 @@ def sweep_seconds(workers: int) -> tuple:
 
 def main() -> None:
     print(f"cpus: {os.cpu_count()}, load average before: {os.getloadavg()[0]:.2f}")
-    one = min(sweep_seconds(1) for _ in range(3))
-    two = min(sweep_seconds(2) for _ in range(3))
+    trials = {1: [], 2: []}
+    for i in range(3):  # alternating, so that a change of load hits both
+        for w in (1, 2):
+            load = os.getloadavg()[0]
+            trials[w].append(sweep_seconds(w))
+            print(f"  trial {i + 1}, {w} worker(s): {trials[w][-1][0]:.2f} s "
+                  f"({trials[w][-1][1]:.2f} CPU-s per s), load average before {load:.2f}")
+    one, two = min(trials[1]), min(trials[2])
     print(f"64-run sweep, local, best of 3: 1 worker {one[0]:.2f} s ({one[1]:.2f} CPU-s per s), "
-          f"2 workers {two[0]:.2f} s ({two[1]:.2f} CPU-s per s), speed-up {one[0] / two[0]:.2f}x")
+          f"2 workers {two[0]:.2f} s ({two[1]:.2f} CPU-s per s), speed-up {one[0] / two[0]:.2f}x; "
+          f"median speed-up {statistics.median(a[0] / b[0] for a, b in zip(trials[1], trials[2])):.2f}x")
     trace = str(TRACES / NAMES[0])
     kw = dict(config="default", scheme="baseline", trace=trace)
     rainsim.run(**kw)  # warm caches
@@ -67,6 +74,19 @@ def main() -> None:
           f"native call alone {med(native) * 1e3:.1f} ms; CLI process {med(cli) * 1e3:.1f} ms")
     print(f"per run, medians: Python side (JSON text -> dict -> Report) {med(wrap) * 1e3:.2f} ms; "
           f"everything beyond the simulation (config, trace loading, JSON, Python) {med(beyond) * 1e3:.2f} ms")
+    # A tiny run (100 synthetic requests): the call's own cost against the model's time.
+    tiny = dict(config="default", scheme="baseline", set={"workload.requests": 100})
+    rainsim.run(**tiny)
+    full, inner = [], []
+    for _ in range(20):
+        t = time.perf_counter()
+        r = rainsim.run(**tiny)
+        full.append(time.perf_counter() - t)
+        inner.append(r["timing"]["setup_s"] + r["timing"]["wall_s"])
+    print(f"tiny run (100 synthetic requests), medians of 20: rainsim.run {med(full) * 1e3:.2f} ms, "
+          f"model (setup + run) {med(inner) * 1e3:.2f} ms, beyond the model "
+          f"{med(f - i for f, i in zip(full, inner)) * 1e3:.2f} ms")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -17,14 +17,14 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _rainsim
 from ._rainsim import RainsimError
-from ._report import Report, load_report, set_frame_library
+from ._report import Report, load_report, read_request_log, set_frame_library
 from ._values import set_list
 
 __version__: str = _rainsim.__version__
 
 __all__ = [
     "RainsimError", "Report", "run", "config", "presets", "schemes", "workloads", "trace_stats",
-    "load_report", "set_frame_library", "sweep", "load_results", "report", "__version__",
+    "load_report", "read_request_log", "set_frame_library", "sweep", "load_results", "report", "__version__",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -37,18 +37,24 @@ def _path(p: Optional[PathLike]) -> Optional[str]:
 
 def run(config: Optional[PathLike] = None, scheme: Optional[str] = None, trace: Optional[PathLike] = None,
         set: Sets = None, verify: bool = False, workload: Optional[str] = None,
-        format: Optional[str] = None, time_unit: Optional[str] = None) -> Report:
+        format: Optional[str] = None, time_unit: Optional[str] = None,
+        request_log: Optional[PathLike] = None) -> Report:
     """Simulates one configuration, as ``rainsim run`` does, and returns its :class:`Report`.
 
     ``config`` is a preset name or TOML file (default ``default``), ``scheme`` a scheme
     name (default ``baseline``), ``trace`` a trace file (default: the config's synthetic
     workload), ``set`` overrides as ``{"raid.stripe_width": 8}`` or ``["raid.stripe_width=8"]``.
-    The GIL is released while the simulation runs. Raises :class:`RainsimError` with
-    the CLI's message.
+    ``request_log`` writes the per-request log there as Parquet (as ``--request-log``;
+    ``report.requests()`` reads it back as a frame). The GIL is released while the
+    simulation runs. Raises :class:`RainsimError` with the CLI's message.
     """
+    log = _path(request_log)
     text = _rainsim.run_json(config=_path(config), scheme=scheme, workload=_path(workload), trace=_path(trace),
-                             sets=set_list(set), format=format, time_unit=time_unit, verify=verify)
-    return Report(json.loads(text))
+                             sets=set_list(set), format=format, time_unit=time_unit, verify=verify,
+                             request_log=log)
+    r = Report(json.loads(text))
+    r.request_log = log
+    return r
 
 
 def config(config: Optional[PathLike] = None, scheme: Optional[str] = None, set: Sets = None,

@@ -67,15 +67,18 @@ def metrics(d: dict) -> Dict[str, Any]:
 class Report:
     """One run's report. ``report.data`` is the JSON report as a dict (``report["waf"]`` reads it too)."""
 
-    def __init__(self, data: dict, path: Optional[str] = None):
+    def __init__(self, data: dict, path: Optional[str] = None, request_log: Optional[str] = None):
         self.data = data
         self.path = path
+        #: The Parquet request log written with this run (``run(..., request_log=...)``), if any.
+        self.request_log = request_log
 
     @classmethod
-    def load(cls, path: "os.PathLike[str] | str") -> "Report":
-        """Reads a JSON report written by ``rainsim run --out`` or a sweep."""
+    def load(cls, path: "os.PathLike[str] | str", request_log: "Optional[os.PathLike[str] | str]" = None) -> "Report":
+        """Reads a JSON report written by ``rainsim run --out`` or a sweep (and, with
+        ``request_log``, names the run's ``--request-log`` file for :meth:`requests`)."""
         with open(path, encoding="utf-8") as f:
-            return cls(json.load(f), os.fspath(path))
+            return cls(json.load(f), os.fspath(path), None if request_log is None else os.fspath(request_log))
 
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
@@ -139,6 +142,13 @@ class Report:
         """Flash operations by origin."""
         return frame(self.tables()["flash_ops"], lib)
 
+    def requests(self, lib: Optional[str] = None):
+        """The per-request log of this run (``run(..., request_log=PATH)``) as a frame: one row
+        per completed request (arrival_ns, class, size_bytes, latency_ns, channels, degraded)."""
+        if self.request_log is None:
+            raise ValueError("this run kept no request log: run it with request_log='FILE.parquet'")
+        return read_request_log(self.request_log, lib)
+
     def to_pandas(self) -> Dict[str, Any]:
         """Every table as a pandas DataFrame: summary, latency, channels, cdf, flash_ops."""
         return {k: frame(v, "pandas") for k, v in self.tables().items()}
@@ -164,3 +174,28 @@ class Report:
 def load_report(path: "os.PathLike[str] | str") -> Report:
     """Reads a JSON report file."""
     return Report.load(path)
+
+
+def read_request_log(path: "os.PathLike[str] | str", lib: Optional[str] = None):
+    """Reads a request log (``rainsim run --request-log``, ``run(request_log=...)``) as a pandas
+    frame (needs pyarrow) or a polars frame, as :func:`set_frame_library` or ``lib`` chooses."""
+    lib = lib or _default_lib
+    path = os.fspath(path)
+    if lib in (None, "pandas"):
+        try:
+            import pandas as pd
+            import pyarrow  # noqa: F401  (pandas reads Parquet through it)
+            return pd.read_parquet(path)
+        except ImportError:
+            if lib == "pandas":
+                raise ImportError("reading the request log into pandas needs pyarrow: pip install 'rainsim[pandas]'") from None
+    if lib in (None, "polars"):
+        try:
+            import polars as pl
+            return pl.read_parquet(path)
+        except ImportError:
+            if lib == "polars":
+                raise ImportError("frames need polars: pip install 'rainsim[polars]'") from None
+    if lib not in (None, "pandas", "polars"):
+        raise ValueError(f"frame library must be 'pandas' or 'polars', not {lib!r}")
+    raise ImportError("the request log needs pandas with pyarrow, or polars: pip install 'rainsim[pandas]'")

@@ -67,8 +67,13 @@ def load_sweep_file(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
             "backend": doc.get("backend"), "workers": doc.get("workers")}
 
 
-def expand(grid: Mapping[str, Any]) -> List[Dict[str, Any]]:
-    """Every combination of the grid's values (a scalar counts as a one-value list), in key order."""
+def expand(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]) -> List[Dict[str, Any]]:
+    """Every combination of the grid's values (a scalar counts as a one-value list), in key order;
+    for a list of grids, each grid's combinations in turn."""
+    if not isinstance(grid, Mapping):
+        if not grid:
+            raise RainsimError("the list of grids is empty")
+        return [point for g in grid for point in expand(g)]
     keys = list(grid)
     lists = [v if isinstance(v, (list, tuple)) else [v] for v in grid.values()]
     for k, v in zip(keys, lists):
@@ -97,7 +102,7 @@ def _file_sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def plan(grid: Mapping[str, Any]) -> List[Tuple[Dict[str, Any], Dict[str, Any], str]]:
+def plan(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]) -> List[Tuple[Dict[str, Any], Dict[str, Any], str]]:
     """(params, spec, key) of every run; resolves every configuration first, so a bad
     preset, scheme, key or trace fails here, before any run, naming it."""
     hashes: Dict[str, str] = {}
@@ -233,20 +238,22 @@ def _ray(todo, workers, finish, address):
             ray.shutdown()
 
 
-def sweep(grid: Union[Mapping[str, Any], str, "os.PathLike[str]"], out: Optional[str] = None,
+def sweep(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, "os.PathLike[str]"], out: Optional[str] = None,
           backend: Optional[str] = None, workers: Optional[int] = None, client: Any = None,
           address: Optional[str] = None, lib: Optional[str] = None, progress: bool = True):
     """Runs every combination of ``grid`` once and returns one tidy frame (one row per run).
 
     ``grid`` maps run keys (``config``, ``scheme``, ``trace``, ``workload``, ``seed``,
     ``verify``, ``format``, ``time_unit``) and config keys (``"raid.stripe_width"``) to
-    lists of values, or is the path of a TOML sweep file. Reports go to ``out``
+    lists of values, or is a list of such grids (the runs of each in turn; a run
+    several points share runs once), or the path of a TOML sweep file. Reports go to ``out``
     (default ``results``) as ``<key>.json``; runs already stored there are not run
     again. ``backend``: ``"local"`` (threads, all cores by default), ``"dask"`` (on
     ``client``, else a ``LocalCluster``) or ``"ray"`` (``ray.init(address)``, local
     without one). Every configuration is resolved before any run starts, so a bad name
     fails at once. Runs that fail are reported together in one :class:`RainsimError`
-    after the others are stored.
+    after the others are stored. ``lib``: the frame's library (``"pandas"``, ``"polars"``),
+    or ``"dict"`` for the plain ``{column: values}`` (no dependency).
     """
     if isinstance(grid, (str, os.PathLike)):
         f = load_sweep_file(grid)
@@ -260,7 +267,8 @@ def sweep(grid: Union[Mapping[str, Any], str, "os.PathLike[str]"], out: Optional
     runs = plan(grid)
     os.makedirs(out, exist_ok=True)
     _clean_stale(out)
-    manifest = {"version": _rainsim.__version__, "grid": dict(grid), "runs": [{"key": k, "params": p} for p, _, k in runs]}
+    grids = dict(grid) if isinstance(grid, Mapping) else [dict(g) for g in grid]
+    manifest = {"version": _rainsim.__version__, "grid": grids, "runs": [{"key": k, "params": p} for p, _, k in runs]}
     _write_atomic(os.path.join(out, "sweep.json"), json.dumps(manifest, indent=2, default=str))
     unique = {k: s for _, s, k in runs}
     todo = [(k, s) for k, s in unique.items() if not _stored(os.path.join(out, f"{k}.json"))]
@@ -297,8 +305,11 @@ def _frame(out: str, runs: Sequence[Tuple[Dict[str, Any], Any, str]], lib: Optio
             d = json.load(f)
         rows.append({**{k: (str(v) if k == "trace" else v) for k, v in params.items()}, "key": key,
                      "scheme_run": d["scheme"], "seed_run": d["seed"], **metrics(d)})
-    cols: Dict[str, List[Any]] = {k: [r.get(k) for r in rows] for k in (rows[0] if rows else {})}
-    return frame(cols, lib)
+    names: Dict[str, None] = {}  # every row's columns, in order of first appearance
+    for r in rows:
+        names.update(dict.fromkeys(r))
+    cols: Dict[str, List[Any]] = {k: [r.get(k) for r in rows] for k in names}
+    return cols if lib == "dict" else frame(cols, lib)
 
 
 def load_results(out: str = "results", lib: Optional[str] = None):

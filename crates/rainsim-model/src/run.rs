@@ -5,6 +5,7 @@ use crate::engine::SimTime;
 use crate::metrics::collector::Collector;
 use crate::metrics::observer::Observer;
 use crate::metrics::report::{Report, ReportInputs, RunTiming};
+use crate::metrics::request_log::RequestLog;
 use crate::ssd::{RunTotals, SimError, Ssd};
 use rainsim_trace::Request;
 use std::time::Instant;
@@ -25,8 +26,30 @@ pub use crate::engine::cpu_seconds;
 
 /// Builds the device from `cfg`, replays `requests` and returns the report.
 pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<Report, SimError> {
+    Ok(simulate_with(cfg, requests, opts, false)?.0)
+}
+
+/// [`simulate`], also keeping the per-request log (one row per completed
+/// request, in completion order).
+pub fn simulate_with_request_log(
+    cfg: &Config,
+    requests: &[Request],
+    opts: RunOptions,
+) -> Result<(Report, RequestLog), SimError> {
+    let (report, log) = simulate_with(cfg, requests, opts, true)?;
+    Ok((report, log.expect("the collector was built with a request log")))
+}
+
+fn simulate_with(
+    cfg: &Config,
+    requests: &[Request],
+    opts: RunOptions,
+    request_log: bool,
+) -> Result<(Report, Option<RequestLog>), SimError> {
     let t0 = Instant::now();
-    let mut ssd = Ssd::for_requests(cfg, Collector::new(cfg.geometry.channels), opts.verify, requests)?;
+    let channels = cfg.geometry.channels;
+    let obs = if request_log { Collector::with_request_log(channels) } else { Collector::new(channels) };
+    let mut ssd = Ssd::for_requests(cfg, obs, opts.verify, requests)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let (w0, c0) = (Instant::now(), cpu_seconds());
     ssd.run(requests, opts.progress)?;
@@ -45,7 +68,7 @@ pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<
             _ => 0.0,
         },
     };
-    Ok(report)
+    Ok((report, ssd.obs.requests.take()))
 }
 
 /// One device of a [`simulate_together`] run.

@@ -33,8 +33,9 @@ fn spec(
 }
 
 /// Runs one simulation (the GIL is released meanwhile); returns the report as JSON text.
+/// With `request_log`, also writes the per-request log there as Parquet.
 #[pyfunction]
-#[pyo3(signature = (config=None, scheme=None, workload=None, trace=None, sets=vec![], format=None, time_unit=None, verify=false))]
+#[pyo3(signature = (config=None, scheme=None, workload=None, trace=None, sets=vec![], format=None, time_unit=None, verify=false, request_log=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
@@ -46,10 +47,11 @@ fn run_json(
     format: Option<String>,
     time_unit: Option<String>,
     verify: bool,
+    request_log: Option<PathBuf>,
 ) -> PyResult<String> {
     let s = spec(config, scheme, workload, trace, sets, format, time_unit);
     py.detach(|| {
-        let report = rainsim::run(&s, verify).map_err(|e| e.to_string())?;
+        let report = rainsim::run_logged(&s, verify, request_log.as_deref()).map_err(|e| e.to_string())?;
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())
     })
     .map_err(err)

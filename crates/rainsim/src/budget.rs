@@ -34,13 +34,24 @@ fn gib(b: u64) -> String {
     format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
 }
 
+/// Memory of the per-request log per request, bytes: the columns (about
+/// 36 bytes a row with a few channels) with their growth slack.
+pub const REQUEST_LOG_BYTES: u64 = 80;
+
 /// Refuses a run of `cfg` on `requests` requests whose estimate exceeds the
-/// memory available, unless `run.ignore_memory_budget` is set.
-pub fn check(cfg: &Config, requests: u64, verify: bool) -> Result<(), SettingsError> {
+/// memory available, unless `run.ignore_memory_budget` is set. `request_log`
+/// adds the per-request log's memory.
+pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Result<(), SettingsError> {
     if cfg.run.ignore_memory_budget {
         return Ok(());
     }
-    let est = memory_estimate(cfg, requests, verify);
+    let mut est = memory_estimate(cfg, requests, verify);
+    if request_log {
+        let b = requests.saturating_mul(REQUEST_LOG_BYTES);
+        est.bytes = est.bytes.saturating_add(b);
+        est.parts.push(("the request log (--request-log)", b));
+        est.parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    }
     let (avail, source) = available();
     if est.bytes <= avail {
         return Ok(());

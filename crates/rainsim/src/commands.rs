@@ -6,6 +6,7 @@ use crate::summary;
 use crate::workload;
 use crate::Setup;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{Config, Report};
 use rainsim_trace::Trace;
 use std::io::{IsTerminal, Write};
@@ -84,10 +85,22 @@ fn simulate(
     show_progress: bool,
     stopped: &str,
 ) -> Result<Report, Box<dyn std::error::Error>> {
+    Ok(simulate_logged(cfg, trace, scheme, verify, false, show_progress, stopped)?.0)
+}
+
+fn simulate_logged(
+    cfg: &Config,
+    trace: &Trace,
+    scheme: &str,
+    verify: bool,
+    request_log: bool,
+    show_progress: bool,
+    stopped: &str,
+) -> Result<(Report, Option<RequestLog>), Box<dyn std::error::Error>> {
     let total = trace.requests.len() as u64;
     let mut progress = Progress::new(total, scheme, show_progress);
     interrupt::check(stopped);
-    let report = rainsim::simulate(cfg, trace, scheme, verify, &mut |n: u64| {
+    let report = rainsim::simulate_logged(cfg, trace, scheme, verify, request_log, &mut |n: u64| {
         progress.update(n);
         if interrupt::received().is_some() {
             if let Some(b) = &progress.bar {
@@ -107,32 +120,19 @@ fn write_report(path: &Path, report: &Report) -> Res {
     Ok(())
 }
 
-/// Fails now, not after a long run, if `path` cannot be written: it must not
-/// be a directory, and its directory must take a new file (for the rename).
-fn check_writable(path: &Path) -> Res {
-    if path.is_dir() {
-        return Err(format!("{}: is a directory", path.display()).into());
-    }
-    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let probe = dir.join(format!(".{}.probe-{}", name.to_string_lossy(), std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| format!("{}: cannot write here: {e}", path.display()))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
-}
-
 /// `rainsim run`.
-pub fn run(setup: &Setup, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
+pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify: bool, quiet: bool) -> Res {
     let scheme = setup.scheme.as_deref().unwrap_or("baseline");
     let cfg = resolve(setup, Some(scheme), &[])?;
-    if let Some(p) = out {
-        check_writable(p)?;
+    for p in out.iter().chain(&request_log) {
+        rainsim::check_writable(p).map_err(|e| e.to_string())?;
     }
-    run_checked(setup, &cfg, scheme, out, verify, quiet)
-}
-
-fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
-    let trace = workload::load(cfg, setup.trace.as_deref())?;
+    if let (Some(a), Some(b)) = (out, request_log) {
+        if a == b {
+            return Err(format!("--out and --request-log both name {}", a.display()).into());
+        }
+    }
+    let trace = workload::load(&cfg, setup.trace.as_deref())?;
     if !quiet {
         warn_detection(&trace);
     }
@@ -148,10 +148,14 @@ fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, ve
             );
         }
     }
-    let report = simulate(cfg, &trace, scheme, verify, !quiet, "no report written")?;
-    // The report file first: printing into a closed pipe ends the process.
+    let (report, log) =
+        simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), !quiet, "no report written")?;
+    // The files first: printing into a closed pipe ends the process.
     if let Some(p) = out {
         write_report(p, &report)?;
+    }
+    if let (Some(p), Some(log)) = (request_log, &log) {
+        rainsim::request_log::write(p, log, &report)?;
     }
     if !quiet {
         outf!("{}", summary::render(&report));
@@ -160,6 +164,9 @@ fn run_checked(setup: &Setup, cfg: &Config, scheme: &str, out: Option<&Path>, ve
         }
         if let Some(p) = out {
             outln!("report written to {}", p.display());
+        }
+        if let (Some(p), Some(log)) = (request_log, &log) {
+            outln!("request log ({} requests) written to {}", log.len(), p.display());
         }
     }
     Ok(())

@@ -3,12 +3,17 @@
 //! traces and run exactly as `rainsim run` does.
 
 pub mod budget;
+pub mod parquet;
+pub mod request_log;
 pub mod settings;
 pub mod summary;
 pub mod workload;
 
+use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{run::RunOptions, Config, Report};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+type Error = Box<dyn std::error::Error + Send + Sync>;
 
 /// What one run is made of, as `rainsim run`'s options say it.
 #[derive(Debug, Clone, Default)]
@@ -59,20 +64,60 @@ pub fn simulate(
     scheme: &str,
     verify: bool,
     progress: &mut dyn FnMut(u64),
-) -> Result<Report, Box<dyn std::error::Error + Send + Sync>> {
-    budget::check(cfg, trace.requests.len() as u64, verify)?;
-    let report = rainsim_model::simulate(
-        cfg,
-        &trace.requests,
-        RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress },
-    )?;
-    Ok(report)
+) -> Result<Report, Error> {
+    Ok(simulate_logged(cfg, trace, scheme, verify, false, progress)?.0)
+}
+
+/// [`simulate`], with the per-request log when `request_log` is true.
+pub fn simulate_logged(
+    cfg: &Config,
+    trace: &rainsim_trace::Trace,
+    scheme: &str,
+    verify: bool,
+    request_log: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Report, Option<RequestLog>), Error> {
+    budget::check(cfg, trace.requests.len() as u64, verify, request_log)?;
+    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress };
+    Ok(if request_log {
+        let (report, log) = rainsim_model::run::simulate_with_request_log(cfg, &trace.requests, opts)?;
+        (report, Some(log))
+    } else {
+        (rainsim_model::simulate(cfg, &trace.requests, opts)?, None)
+    })
 }
 
 /// `rainsim run` without printing: resolve, load, simulate.
-pub fn run(spec: &RunSpec, verify: bool) -> Result<Report, Box<dyn std::error::Error + Send + Sync>> {
+pub fn run(spec: &RunSpec, verify: bool) -> Result<Report, Error> {
+    run_logged(spec, verify, None)
+}
+
+/// [`run`], writing the per-request log to `request_log` as Parquet (see
+/// [`request_log`]); the path is checked before the run starts.
+pub fn run_logged(spec: &RunSpec, verify: bool, request_log: Option<&Path>) -> Result<Report, Error> {
     let scheme = spec.scheme_name();
     let cfg = spec.resolve(Some(scheme), &[])?;
+    if let Some(p) = request_log {
+        check_writable(p)?;
+    }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
-    simulate(&cfg, &trace, scheme, verify, &mut |_| {})
+    let (report, log) = simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), &mut |_| {})?;
+    if let (Some(p), Some(log)) = (request_log, &log) {
+        request_log::write(p, log, &report)?;
+    }
+    Ok(report)
+}
+
+/// Fails now, not after a long run, if `path` cannot be written: it must not
+/// be a directory, and its directory must take a new file (for the rename).
+pub fn check_writable(path: &Path) -> Result<(), Error> {
+    if path.is_dir() {
+        return Err(format!("{}: is a directory", path.display()).into());
+    }
+    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".{}.probe-{}", name.to_string_lossy(), std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| format!("{}: cannot write here: {e}", path.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }

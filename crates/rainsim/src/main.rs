@@ -89,6 +89,11 @@ struct RunArgs {
     /// Write the JSON report here.
     #[arg(long, short)]
     out: Option<PathBuf>,
+    /// Write the per-request log here as Parquet: one row per completed request
+    /// (arrival_ns, class, size_bytes, latency_ns, channels, degraded), in
+    /// completion order.
+    #[arg(long, value_name = "FILE.parquet")]
+    request_log: Option<PathBuf>,
     /// Check data and parity consistency throughout the run (slower).
     #[arg(long)]
     verify: bool,
@@ -259,7 +264,7 @@ fn main() -> ExitCode {
     interrupt::install();
     let cli = Cli::parse();
     let result = match cli.cmd {
-        Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.verify, a.quiet),
+        Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.request_log.as_deref(), a.verify, a.quiet),
         Cmd::Compare(a) => commands::compare(&a.setup, &a.schemes, &a.variants, a.out_dir.as_deref(), a.verify),
         Cmd::Trace { cmd: TraceCmd::Stats { file, workload, config, format, time_unit, page_bytes, json } } => {
             match (file, workload) {

@@ -34,7 +34,7 @@ pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> 
         Some(_) => cfg.trace.max_requests.unwrap_or(0),
         None => cfg.workload.requests,
     };
-    crate::budget::check(cfg, expected, false)?;
+    crate::budget::check(cfg, expected, false, false)?;
     match trace {
         Some(p) => rainsim_trace::load(p, &cfg.trace, cap, page).map_err(|e| SettingsError(e.to_string())),
         None => rainsim_trace::generate(&cfg.workload, cap, cfg.seed).map_err(|e| SettingsError(e.to_string())),

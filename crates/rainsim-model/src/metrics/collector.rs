@@ -2,6 +2,7 @@
 //! flash operation counts by origin and RAID decisions.
 
 use super::observer::{Observer, StripeWrite};
+use super::request_log::RequestLog;
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
 use crate::ftl::GcWork;
@@ -159,6 +160,8 @@ pub struct Collector {
     pub first_activity: Option<SimTime>,
     /// Latest end of any die activity.
     pub last_activity: SimTime,
+    /// The per-request log, when asked for ([`Collector::with_request_log`]).
+    pub requests: Option<RequestLog>,
 }
 
 impl Collector {
@@ -178,7 +181,13 @@ impl Collector {
             last_completion: 0,
             first_activity: None,
             last_activity: 0,
+            requests: None,
         }
+    }
+
+    /// A collector that also keeps the per-request log.
+    pub fn with_request_log(channels: u32) -> Collector {
+        Collector { requests: Some(RequestLog::new(channels)), ..Collector::new(channels) }
     }
 
     /// Operations of one origin over all channels.
@@ -203,7 +212,7 @@ impl Collector {
 }
 
 impl Observer for Collector {
-    fn request_done(&mut self, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {
+    fn request_done(&mut self, slot: u32, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {
         let lat = done - arrival;
         let class = if op == Op::Read { 0 } else { 1 };
         self.latency[class].record(lat);
@@ -211,6 +220,18 @@ impl Observer for Collector {
         self.bytes[class] += bytes as u64;
         self.first_arrival = Some(self.first_arrival.map_or(arrival, |a| a.min(arrival)));
         self.last_completion = self.last_completion.max(done);
+        if let Some(log) = &mut self.requests {
+            log.done(slot, op, arrival, done, bytes);
+        }
+    }
+    #[inline]
+    fn wants_request_ops(&self) -> bool {
+        self.requests.is_some()
+    }
+    fn request_op(&mut self, slot: u32, channel: u32, rebuilt: bool) {
+        if let Some(log) = &mut self.requests {
+            log.op(slot, channel, rebuilt);
+        }
     }
     fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {
         let c = &mut self.channels[channel as usize];

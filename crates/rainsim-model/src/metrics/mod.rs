@@ -5,4 +5,5 @@ pub mod collector;
 pub mod observer;
 pub mod options;
 pub mod report;
+pub mod request_log;
 pub mod stats;

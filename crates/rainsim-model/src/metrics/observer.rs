@@ -10,8 +10,22 @@ use rainsim_trace::Op;
 /// Receiver of model probes. Every method has an empty default.
 #[allow(unused_variables)]
 pub trait Observer {
-    /// A host request completed (latency = `done − arrival`).
-    fn request_done(&mut self, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {}
+    /// The host request in slot `slot` (its id at the host interface, reused
+    /// once it completes) completed (latency = `done − arrival`).
+    fn request_done(&mut self, slot: u32, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {}
+    /// Whether this observer takes [`Observer::request_op`] (the per-request
+    /// log). While it says no, the model does not work out which request an
+    /// operation served: an observer without the log pays one predictable
+    /// branch per flash operation.
+    fn wants_request_ops(&self) -> bool {
+        false
+    }
+    /// A flash operation done for the host request in slot `slot` (as in
+    /// [`Observer::request_done`], which follows its last one) ran on
+    /// `channel`; `rebuilt` when it served a reconstruction: a partner read
+    /// of a degraded or GC-tolerant read, or any operation of a degraded update.
+    /// Fired only while [`Observer::wants_request_ops`] says yes.
+    fn request_op(&mut self, slot: u32, channel: u32, rebuilt: bool) {}
     /// A flash operation finished on `channel`; `queued` is the number of
     /// operations still waiting in that channel's queues; `latency` counts
     /// from its enqueue.

@@ -530,6 +530,9 @@ impl<O: Observer> Ssd<O> {
     /// Where every flash completion goes back up: the one routing point
     /// from the dies to the layer that asked for the operation.
     pub(crate) fn op_completed(&mut self, op: FlashOp) {
+        if self.obs.wants_request_ops() {
+            self.note_request_op(&op);
+        }
         match op.owner {
             Owner::HostRead(req) => self.finish_unit(req),
             Owner::PreRead(job) => {
@@ -544,13 +547,30 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
+    /// Tells the observer which request `op` served, on which channel, and
+    /// whether it was part of a reconstruction (the per-request log). Out of
+    /// line: only observers that keep the log get here.
+    #[inline(never)]
+    fn note_request_op(&mut self, op: &FlashOp) {
+        use crate::raid::update::NO_CHANNEL;
+        let (slot, rebuilt) = match op.owner {
+            Owner::HostRead(req) => (req, false),
+            Owner::DegradedRead(id) => (self.degraded_reads[id].req, true),
+            Owner::PreRead(job) | Owner::HostProgram(job) | Owner::ParityProgram(job) => {
+                let j = &self.jobs[job];
+                (j.req, j.moved_to != NO_CHANNEL)
+            }
+        };
+        self.obs.request_op(slot, self.layout.channel_of(op.ppn), rebuilt);
+    }
+
     /// A host request finished.
     pub(crate) fn complete_request(&mut self, id: u32) {
         let r = self.host.complete(id);
         debug_assert_eq!(r.pending, 0);
         let now = self.q.now();
         let op = if r.write { Op::Write } else { Op::Read };
-        self.obs.request_done(op, r.arrival, now, r.size);
+        self.obs.request_done(id, op, r.arrival, now, r.size);
         self.totals.completed += 1;
         let view = device_view!(self);
         if let Some(h) = self.host.next_waiting(&view) {

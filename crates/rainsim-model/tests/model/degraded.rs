@@ -241,7 +241,7 @@ struct Probe {
     rebuilt: u32,
 }
 impl rainsim_model::metrics::observer::Observer for Probe {
-    fn request_done(&mut self, op: Op, arrival: u64, done: u64, _bytes: u32) {
+    fn request_done(&mut self, _slot: u32, op: Op, arrival: u64, done: u64, _bytes: u32) {
         self.lat.push((op, done - arrival));
     }
     fn degraded_read(&mut self, _gc_tolerant: bool, _reads: u32) {

@@ -64,7 +64,7 @@ struct Rec {
     gc: Vec<u64>,
 }
 impl Observer for Rec {
-    fn request_done(&mut self, _: Op, arrival: u64, done: u64, _: u32) {
+    fn request_done(&mut self, _slot: u32, _: Op, arrival: u64, done: u64, _: u32) {
         self.lat.push((arrival, done - arrival));
     }
     fn gc_done(&mut self, _: u32, _: &GcWork, duration: u64, _: f64) {

@@ -50,7 +50,7 @@ struct Rec {
     levels: Vec<u8>,
 }
 impl Observer for Rec {
-    fn request_done(&mut self, _op: Op, arrival: u64, done: u64, _bytes: u32) {
+    fn request_done(&mut self, _slot: u32, _op: Op, arrival: u64, done: u64, _bytes: u32) {
         self.lat.push(done - arrival);
     }
     fn flash_read(&mut self, _channel: u32, _origin: Origin, level: u8, _retry_ns: u64) {

@@ -15,6 +15,7 @@ mod parity_update;
 mod percentiles;
 mod props;
 mod queueing;
+mod request_log;
 mod rotating_gc;
 mod setup;
 mod timing;
@@ -68,7 +69,7 @@ pub fn gc_from_start(cfg: &mut Config) {
 #[derive(Default)]
 pub struct Lat(pub Vec<(Op, u64)>);
 impl Observer for Lat {
-    fn request_done(&mut self, op: Op, arrival: u64, done: u64, _bytes: u32) {
+    fn request_done(&mut self, _slot: u32, op: Op, arrival: u64, done: u64, _bytes: u32) {
         self.0.push((op, done - arrival));
     }
 }

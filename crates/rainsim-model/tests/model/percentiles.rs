@@ -59,10 +59,10 @@ fn report_percentiles_are_nearest_rank_quantiles() {
     let reads: Vec<u64> = (1..=N).map(|r| sample(r, 1)).collect();
     let writes: Vec<u64> = (1..=N).rev().map(|r| sample(r, 2)).collect();
     for &x in &reads {
-        col.request_done(Op::Read, 0, x, 4096);
+        col.request_done(0, Op::Read, 0, x, 4096);
     }
     for &x in &writes {
-        col.request_done(Op::Write, 5, 5 + x, 4096);
+        col.request_done(0, Op::Write, 5, 5 + x, 4096);
     }
     // Channel 0 serves the reads' flash reads, channel 1 the set at 3× (its
     // rebuild reads, which count too), channel 2 none.
