@@ -13,6 +13,7 @@ pub use crate::ftl::params::FtlParams;
 pub use crate::host::params::HostParams;
 pub use crate::metrics::options::ReportOptions;
 use crate::policy::PolicySpec;
+pub use crate::raid::fault_params::{FaultParams, RebuildPriority};
 pub use crate::raid::params::{RaidLevel, RaidParams};
 use rainsim_trace::{SyntheticSpec, TraceOptions};
 use serde::{Deserialize, Serialize};
@@ -49,6 +50,10 @@ pub struct Config {
     pub workload: SyntheticSpec,
     /// Report options.
     pub report: ReportOptions,
+    /// A channel failure and its rebuild. Left out of serialised configs when
+    /// nothing fails, so that reports stay as they were.
+    #[serde(skip_serializing_if = "FaultParams::is_default")]
+    pub fault: FaultParams,
     /// How the run is guarded (memory budget). Left out of serialised
     /// configs while at its default, so that reports stay as they were.
     #[serde(skip_serializing_if = "RunParams::is_default")]
@@ -107,6 +112,7 @@ impl Default for Config {
             trace: TraceOptions::default(),
             workload: SyntheticSpec::default(),
             report: ReportOptions::default(),
+            fault: FaultParams::default(),
             run: RunParams::default(),
         }
     }
@@ -197,6 +203,7 @@ impl Config {
             }
         }
         self.policy.validate().map_err(ConfigError)?;
+        self.fault.validate(g.channels, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
         let p = &self.precondition;
         if p.valid < 0.0 || p.invalid < 0.0 || p.valid + p.invalid > 1.0 {
             return err(format!(

@@ -140,6 +140,7 @@ fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_
     report.notes = std::mem::take(&mut ssd.notes);
     report.precondition = std::mem::take(&mut ssd.prep);
     report.warmup = ssd.warmup.take();
+    report.fault = ssd.fault_report();
     report
 }
 

@@ -75,6 +75,12 @@ impl Verifier {
         Ok(got)
     }
 
+    /// Records that `chunk`'s latest version is `token`, held by no page (a
+    /// write absorbed in parity while its channel is failed).
+    pub fn write_lost(&mut self, chunk: u32, token: u32) {
+        self.chunk_token[chunk as usize] = token;
+    }
+
     /// Records that `ppn` now holds `token` for `chunk` (program committed).
     pub fn write(&mut self, chunk: u32, ppn: Ppn, token: u32) {
         self.page_token[ppn as usize] = token;
@@ -126,9 +132,14 @@ impl Verifier {
 
     /// Every mapped chunk's page holds its latest version (catches a lost
     /// merge or move even when no read follows it).
-    pub fn check_chunks(&self, ftl: &Ftl, now: u64) -> Result<(), VerifyError> {
+    /// Chunks `lost` says are on no channel (a channel failed) are checked
+    /// by [`Verifier::check_stripes`], through their stripes.
+    pub fn check_chunks(&self, ftl: &Ftl, lost: &dyn Fn(u32) -> bool, now: u64) -> Result<(), VerifyError> {
         for (c, &want) in self.chunk_token.iter().enumerate() {
             let Some(p) = ftl.lookup(c as u32) else { continue };
+            if lost(c as u32) {
+                continue;
+            }
             let got = self.page_token[p as usize];
             if got != want {
                 return Err(VerifyError {
@@ -141,12 +152,15 @@ impl Verifier {
     }
 
     /// Every written stripe: chunks on distinct channels, tokens XOR to zero
-    /// (so any one lost chunk equals the XOR of the others).
+    /// (so any one lost chunk equals the XOR of the others). A stripe with a
+    /// `lost` chunk (a failed channel's) must give it back: the XOR of the
+    /// others is its latest version; with its parity lost, its data is whole.
     pub fn check_stripes(
         &self,
         ftl: &Ftl,
         layout: &Layout,
         stripes: &StripeLayout,
+        lost: &dyn Fn(u32) -> bool,
         now: u64,
     ) -> Result<u64, VerifyError> {
         if !stripes.parity {
@@ -157,8 +171,14 @@ impl Verifier {
         for s in 0..stripes.stripes {
             let mut x = 0u32;
             let mut any = false;
+            let mut missing = None;
             for j in 0..stripes.width {
                 let c = s * stripes.width + j;
+                if lost(c) {
+                    missing = Some(c);
+                    any = true;
+                    continue;
+                }
                 let Some(p) = ftl.lookup(c) else { continue };
                 any = true;
                 let ch = layout.channel_of(p) as usize;
@@ -171,7 +191,19 @@ impl Verifier {
                 used[ch] = s;
                 x ^= self.page_token[p as usize];
             }
-            if any {
+            if let Some(c) = missing {
+                checked += 1;
+                if !stripes.is_parity(c) && x != self.chunk_token[c as usize] {
+                    return Err(VerifyError {
+                        time_ns: now,
+                        what: format!(
+                            "stripe {s} cannot give back its lost chunk {c}: the XOR of the others is {x:#x}, its \
+                             latest version {:#x}",
+                            self.chunk_token[c as usize]
+                        ),
+                    });
+                }
+            } else if any {
                 checked += 1;
                 if x != 0 {
                     return Err(VerifyError {

@@ -12,6 +12,7 @@ pub mod gc_hook;
 pub mod mapping;
 pub mod params;
 pub mod precondition;
+mod replace;
 pub mod victim_block;
 
 use crate::flash::address::{Layout, Ppn};

@@ -1,7 +1,7 @@
 //! The standard collector: latency histograms per class, per-channel counters,
 //! flash operation counts by origin and RAID decisions.
 
-use super::observer::{Observer, StripeWrite};
+use super::observer::{FaultEvent, Observer, StripeWrite};
 use super::request_log::RequestLog;
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
@@ -162,6 +162,11 @@ pub struct Collector {
     pub last_activity: SimTime,
     /// The per-request log, when asked for ([`Collector::with_request_log`]).
     pub requests: Option<RequestLog>,
+    /// Read and write latency before, during and after a channel failure
+    /// (empty until one happens).
+    pub fault_phases: Vec<[LatencyStats; 2]>,
+    /// The phase requests complete in now.
+    pub fault_phase: usize,
 }
 
 impl Collector {
@@ -182,6 +187,8 @@ impl Collector {
             first_activity: None,
             last_activity: 0,
             requests: None,
+            fault_phases: Vec::new(),
+            fault_phase: 0,
         }
     }
 
@@ -217,6 +224,9 @@ impl Observer for Collector {
         let class = if op == Op::Read { 0 } else { 1 };
         self.latency[class].record(lat);
         self.latency[2].record(lat);
+        if !self.fault_phases.is_empty() {
+            self.fault_phases[self.fault_phase][class].record(lat);
+        }
         self.bytes[class] += bytes as u64;
         self.first_arrival = Some(self.first_arrival.map_or(arrival, |a| a.min(arrival)));
         self.last_completion = self.last_completion.max(done);
@@ -303,5 +313,17 @@ impl Observer for Collector {
     }
     fn host_held(&mut self) {
         self.held += 1;
+    }
+    fn fault(&mut self, event: FaultEvent, _now: SimTime) {
+        match event {
+            FaultEvent::Failed if self.fault_phases.is_empty() => {
+                // Everything completed so far completed before the failure.
+                let before = [self.latency[0].clone(), self.latency[1].clone()];
+                self.fault_phases = vec![before, Default::default(), Default::default()];
+                self.fault_phase = 1;
+            }
+            FaultEvent::Rebuilt => self.fault_phase = 2,
+            _ => {}
+        }
     }
 }

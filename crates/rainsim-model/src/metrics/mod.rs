@@ -2,6 +2,7 @@
 //! collector and the JSON report.
 
 pub mod collector;
+pub mod fault_report;
 pub mod observer;
 pub mod options;
 pub mod report;

@@ -7,6 +7,19 @@ use crate::ftl::GcWork;
 pub use crate::raid::layer::StripeWrite;
 use rainsim_trace::Op;
 
+/// A step of a channel failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultEvent {
+    /// The channel failed.
+    Failed,
+    /// Its replacement went in; the rebuild started.
+    Replaced,
+    /// The rebuild ended.
+    Rebuilt,
+    /// A second channel failed.
+    SecondFailed,
+}
+
 /// Receiver of model probes. Every method has an empty default.
 #[allow(unused_variables)]
 pub trait Observer {
@@ -58,6 +71,8 @@ pub trait Observer {
     fn xor(&mut self) {}
     /// A host read hit a never-written page (served as zeros, no flash access).
     fn unmapped_read(&mut self) {}
+    /// A step of a channel failure happened at `now`.
+    fn fault(&mut self, event: FaultEvent, now: SimTime) {}
     /// A request waited for the host queue-depth cap.
     fn host_held(&mut self) {}
 }

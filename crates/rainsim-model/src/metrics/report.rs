@@ -398,6 +398,9 @@ pub struct Report {
     /// Rotating GC's counters (absent with `ftl.rotating_gc` off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotating_gc: Option<RotatingGcReport>,
+    /// A channel failure and its rebuild (absent when nothing failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<super::fault_report::FaultReport>,
     /// Host-side counts.
     pub host: HostReport,
     /// Simulated span.
@@ -587,6 +590,7 @@ impl Report {
                 predicted_lifetime_s: lifetime(ftl, erases, span, inp.pe_cycle_limit),
             },
             ldpc: inp.ldpc_level_read_ns.map(|t| LdpcReport::new(&c.ldpc, t)),
+            fault: None,
             rotating_gc: (inp.config.pointer("/ftl/rotating_gc") == Some(&serde_json::Value::Bool(true)))
                 .then_some(RotatingGcReport { deferred: c.gc_deferred, forced_overlaps: c.gc_forced_overlaps }),
             host: HostReport {

@@ -114,6 +114,16 @@ pub enum RaidAction {
     },
     /// A policy asked for something the model cannot do.
     Unsupported(String),
+    /// Verify mode: a write of lost `chunk` was absorbed in parity; its
+    /// latest version is now `token` (no page holds it).
+    Absorbed {
+        /// The chunk.
+        chunk: u32,
+        /// Its new version.
+        token: u32,
+    },
+    /// The rebuild ended: no chunk is lost any more.
+    RebuildDone,
 }
 
 /// What a finished program commits: whether the mapping takes it, and (in
@@ -172,6 +182,8 @@ pub struct RaidLayer {
     pub(crate) scratch_at: Vec<Option<Member>>,
     pub(crate) scratch: Vec<Member>,
     pub(crate) scratch_channels: Vec<u32>,
+    /// A failed channel, if one failed.
+    pub(crate) failure: Option<crate::raid::failure::Failure>,
 }
 
 impl RaidLayer {
@@ -189,6 +201,7 @@ impl RaidLayer {
             scratch_at: Vec::new(),
             scratch: Vec::new(),
             scratch_channels: Vec::new(),
+            failure: None,
         }
     }
 
@@ -208,6 +221,21 @@ impl RaidLayer {
             RaidEvent::Planned(job) => self.issue_prereads(job, port),
             RaidEvent::XorDone(job) => self.xor_done(job, port),
             RaidEvent::DegradedReadDone(id) => self.degraded_read_done(id, port),
+        }
+    }
+
+    /// The host request an operation of this layer works for, and whether it
+    /// is part of a reconstruction (a degraded read or a degraded update);
+    /// `None` for the rebuild's own operations.
+    pub fn request_of(&self, owner: Owner) -> Option<(u32, bool)> {
+        match owner {
+            Owner::HostRead(req) => Some((req, false)),
+            Owner::DegradedRead(id) => Some((self.degraded_reads[id].req, true)),
+            Owner::PreRead(job) | Owner::HostProgram(job) | Owner::ParityProgram(job) => {
+                let j = &self.jobs[job];
+                let rebuilt = j.moved_to != crate::raid::update::NO_CHANNEL || j.lost != crate::raid::failure::NO_POS;
+                (j.kind == crate::raid::update::JobKind::Write).then_some((j.req, rebuilt))
+            }
         }
     }
 

@@ -3,6 +3,8 @@
 //! stripe locks, as one component (`layer.rs`) that the device drives.
 
 pub mod degraded_read;
+pub mod failure;
+pub mod fault_params;
 pub mod layer;
 pub mod params;
 pub mod rmw_rcw;

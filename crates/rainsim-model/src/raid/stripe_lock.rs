@@ -15,12 +15,16 @@ pub struct StripeLock {
     pub head: u32,
     /// Last waiting write job.
     pub tail: u32,
+    /// First reconstruct read waiting for the writer (`NO_JOB`: none).
+    pub rhead: u32,
+    /// Last waiting reconstruct read.
+    pub rtail: u32,
 }
 
 impl StripeLock {
     /// Nobody holds it, nobody waits.
     pub fn free() -> Self {
-        StripeLock { writing: false, readers: 0, head: NO_JOB, tail: NO_JOB }
+        StripeLock { writing: false, readers: 0, head: NO_JOB, tail: NO_JOB, rhead: NO_JOB, rtail: NO_JOB }
     }
     /// A degraded read may join: no writer runs or waits.
     pub fn readable(&self) -> bool {

@@ -15,6 +15,7 @@
 use crate::flash::op::{FlashOp, Owner};
 use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, StripeWrite, Token};
 use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
+use crate::raid::failure::NO_POS;
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
 use crate::fault::Fault;
 use crate::token::{merged, token};
@@ -47,6 +48,22 @@ pub struct StripeJob {
     /// Tokens read of the lowest and highest partly written positions (the
     /// old pages a page-level read-modify-write merges; verify mode).
     pub merge_old: [u32; 2],
+    /// The stripe's lost position under a channel failure (`NO_POS`: none).
+    pub lost: u32,
+    /// XOR of every token read: the lost chunk's old version when all its
+    /// partners were read (verify mode).
+    pub lost_acc: u32,
+    /// A host write, or the rebuild of the lost chunk.
+    pub kind: JobKind,
+}
+
+/// What a stripe job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// A host write.
+    Write,
+    /// Rebuilds the stripe's lost chunk onto the replacement channel.
+    Rebuild,
 }
 
 impl StripeJob {
@@ -56,7 +73,13 @@ impl StripeJob {
         if self.partial & (1 << pos) == 0 {
             return token(self.serial, pos);
         }
-        let old = if pos == self.partial.trailing_zeros() { self.merge_old[0] } else { self.merge_old[1] };
+        let old = if pos == self.lost {
+            self.lost_acc
+        } else if pos == self.partial.trailing_zeros() {
+            self.merge_old[0]
+        } else {
+            self.merge_old[1]
+        };
         merged(old, self.serial, pos)
     }
 }
@@ -76,6 +99,19 @@ impl RaidLayer {
         partial: u64,
         port: &mut impl RaidPort,
     ) {
+        self.enqueue_job(req, stripe, written, partial, JobKind::Write, port);
+    }
+
+    /// Creates a job and starts it, or queues it behind the stripe's holder.
+    pub(crate) fn enqueue_job(
+        &mut self,
+        req: u32,
+        stripe: u32,
+        written: u64,
+        partial: u64,
+        kind: JobKind,
+        port: &mut impl RaidPort,
+    ) {
         self.serial += 1;
         let job = StripeJob {
             req,
@@ -90,6 +126,9 @@ impl RaidLayer {
             moved_to: NO_CHANNEL,
             prereads: 0,
             merge_old: [0; 2],
+            lost: NO_POS,
+            lost_acc: 0,
+            kind,
         };
         let id = self.jobs.insert(job);
         let lock = self.locks.entry(stripe).or_insert_with(StripeLock::free);
@@ -111,13 +150,24 @@ impl RaidLayer {
         let lock = self.locks.get_mut(&s).expect("a degraded read holds its stripe");
         lock.readers -= 1;
         if lock.readers == 0 {
-            self.next_writer(s, port);
+            self.next_writer(s, false, port);
         }
     }
 
     /// Starts the stripe's first waiting job, or unlocks it when none waits.
-    fn next_writer(&mut self, s: u32, port: &mut impl RaidPort) {
+    /// After a writer, reconstruct reads that waited for it go first.
+    pub(crate) fn next_writer(&mut self, s: u32, after_writer: bool, port: &mut impl RaidPort) {
         let lock = self.locks.get_mut(&s).expect("locked stripe");
+        if lock.rhead != NO_JOB && (after_writer || lock.head == NO_JOB) {
+            let mut r = std::mem::replace(&mut lock.rhead, NO_JOB);
+            lock.rtail = NO_JOB;
+            while r != NO_JOB {
+                let next = self.degraded_reads[r].next;
+                self.begin_reconstruct(r, port);
+                r = next;
+            }
+            return;
+        }
         if lock.head == NO_JOB {
             if lock.readers == 0 {
                 self.locks.remove(&s);
@@ -141,6 +191,18 @@ impl RaidLayer {
         let mut at = std::mem::take(&mut self.scratch_at);
         at.clear();
         at.extend((0..w).map(|pos| port.member(j.stripe * w + pos)));
+        if self.failure.is_some() {
+            if let Some(f) = self.lost_position(j.stripe, &at) {
+                self.start_around_lost(id, f, at, port);
+                return;
+            }
+            if j.kind == JobKind::Rebuild {
+                // Its chunk was written back meanwhile: nothing to rebuild.
+                self.scratch_at = at;
+                self.end_job(id, false, port);
+                return;
+            }
+        }
         let mut decided = false;
         // The fault plans as if every page were whole (no merge read).
         let partial = if self.fault == Some(Fault::SkipsMergeRead) { 0 } else { j.partial };
@@ -188,7 +250,7 @@ impl RaidLayer {
         let j = self.jobs[id];
         self.jobs[id].pending = j.prereads.count_ones() + 1;
         // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
-        let head = j.moved_to != NO_CHANNEL;
+        let head = j.moved_to != NO_CHANNEL || (j.kind == JobKind::Rebuild && self.failure.as_ref().is_some_and(|f| f.head));
         let mut bits = j.prereads;
         while bits != 0 {
             let pos = bits.trailing_zeros();
@@ -229,7 +291,9 @@ impl RaidLayer {
             };
         }
         let stripe_channels = &stripe_channels[..at.len()];
-        outside.extend((0..self.stripes.channels).filter(|c| !stripe_channels.contains(c)));
+        // A failed channel takes nothing until its replacement is in.
+        let dead = self.failure.as_ref().filter(|f| f.phase == crate::raid::failure::Phase::Failed).map(|f| f.channel);
+        outside.extend((0..self.stripes.channels).filter(|c| !stripe_channels.contains(c) && Some(*c) != dead));
         let mut choice = None;
         if !outside.is_empty() {
             let u = ChunkUpdate { target, partners: &partners, outside: &outside };
@@ -258,7 +322,12 @@ impl RaidLayer {
         if let Some(t) = token {
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
-            let contributes = if j.moved_to != NO_CHANNEL {
+            let contributes = if j.kind == JobKind::Rebuild {
+                true
+            } else if j.lost != NO_POS && j.routine == Routine::Rcw {
+                // Around a lost chunk RCW's sum is the data not written.
+                j.written & (1 << pos) == 0 && !self.stripes.is_parity(op.chunk)
+            } else if j.moved_to != NO_CHANNEL {
                 // Old chunk rebuilt, then merged: what remains is RCW's sum.
                 j.written & (1 << pos) == 0 && !self.stripes.is_parity(op.chunk)
             } else {
@@ -268,6 +337,7 @@ impl RaidLayer {
                 }
             };
             let j = &mut self.jobs[id];
+            j.lost_acc ^= t;
             if contributes {
                 j.acc ^= t;
             }
@@ -305,6 +375,10 @@ impl RaidLayer {
     /// XOR done (or not needed): program the new data and parity.
     pub(crate) fn xor_done(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
+        if j.lost != NO_POS {
+            self.program_around_lost(id, port);
+            return;
+        }
         let w = self.stripes.width;
         let mut n = j.written.count_ones();
         if self.stripes.parity {
@@ -335,6 +409,10 @@ impl RaidLayer {
             return Commit { stale: false, token: None };
         }
         let j = &self.jobs[id];
+        if j.kind == JobKind::Rebuild {
+            // The rebuilt chunk: the XOR of its partners, as it was.
+            return Commit { stale: false, token: self.verify.then_some(Token::Parity(j.acc)) };
+        }
         let parity = matches!(op.owner, Owner::ParityProgram(_));
         let stale = !parity
             && match self.fault {
@@ -369,10 +447,19 @@ impl RaidLayer {
         let j = &mut self.jobs[id];
         j.pending -= 1;
         if j.pending == 0 {
-            let j = self.jobs.remove(id);
-            self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
-            self.next_writer(j.stripe, port);
-            port.act(RaidAction::UnitDone(j.req));
+            self.end_job(id, true, port);
+        }
+    }
+
+    /// Job `id` is over: the stripe passes on, the request unit (or the
+    /// rebuild step) is done.
+    pub(crate) fn end_job(&mut self, id: u32, did_work: bool, port: &mut impl RaidPort) {
+        let j = self.jobs.remove(id);
+        self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
+        self.next_writer(j.stripe, true, port);
+        match j.kind {
+            JobKind::Write => port.act(RaidAction::UnitDone(j.req)),
+            JobKind::Rebuild => self.rebuild_job_done(did_work, port),
         }
     }
 }

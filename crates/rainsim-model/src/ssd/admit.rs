@@ -69,6 +69,12 @@ impl<O: Observer> Ssd<O> {
     }
 
     fn host_read(&mut self, id: u32, chunk: u32) {
+        if self.raid().failure().is_some() && self.raid().is_lost(chunk) {
+            // Its channel failed: the stripe gives it back.
+            self.host.req_mut(id).pending += 1;
+            self.with_raid(|r, s| r.reconstruct_read(id, chunk, s));
+            return;
+        }
         let Some(target) = self.member(chunk) else {
             self.obs.unmapped_read();
             return;
@@ -76,7 +82,11 @@ impl<O: Observer> Ssd<O> {
         let mut partners = std::mem::take(&mut self.scratch);
         partners.clear();
         let stripe = chunk / self.stripes.width;
-        if self.stripes.parity && self.policies.read.wants_partners() && self.raid().readable(stripe) {
+        if self.stripes.parity
+            && self.policies.read.wants_partners()
+            && self.raid().readable(stripe)
+            && !self.raid().stripe_has_lost(stripe)
+        {
             self.raid().stripe_partners(stripe, chunk, |c| self.member(c), &mut partners);
         }
         let view = device_view!(self);

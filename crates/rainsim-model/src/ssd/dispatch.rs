@@ -167,6 +167,9 @@ impl<O: Observer> Ssd<O> {
         self.obs.op_done(ch, op.origin(), queued, now - op.enqueued);
         self.op_completed(op);
         self.try_start(die);
+        if self.replace_pending {
+            self.after_op_on(ch);
+        }
     }
 
     /// Starts GC on `die` if one of its planes is below the threshold and has
@@ -174,6 +177,10 @@ impl<O: Observer> Ssd<O> {
     fn start_gc_if_needed(&mut self, die: u32) -> bool {
         // Cheap inline filter before the out-of-line collection.
         if self.ftl.die_needs_gc(die).is_none() {
+            return false;
+        }
+        if self.dead_channel == Some(self.layout.channel_of_die(die)) {
+            // A failed channel collects nothing.
             return false;
         }
         let gate = self.rotation_gate(die);

@@ -15,6 +15,7 @@
 mod admit;
 mod dispatch;
 mod error;
+mod failure;
 mod gc_overlap;
 mod raid_port;
 mod rotating_gc;
@@ -40,6 +41,7 @@ use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
 pub use crate::fault::Fault;
 pub use error::SimError;
+pub use crate::metrics::fault_report::SecondFailure;
 use rainsim_trace::{Op, Request};
 
 /// A read-only view for policies, borrowing only the fields it shows (so the
@@ -78,6 +80,10 @@ pub(crate) enum Ev {
     GcDone(u32),
     /// A controller timer of the RAID layer.
     Raid(RaidEvent),
+    /// The configured channel failure (0: the first, 1: the second) happens.
+    ChannelFails(u8),
+    /// The failed channel's replacement is due.
+    Replace,
 }
 
 /// Counters the run loop keeps for its own bookkeeping.
@@ -133,6 +139,15 @@ pub struct Ssd<O: Observer> {
     pub(crate) rotating: Option<rotating_gc::RotatingGc>,
     pub(crate) gc_overlap: Option<gc_overlap::GcOverlapCheck>,
     pub(crate) fault: Option<Fault>,
+    /// `[fault]`: the channel failure to inject.
+    pub(crate) fault_params: crate::config::FaultParams,
+    /// The failed channel until its replacement is in.
+    pub(crate) dead_channel: Option<u32>,
+    /// The replacement waits for the failed channel to drain.
+    pub(crate) replace_pending: bool,
+    pub(crate) fault_times: failure::FaultTimes,
+    /// The run stopped early (data lost to a second failure).
+    pub(crate) stopped: bool,
     controller: Controller,
     pub(crate) seq: u32,
     /// Index of the next request to arrive.
@@ -224,6 +239,11 @@ impl<O: Observer> Ssd<O> {
             rotating,
             gc_overlap: None,
             fault: None,
+            fault_params: cfg.fault.clone(),
+            dead_channel: None,
+            replace_pending: false,
+            fault_times: Default::default(),
+            stopped: false,
             seq: 0,
             next_arrival: 0,
             totals: RunTotals::default(),
@@ -421,6 +441,7 @@ impl<O: Observer> Ssd<O> {
         if let Some(r) = requests.first() {
             self.q.at(r.time_ns, Ev::Arrival);
         }
+        self.schedule_faults();
         self.error.take().map_or(Ok(()), Err)
     }
 
@@ -449,6 +470,8 @@ impl<O: Observer> Ssd<O> {
             Ev::OpDone(die) => self.op_done(die),
             Ev::GcDone(die) => self.gc_done(die),
             Ev::Raid(e) => self.with_raid(|r, s| r.on_event(e, s)),
+            Ev::ChannelFails(which) => self.channel_fails(which),
+            Ev::Replace => self.replace(),
         }
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -490,6 +513,10 @@ impl<O: Observer> Ssd<O> {
 
     fn finish_checks(&mut self) -> Result<(), SimError> {
         let now = self.q.now();
+        if self.stopped {
+            // A second failure lost data: the run ended there, by design.
+            return Ok(());
+        }
         if self.totals.completed != self.totals.admitted || self.host.outstanding() != 0 || self.host.waiting() != 0 {
             // Programs stuck on a channel whose dies have no room and nothing
             // to collect: the channel is full of valid data.
@@ -515,8 +542,10 @@ impl<O: Observer> Ssd<O> {
             .into());
         }
         if let Some(v) = &self.verifier {
-            v.check_chunks(&self.ftl, now)?;
-            self.totals.stripes_verified = v.check_stripes(&self.ftl, &self.layout, &self.stripes, now)?;
+            let raid = self.raid.as_deref().expect("the RAID layer is not re-entered");
+            let lost = |c: u32| raid.is_lost(c);
+            v.check_chunks(&self.ftl, &lost, now)?;
+            self.totals.stripes_verified = v.check_stripes(&self.ftl, &self.layout, &self.stripes, &lost, now)?;
         }
         Ok(())
     }
@@ -552,14 +581,12 @@ impl<O: Observer> Ssd<O> {
     /// line: only observers that keep the log get here.
     #[inline(never)]
     fn note_request_op(&mut self, op: &FlashOp) {
-        use crate::raid::update::NO_CHANNEL;
         let (slot, rebuilt) = match op.owner {
             Owner::HostRead(req) => (req, false),
-            Owner::DegradedRead(id) => (self.degraded_reads[id].req, true),
-            Owner::PreRead(job) | Owner::HostProgram(job) | Owner::ParityProgram(job) => {
-                let j = &self.jobs[job];
-                (j.req, j.moved_to != NO_CHANNEL)
-            }
+            other => match self.raid().request_of(other) {
+                Some(x) => x,
+                None => return,
+            },
         };
         self.obs.request_op(slot, self.layout.channel_of(op.ppn), rebuilt);
     }

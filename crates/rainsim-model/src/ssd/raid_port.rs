@@ -26,7 +26,7 @@ impl<O: Observer> RaidPort for Ssd<O> {
         let view = device_view!(self);
         self.policies.place.place(&view, u)
     }
-    #[inline]
+    #[inline(always)]
     fn act(&mut self, a: RaidAction) {
         match a {
             RaidAction::Read { chunk, ppn, owner, head } => self.enqueue_read_at(chunk, ppn, owner, head),
@@ -36,8 +36,7 @@ impl<O: Observer> RaidPort for Ssd<O> {
                 self.q.at(at, Ev::Raid(then));
             }
             RaidAction::UnitDone(req) => self.finish_unit(req),
-            RaidAction::CheckRebuilt { chunk, token } => self.check_rebuilt(chunk, token),
-            RaidAction::Unsupported(what) => self.fail(SimError::Unsupported(what)),
+            rare => self.act_rare(rare),
         }
     }
     #[inline]
@@ -59,6 +58,24 @@ impl<O: Observer> RaidPort for Ssd<O> {
 }
 
 impl<O: Observer> Ssd<O> {
+    /// The actions of verify mode, failures and refusals, out of the way of
+    /// the four every request takes.
+    #[cold]
+    #[inline(never)]
+    fn act_rare(&mut self, a: RaidAction) {
+        match a {
+            RaidAction::CheckRebuilt { chunk, token } => self.check_rebuilt(chunk, token),
+            RaidAction::Unsupported(what) => self.fail(SimError::Unsupported(what)),
+            RaidAction::Absorbed { chunk, token } => {
+                if let Some(v) = &mut self.verifier {
+                    v.write_lost(chunk, token);
+                }
+            }
+            RaidAction::RebuildDone => self.rebuild_done(),
+            hot => unreachable!("{hot:?} is applied inline"),
+        }
+    }
+
     /// Calls the RAID layer with the device as its port. Applying an action
     /// never calls back into the layer (completions arrive as events), so the
     /// layer is lent out for the call.
@@ -99,6 +116,10 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn program_done(&mut self, job: u32, op: FlashOp) {
         let c = self.raid().commit_of(job, &op);
         let old = if c.stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
+        if self.dead_channel.is_some() || self.raid().failure().is_some() {
+            let ch = self.layout.channel_of(op.ppn);
+            self.with_raid(|r, _| r.committed(job, op.chunk, ch));
+        }
         if let Some(g) = &mut self.gc_overlap {
             g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
         }

@@ -5,6 +5,7 @@ mod controller;
 mod cost_edges;
 mod degraded;
 mod determinism;
+mod failure;
 mod faults;
 mod gc;
 mod gc_exact;

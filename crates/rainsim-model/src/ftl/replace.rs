@@ -1,0 +1,48 @@
+//! A failed channel's data, and its replacement: the chunks a channel holds
+//! when it fails, and a fresh channel in its place (every block erased, the
+//! chunks it held unmapped until the RAID layer rebuilds them).
+
+use super::Ftl;
+
+impl Ftl {
+    /// The chunks whose current page is on channel `ch`, in page order.
+    pub fn chunks_on_channel(&self, ch: u32) -> Vec<u32> {
+        let l = &self.layout;
+        let first = l.first_page(l.first_block(l.first_plane(l.first_die(ch))));
+        (first..first + l.pages_per_channel()).filter_map(|p| self.map.owner(p)).collect()
+    }
+
+    /// Puts a fresh channel in place of channel `ch`: every chunk it held is
+    /// unmapped, every block is erased with no wear, every plane's blocks
+    /// are free. Returns the chunks unmapped.
+    pub fn replace_channel(&mut self, ch: u32) -> Vec<u32> {
+        let lost = self.chunks_on_channel(ch);
+        let l = self.layout.clone();
+        let first_plane = l.first_plane(l.first_die(ch));
+        let planes = l.dies_per_channel * l.planes_per_die;
+        for plane in first_plane..first_plane + planes {
+            let first_block = l.first_block(plane);
+            for b in first_block..first_block + l.blocks_per_plane {
+                let p0 = l.first_page(b);
+                for p in p0..p0 + l.pages_per_block {
+                    if self.map.owner(p).is_some() {
+                        self.map.unmap(p);
+                    }
+                }
+                self.index.remove(b);
+                self.blocks[b as usize] = super::block::BlockMeta { opened_at_s: self.clock_s, ..Default::default() };
+            }
+            let pm = &mut self.planes[plane as usize];
+            pm.free = (0..l.blocks_per_plane).collect();
+            pm.active = None;
+            pm.invalid = 0;
+            pm.min_erases = 0;
+            pm.at_min = l.blocks_per_plane;
+        }
+        for die in l.first_die(ch)..l.first_die(ch) + l.dies_per_channel {
+            self.plane_cursor[die as usize] = 0;
+        }
+        self.recount_low_planes();
+        lost
+    }
+}

@@ -1,0 +1,94 @@
+//! The report's `fault` section: a channel failure, its rebuild, and host
+//! latency before, during and after it.
+
+use super::collector::LatencyStats;
+use serde::Serialize;
+
+/// Latency of one request class in one phase of a failure. A percentile is
+/// given only with enough samples to hold 10 beyond it (null otherwise).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhaseLatency {
+    /// Requests completed in the phase.
+    pub count: u64,
+    /// Mean, µs.
+    pub mean_us: f64,
+    /// 99th percentile, µs.
+    pub p99_us: Option<f64>,
+    /// 99.9th percentile, µs.
+    pub p99_9_us: Option<f64>,
+    /// 99.99th percentile, µs.
+    pub p99_99_us: Option<f64>,
+}
+
+impl PhaseLatency {
+    /// From the phase's statistics.
+    pub fn of(s: &LatencyStats) -> Self {
+        let n = s.count();
+        let q = |p: f64| (n as f64 * (1.0 - p) >= 10.0).then(|| s.quantile(p) as f64 / 1e3);
+        PhaseLatency { count: n, mean_us: s.mean() / 1e3, p99_us: q(0.99), p99_9_us: q(0.999), p99_99_us: q(0.9999) }
+    }
+}
+
+/// Read and write latency of one phase.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhaseReport {
+    /// Host reads.
+    pub read: PhaseLatency,
+    /// Host writes.
+    pub write: PhaseLatency,
+}
+
+/// What a channel failure did.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FaultReport {
+    /// The failed channel.
+    pub channel: u32,
+    /// When it failed, ns.
+    pub failed_at_ns: u64,
+    /// When the replacement went in (null: never).
+    pub replaced_at_ns: Option<u64>,
+    /// When the rebuild ended (null: it did not).
+    pub rebuilt_at_ns: Option<u64>,
+    /// Chunks the channel held when it failed.
+    pub chunks_lost_at_failure: u64,
+    /// Chunks that became lost after the failure (absorbed writes, skipped
+    /// parity updates, programs that drained onto the failed channel).
+    pub chunks_lost_after_failure: u64,
+    /// Chunks still lost at the end.
+    pub chunks_lost_at_end: u64,
+    /// Host reads of lost chunks served by reconstruction.
+    pub reads_reconstructed: u64,
+    /// Host writes of lost chunks kept only in parity.
+    pub writes_absorbed: u64,
+    /// Parity updates that could not be written (lost parity).
+    pub parity_skipped: u64,
+    /// Chunks the rebuild wrote onto the replacement.
+    pub pages_rebuilt: u64,
+    /// Lost chunks the host wrote onto the replacement before the rebuild did.
+    pub rewritten_by_host: u64,
+    /// Requests completed before the failure.
+    pub before: PhaseReport,
+    /// Completed from the failure until the rebuild ended (or the run did).
+    pub during: PhaseReport,
+    /// Completed after the rebuild ended.
+    pub after: PhaseReport,
+    /// A second channel failure, if one was configured and happened.
+    pub second: Option<SecondFailure>,
+}
+
+/// A second channel failure.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SecondFailure {
+    /// The channel.
+    pub channel: u32,
+    /// When, ns.
+    pub at_ns: u64,
+    /// `"data_loss"` (before the rebuild ended) or `"rebuilt_first"`.
+    pub outcome: String,
+    /// Chunks lost for good: both they and a partner were on failed channels.
+    pub chunks_lost: u64,
+    /// Stripes those chunks belong to.
+    pub stripes_lost: u64,
+    /// The first lost chunk ids (at most 20).
+    pub first_chunks: Vec<u32>,
+}

@@ -1,0 +1,186 @@
+//! A channel failure at the device: when it fails (its chunks become lost to
+//! the RAID layer, its dies stop collecting), when its replacement goes in
+//! (once what was queued on it has drained: a fresh channel, the rebuild
+//! starts), a second failure, and what the report says of it all.
+
+use super::{Ev, Ssd};
+use crate::engine::SimTime;
+use crate::metrics::observer::{FaultEvent, Observer};
+use crate::raid::failure::Phase;
+use crate::metrics::fault_report::SecondFailure;
+
+/// When the failure's steps happened, and a second failure's outcome.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FaultTimes {
+    pub failed_at: Option<SimTime>,
+    pub replaced_at: Option<SimTime>,
+    pub rebuilt_at: Option<SimTime>,
+    pub second: Option<SecondFailure>,
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Schedules the configured failures (called when the replay begins).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn schedule_faults(&mut self) {
+        let f = self.fault_params.clone();
+        if f.channel.is_some() {
+            self.q.at(f.at_ns, Ev::ChannelFails(0));
+            if f.second_channel.is_some() {
+                self.q.at(f.second_at_ns, Ev::ChannelFails(1));
+            }
+        }
+    }
+
+    /// Failure `which` (0: the first, 1: the second) happens now.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn channel_fails(&mut self, which: u8) {
+        let now = self.q.now();
+        let f = self.fault_params.clone();
+        if which == 1 {
+            self.second_failure(f.second_channel.expect("scheduled"), now);
+            return;
+        }
+        let ch = f.channel.expect("scheduled");
+        let lost = self.ftl.chunks_on_channel(ch);
+        let head = f.rebuild_priority == crate::config::RebuildPriority::High;
+        self.with_raid(|r, _| r.fail_channel(ch, &lost, f.rebuild_stripes, head));
+        self.dead_channel = Some(ch);
+        self.fault_times.failed_at = Some(now);
+        self.obs.fault(FaultEvent::Failed, now);
+        if f.rebuild {
+            self.q.at(now + f.replace_after_ns, Ev::Replace);
+        }
+    }
+
+    /// The replacement is due: it goes in once the failed channel has
+    /// drained (its queued operations complete), then the rebuild starts.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn replace(&mut self) {
+        let Some(ch) = self.dead_channel else { return };
+        if !self.channel_drained(ch) {
+            self.replace_pending = true;
+            return;
+        }
+        self.replace_pending = false;
+        self.ftl.replace_channel(ch);
+        self.dead_channel = None;
+        let now = self.q.now();
+        self.fault_times.replaced_at = Some(now);
+        self.obs.fault(FaultEvent::Replaced, now);
+        if self.gc_overlap.is_some() {
+            self.gc_overlap = Some(super::gc_overlap::GcOverlapCheck::new(&self.ftl, &self.stripes));
+        }
+        self.with_raid(|r, s| r.replaced(s));
+        if self.raid().failure().is_some_and(|f| f.phase == Phase::Rebuilt) {
+            self.rebuild_done();
+        }
+    }
+
+    /// After an operation on channel `ch` ends: a replacement waiting for
+    /// the channel to drain may go in.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn after_op_on(&mut self, ch: u32) {
+        if self.replace_pending && self.dead_channel == Some(ch) && self.channel_drained(ch) {
+            self.replace();
+        }
+    }
+
+    fn channel_drained(&self, ch: u32) -> bool {
+        let first = self.layout.first_die(ch);
+        self.channels[ch as usize].queued() == 0
+            && (first..first + self.layout.dies_per_channel).all(|d| self.flash.idle(d))
+    }
+
+    /// The rebuild ended.
+    pub(crate) fn rebuild_done(&mut self) {
+        if self.fault_times.rebuilt_at.is_none() {
+            let now = self.q.now();
+            self.fault_times.rebuilt_at = Some(now);
+            self.obs.fault(FaultEvent::Rebuilt, now);
+        }
+    }
+
+    /// Channel `ch` fails while the first failure's chunks are still lost:
+    /// every stripe with a lost chunk and a chunk on `ch` has lost two, which
+    /// RAID-5 cannot rebuild. The run stops there with the loss reported.
+    fn second_failure(&mut self, ch: u32, now: SimTime) {
+        let still_lost = self.raid().failure().is_some_and(|f| f.lost_now > 0);
+        let mut lost = Vec::new();
+        let mut stripes = 0;
+        if still_lost {
+            let w = self.stripes.width;
+            for s in 0..self.stripes.stripes {
+                let dead = (s * w..(s + 1) * w).find(|&c| self.raid().is_lost(c));
+                let Some(dead) = dead else { continue };
+                let on_ch = (s * w..(s + 1) * w)
+                    .find(|&c| c != dead && self.member(c).is_some_and(|m| m.channel == ch));
+                if let Some(other) = on_ch {
+                    stripes += 1;
+                    for c in [dead, other] {
+                        if !self.stripes.is_parity(c) {
+                            lost.push(c);
+                        }
+                    }
+                }
+            }
+        }
+        lost.sort_unstable();
+        self.fault_times.second = Some(SecondFailure {
+            channel: ch,
+            at_ns: now,
+            outcome: if still_lost { "data_loss" } else { "rebuilt_first" }.into(),
+            chunks_lost: lost.len() as u64,
+            stripes_lost: stripes,
+            first_chunks: lost.iter().take(20).copied().collect(),
+        });
+        self.obs.fault(FaultEvent::SecondFailed, now);
+        if still_lost {
+            self.notes.push(format!(
+                "channel {ch} failed at {now} ns, before the rebuild of channel {} ended: {} chunks of {stripes} \
+                 stripes are lost for good; the run stopped there",
+                self.fault_params.channel.unwrap_or_default(),
+                lost.len()
+            ));
+            self.stopped = true;
+            // Nothing more happens: the run ends with the events it has run.
+            while self.q.pop().is_some() {}
+        }
+    }
+}
+
+impl Ssd<crate::metrics::collector::Collector> {
+    /// The report's `fault` section (`None` when no channel failed).
+    pub fn fault_report(&self) -> Option<crate::metrics::fault_report::FaultReport> {
+        use crate::metrics::fault_report::{FaultReport, PhaseLatency, PhaseReport};
+        let failed_at = self.fault_times.failed_at?;
+        let f = self.raid().failure()?;
+        let c = f.counters;
+        let phases = &self.obs.fault_phases;
+        let phase = |i: usize| PhaseReport {
+            read: PhaseLatency::of(&phases[i][0]),
+            write: PhaseLatency::of(&phases[i][1]),
+        };
+        Some(FaultReport {
+            channel: f.channel,
+            failed_at_ns: failed_at,
+            replaced_at_ns: self.fault_times.replaced_at,
+            rebuilt_at_ns: self.fault_times.rebuilt_at,
+            chunks_lost_at_failure: c.lost_at_failure,
+            chunks_lost_after_failure: c.became_lost,
+            chunks_lost_at_end: f.lost_now,
+            reads_reconstructed: c.reads_reconstructed,
+            writes_absorbed: c.writes_absorbed,
+            parity_skipped: c.parity_skipped,
+            pages_rebuilt: c.pages_rebuilt,
+            rewritten_by_host: c.rewritten_by_host,
+            before: phase(0),
+            during: phase(1),
+            after: phase(2),
+            second: self.fault_times.second.clone(),
+        })
+    }
+}

@@ -1,0 +1,201 @@
+//! A channel failure and its rebuild on hand-built 4+1 devices: the latency
+//! of a read through XOR, the rebuild's exact work and duration, the chunks a
+//! second failure loses, and the conservation of lost chunks under load.
+
+use super::*;
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::metrics::fault_report::FaultReport;
+use rainsim_model::Ssd;
+use rainsim_trace::Request;
+
+const T_R: u64 = 20_000;
+const T_PROG: u64 = 500_000;
+const T_XOR: u64 = 19_000;
+const XFER: u64 = 10_240 + 300;
+
+/// An idle, half-written device of 5 single-die channels with 4+1 stripes.
+fn four_plus_one() -> Config {
+    let mut c = tiny(5, 1, 1, 64, 16, Some(5));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    (c.timing.read_ns, c.timing.program_ns, c.timing.command_ns, c.timing.xor_ns) = (T_R, T_PROG, 300, T_XOR);
+    c
+}
+
+/// The chunks on channel `ch` of the device `c` builds, in order, counted
+/// from the blocks (not from the failure code).
+fn chunks_on(c: &Config, ch: u32) -> Vec<u32> {
+    let ssd = Ssd::new(c, Collector::new(c.geometry.channels), false).unwrap();
+    let l = ssd.layout().clone();
+    let mut v: Vec<u32> = (0..ssd.stripe_layout().chunks() as u32)
+        .filter(|&k| ssd.ftl.lookup(k).is_some_and(|p| l.channel_of(p) == ch))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn run(c: &Config, reqs: &[Request]) -> (Ssd<Collector>, FaultReport) {
+    let mut ssd = Ssd::for_requests(c, Collector::new(c.geometry.channels), true, reqs).unwrap();
+    ssd.run(reqs, &mut |_| {}).unwrap();
+    let f = ssd.fault_report().expect("a channel failed");
+    (ssd, f)
+}
+
+#[test]
+fn a_read_of_a_failed_channel_is_one_partner_read_plus_xor() {
+    let mut c = four_plus_one();
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    let s = full_stripe(&probe);
+    let chunk = s * 5 + probe.stripe_layout().data_pos(s, 0);
+    let ch = probe.layout().channel_of(probe.ftl.lookup(chunk).unwrap());
+    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(ch), 0, false);
+    let offset = s as u64 * 4 * 4096;
+    let reqs = [Request { time_ns: 1_000, offset, size: 4096, device: 0, op: Op::Read }];
+    let (ssd, f) = run(&c, &reqs);
+    // The four partners are read in parallel on their channels, then XORed.
+    assert_eq!(ssd.obs.latency[0].max, T_R + XFER + T_XOR);
+    assert_eq!((f.reads_reconstructed, f.during.read.count), (1, 1));
+    assert_eq!(f.replaced_at_ns, None);
+    assert_eq!(f.chunks_lost_at_end, f.chunks_lost_at_failure);
+}
+
+#[test]
+fn the_rebuild_rewrites_exactly_the_failed_channels_chunks_one_stripe_at_a_time() {
+    let mut c = four_plus_one();
+    let ch = 2;
+    let before = chunks_on(&c, ch);
+    assert!(before.len() > 20, "{} chunks on the channel", before.len());
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns) = (Some(ch), 5_000, 10_000);
+    let (ssd, f) = run(&c, &[]);
+    assert_eq!(f.chunks_lost_at_failure, before.len() as u64);
+    assert_eq!(f.pages_rebuilt, before.len() as u64);
+    assert_eq!((f.chunks_lost_at_end, f.rewritten_by_host, f.chunks_lost_after_failure), (0, 0, 0));
+    let mut after = ssd.ftl.chunks_on_channel(ch);
+    after.sort_unstable();
+    assert_eq!(after, before, "the replacement holds the same chunks");
+    // Each stripe: its other chunks read in parallel, XOR, one program.
+    let per_stripe = T_R + XFER + T_XOR + XFER + T_PROG;
+    assert_eq!(f.replaced_at_ns, Some(15_000));
+    assert_eq!(f.rebuilt_at_ns, Some(15_000 + before.len() as u64 * per_stripe));
+    // --verify passed: every stripe is whole again (checked at the end).
+    assert!(ssd.totals().stripes_verified > 0);
+}
+
+#[test]
+fn two_rebuild_stripes_at_once_halve_the_rebuild() {
+    let mut c = four_plus_one();
+    (c.fault.channel, c.fault.at_ns, c.fault.rebuild_stripes) = (Some(1), 0, 2);
+    let (_, f2) = run(&c, &[]);
+    c.fault.rebuild_stripes = 1;
+    let (_, f1) = run(&c, &[]);
+    let (t1, t2) = (f1.rebuilt_at_ns.unwrap(), f2.rebuilt_at_ns.unwrap());
+    // Two stripes share the die of the replacement: the programs serialise,
+    // the reads of the second overlap the first's program.
+    assert!(t2 < t1 && t2 * 10 > t1 * 5, "one at a time {t1} ns, two {t2} ns");
+    assert_eq!(f1.pages_rebuilt, f2.pages_rebuilt);
+}
+
+#[test]
+fn a_second_failure_before_the_rebuild_ends_loses_the_stripes_on_both() {
+    let mut c = four_plus_one();
+    let (a, b) = (0, 3);
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns) = (Some(a), 0, 1_000_000_000);
+    (c.fault.second_channel, c.fault.second_at_ns) = (Some(b), 1_000);
+    // Independently: stripes with a chunk on both channels; their data chunks.
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    let (l, sl) = (probe.layout().clone(), probe.stripe_layout().clone());
+    let on = |k: u32, ch: u32| probe.ftl.lookup(k).is_some_and(|p| l.channel_of(p) == ch);
+    let mut want = Vec::new();
+    let mut stripes = 0;
+    for s in 0..sl.stripes {
+        let ks: Vec<u32> = (s * 5..s * 5 + 5).collect();
+        let (ka, kb) = (ks.iter().find(|&&k| on(k, a)), ks.iter().find(|&&k| on(k, b)));
+        if let (Some(&ka), Some(&kb)) = (ka, kb) {
+            stripes += 1;
+            want.extend([ka, kb].into_iter().filter(|&k| !sl.is_parity(k)));
+        }
+    }
+    want.sort_unstable();
+    assert!(stripes > 5);
+    let reqs = [Request { time_ns: 5_000, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    let (ssd, f) = run(&c, &reqs);
+    let second = f.second.expect("the second failure happened");
+    assert_eq!(second.outcome, "data_loss");
+    assert_eq!((second.chunks_lost, second.stripes_lost), (want.len() as u64, stripes));
+    assert_eq!(second.first_chunks, want[..want.len().min(20)]);
+    assert!(ssd.obs.latency[2].count() == 0, "the run stopped at the loss, before the read");
+}
+
+/// Under a write-heavy load with GC, a failure, a replacement and a rebuild:
+/// every chunk that was or became lost is rebuilt, rewritten by the host or
+/// still lost; and `--verify` sees every read return its latest version.
+#[test]
+fn lost_chunks_are_conserved_under_load_with_gc() {
+    let mut c = tiny(5, 2, 1, 48, 16, Some(5));
+    gc_from_start(&mut c);
+    c.geometry.over_provisioning = 0.2;
+    c.precondition.valid = 0.7;
+    c.precondition.invalid = 0.1;
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) =
+        (Some(4), 2_000_000, 3_000_000, 2);
+    let cap = rainsim_model::run::capacity_bytes(&c);
+    let mut reqs = Vec::new();
+    let mut x = 12345u64;
+    for i in 0..3_000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let page = (x >> 33) % (cap / 4096 - 4);
+        let op = if (x >> 20) % 3 == 0 { Op::Read } else { Op::Write };
+        let pages = 1 + (x >> 40) % 3;
+        // One request in four writes pages in part (a sector in, a sector short).
+        let part = if (x >> 50) % 4 == 0 { 512 } else { 0 };
+        let size = pages as u32 * 4096 - part as u32;
+        reqs.push(Request { time_ns: i * 20_000, offset: page * 4096 + part, size, device: 0, op });
+    }
+    let (ssd, f) = run(&c, &reqs);
+    assert_eq!(
+        f.chunks_lost_at_failure + f.chunks_lost_after_failure,
+        f.pages_rebuilt + f.rewritten_by_host + f.chunks_lost_at_end
+    );
+    assert_eq!(f.chunks_lost_at_end, 0);
+    assert!(f.reads_reconstructed > 0 && f.writes_absorbed + f.parity_skipped > 0, "{f:?}");
+    assert!(f.rewritten_by_host > 0, "{f:?}");
+    assert_eq!(ssd.totals().completed, reqs.len() as u64);
+}
+
+/// Every scheme (each of its policy axes) survives a failure, a replacement
+/// and a rebuild under `--verify`, with stripes narrower than the channels
+/// (3+1 on 8) and as wide (4+1 on 5).
+#[test]
+fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/schemes");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for name in &names {
+        for (m, k) in [(8, 4), (5, 5)] {
+            let mut c = tiny(m, 2, 1, 48, 16, Some(k));
+            gc_from_start(&mut c);
+            c.geometry.over_provisioning = 0.2;
+            (c.precondition.valid, c.precondition.invalid) = (0.6, 0.1);
+            c.policy = scheme(name).policy;
+            (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) =
+                (Some(m - 2), 3_000_000, 2_000_000, 4);
+            let cap = rainsim_model::run::capacity_bytes(&c);
+            let reqs: Vec<Request> = (0..2_000u64)
+                .map(|i| {
+                    let page = (i * 7919) % (cap / 4096 - 2);
+                    let op = if i % 3 == 0 { Op::Write } else { Op::Read };
+                    Request { time_ns: i * 15_000, offset: page * 4096, size: 4096, device: 0, op }
+                })
+                .collect();
+            let mut ssd = Ssd::for_requests(&c, Collector::new(m), true, &reqs).unwrap();
+            ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("scheme {name}, {k} of {m}: {e}"));
+            let f = ssd.fault_report().unwrap();
+            assert_eq!(f.chunks_lost_at_end, 0, "scheme {name}, {k} of {m}: {f:?}");
+            assert!(f.reads_reconstructed > 0 && f.pages_rebuilt > 0, "scheme {name}, {k} of {m}: {f:?}");
+        }
+    }
+}
