@@ -5,8 +5,8 @@
 
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
-use crate::flash::ldpc::LdpcModel;
 pub use crate::flash::interface::DieState;
+use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::{FlashTiming, Timing};
 use crate::ftl::Ftl;
 use crate::raid::stripe::StripeLayout;

@@ -54,7 +54,13 @@ impl RaidLayer {
     ) {
         let s = chunk / self.stripes.width;
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
-        let id = self.degraded_reads.insert(DegradedRead { req, chunk, pending: partners.len() as u32, acc: 0, next: crate::raid::stripe_lock::NO_JOB });
+        let id = self.degraded_reads.insert(DegradedRead {
+            req,
+            chunk,
+            pending: partners.len() as u32,
+            acc: 0,
+            next: crate::raid::stripe_lock::NO_JOB,
+        });
         port.degraded_read(gc_tolerant, partners.len() as u32);
         // Degraded-mode scheduling inserts its reads at the heads of the
         // partners' queues (§3.2, "serviced immediately"); a GC-tolerant read

@@ -17,8 +17,8 @@
 
 use crate::flash::op::Owner;
 use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, StripeWrite};
-use crate::raid::rmw_rcw::Routine;
 use crate::raid::rmw_rcw::Member;
+use crate::raid::rmw_rcw::Routine;
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
 use crate::raid::update::{JobKind, StripeJob, NO_CHANNEL};
 
@@ -375,7 +375,10 @@ impl RaidLayer {
         self.degraded_reads[id].pending = partners.len() as u32;
         port.degraded_read(false, partners.len() as u32);
         if partners.is_empty() {
-            port.act(RaidAction::Controller { ns: self.times.xor_ns, then: crate::raid::layer::RaidEvent::DegradedReadDone(id) });
+            port.act(RaidAction::Controller {
+                ns: self.times.xor_ns,
+                then: crate::raid::layer::RaidEvent::DegradedReadDone(id),
+            });
         }
         for m in &partners {
             let owner = crate::flash::op::Owner::DegradedRead(id);

@@ -12,12 +12,12 @@
 //! Chunks are programmed where they live now (a degraded update may have moved
 //! them); a chunk never written goes to its layout home.
 
+use crate::fault::Fault;
 use crate::flash::op::{FlashOp, Owner};
+use crate::raid::failure::NO_POS;
 use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, StripeWrite, Token};
 use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
-use crate::raid::failure::NO_POS;
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
-use crate::fault::Fault;
 use crate::token::{merged, token};
 
 /// One write job on one stripe.
@@ -91,14 +91,7 @@ impl RaidLayer {
     /// A host write touches `written` positions of `stripe` (`partial` of them
     /// in part): creates its job and starts it, or queues it behind the
     /// stripe's current holder.
-    pub fn submit_job(
-        &mut self,
-        req: u32,
-        stripe: u32,
-        written: u64,
-        partial: u64,
-        port: &mut impl RaidPort,
-    ) {
+    pub fn submit_job(&mut self, req: u32, stripe: u32, written: u64, partial: u64, port: &mut impl RaidPort) {
         self.enqueue_job(req, stripe, written, partial, JobKind::Write, port);
     }
 
@@ -250,7 +243,8 @@ impl RaidLayer {
         let j = self.jobs[id];
         self.jobs[id].pending = j.prereads.count_ones() + 1;
         // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
-        let head = j.moved_to != NO_CHANNEL || (j.kind == JobKind::Rebuild && self.failure.as_ref().is_some_and(|f| f.head));
+        let head =
+            j.moved_to != NO_CHANNEL || (j.kind == JobKind::Rebuild && self.failure.as_ref().is_some_and(|f| f.head));
         let mut bits = j.prereads;
         while bits != 0 {
             let pos = bits.trailing_zeros();
@@ -265,7 +259,12 @@ impl RaidLayer {
     /// Offers a single-chunk update of a written chunk to the placement
     /// policy; on a degraded update returns its channel and pre-read set
     /// (every other written position).
-    fn degraded_update(&mut self, j: &StripeJob, at: &[Option<Member>], port: &mut impl RaidPort) -> Option<(u32, u64)> {
+    fn degraded_update(
+        &mut self,
+        j: &StripeJob,
+        at: &[Option<Member>],
+        port: &mut impl RaidPort,
+    ) -> Option<(u32, u64)> {
         if j.written.count_ones() != 1 || !port.wants_updates() {
             return None;
         }

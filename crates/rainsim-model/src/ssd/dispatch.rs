@@ -43,10 +43,7 @@ impl<O: Observer> Ssd<O> {
         // Any idle die of the channel may take it; stop at the first that does.
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {
-            if self.flash.idle(die)
-                && self.try_start(die)
-                && self.channels[ch as usize].sched.writes_queued() == 0
-            {
+            if self.flash.idle(die) && self.try_start(die) && self.channels[ch as usize].sched.writes_queued() == 0 {
                 break;
             }
         }

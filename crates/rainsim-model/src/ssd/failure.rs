@@ -5,9 +5,9 @@
 
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
+use crate::metrics::fault_report::SecondFailure;
 use crate::metrics::observer::{FaultEvent, Observer};
 use crate::raid::failure::Phase;
-use crate::metrics::fault_report::SecondFailure;
 
 /// When the failure's steps happened, and a second failure's outcome.
 #[derive(Debug, Clone, Default)]
@@ -116,8 +116,8 @@ impl<O: Observer> Ssd<O> {
             for s in 0..self.stripes.stripes {
                 let dead = (s * w..(s + 1) * w).find(|&c| self.raid().is_lost(c));
                 let Some(dead) = dead else { continue };
-                let on_ch = (s * w..(s + 1) * w)
-                    .find(|&c| c != dead && self.member(c).is_some_and(|m| m.channel == ch));
+                let on_ch =
+                    (s * w..(s + 1) * w).find(|&c| c != dead && self.member(c).is_some_and(|m| m.channel == ch));
                 if let Some(other) = on_ch {
                     stripes += 1;
                     for c in [dead, other] {
@@ -160,10 +160,8 @@ impl Ssd<crate::metrics::collector::Collector> {
         let f = self.raid().failure()?;
         let c = f.counters;
         let phases = &self.obs.fault_phases;
-        let phase = |i: usize| PhaseReport {
-            read: PhaseLatency::of(&phases[i][0]),
-            write: PhaseLatency::of(&phases[i][1]),
-        };
+        let phase =
+            |i: usize| PhaseReport { read: PhaseLatency::of(&phases[i][0]), write: PhaseLatency::of(&phases[i][1]) };
         Some(FaultReport {
             channel: f.channel,
             failed_at_ns: failed_at,

@@ -82,7 +82,9 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn check_gc_overlap(&mut self, die: u32, gate: GcGate) -> Result<(), VerifyError> {
         let Some(g) = &mut self.gc_overlap else { return Ok(()) };
         let hit = (0..g.dies as u32).find(|&e| {
-            e != die && self.flash.dies()[e as usize].gc_until.is_some() && g.shared[die as usize * g.dies + e as usize] > 0
+            e != die
+                && self.flash.dies()[e as usize].gc_until.is_some()
+                && g.shared[die as usize * g.dies + e as usize] > 0
         });
         let Some(e) = hit else { return Ok(()) };
         g.overlaps += 1;

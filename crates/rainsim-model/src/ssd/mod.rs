@@ -23,15 +23,17 @@ mod rotating_gc;
 use crate::config::{Config, ConfigError, Timing};
 use crate::controller::Controller;
 use crate::device_state::{ArrivalWindow, ChannelState, GcHistory};
-use crate::flash::interface::FlashInterface;
 use crate::engine::{EventQueue, SimTime};
+pub use crate::fault::Fault;
 use crate::flash::address::Layout;
+use crate::flash::interface::FlashInterface;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::op::{FlashOp, Owner};
 use crate::flash::timing::FlashTiming;
 use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::Ftl;
 use crate::host::HostInterface;
+pub use crate::metrics::fault_report::SecondFailure;
 use crate::metrics::observer::Observer;
 use crate::policy::Policies;
 use crate::raid::layer::{RaidEvent, RaidLayer, RaidTimes};
@@ -39,9 +41,7 @@ use crate::raid::rmw_rcw::Member;
 use crate::raid::stripe::StripeLayout;
 use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
-pub use crate::fault::Fault;
 pub use error::SimError;
-pub use crate::metrics::fault_report::SecondFailure;
 use rainsim_trace::{Op, Request};
 
 /// A read-only view for policies, borrowing only the fields it shows (so the

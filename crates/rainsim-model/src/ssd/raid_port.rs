@@ -126,7 +126,9 @@ impl<O: Observer> Ssd<O> {
         if let (Some(v), Some(t)) = (&mut self.verifier, c.token) {
             match t {
                 Token::Parity(x) => v.write(op.chunk, op.ppn, x),
-                Token::Data { token, serial, pos, partial } => v.write_data(op.chunk, op.ppn, token, serial, pos, partial),
+                Token::Data { token, serial, pos, partial } => {
+                    v.write_data(op.chunk, op.ppn, token, serial, pos, partial)
+                }
             }
         }
         // The invalidated page may give an idle die something to collect (only

@@ -79,7 +79,10 @@ fn a_one_chunk_update_is_read_modify_write_with_its_parity() {
     want.sort_by_key(|&(_, q)| q);
     let job = match take(&mut p).as_slice() {
         [RaidAction::Read { chunk: a, owner: Owner::PreRead(j), head: false, .. }, RaidAction::Read { chunk: b, owner: Owner::PreRead(k), head: false, .. }]
-            if [*a, *b] == [want[0].0, want[1].0] && j == k => *j,
+            if [*a, *b] == [want[0].0, want[1].0] && j == k =>
+        {
+            *j
+        }
         other => panic!("expected two pre-reads of chunks {want:?}, got {other:?}"),
     };
     assert_eq!(p.writes, [StripeWrite::Rmw]);
