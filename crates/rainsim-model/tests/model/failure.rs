@@ -144,10 +144,10 @@ fn lost_chunks_are_conserved_under_load_with_gc() {
     for i in 0..3_000u64 {
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         let page = (x >> 33) % (cap / 4096 - 4);
-        let op = if (x >> 20) % 3 == 0 { Op::Read } else { Op::Write };
+        let op = if (x >> 20).is_multiple_of(3) { Op::Read } else { Op::Write };
         let pages = 1 + (x >> 40) % 3;
         // One request in four writes pages in part (a sector in, a sector short).
-        let part = if (x >> 50) % 4 == 0 { 512 } else { 0 };
+        let part = if (x >> 50).is_multiple_of(4) { 512 } else { 0 };
         let size = pages as u32 * 4096 - part as u32;
         reqs.push(Request { time_ns: i * 20_000, offset: page * 4096 + part, size, device: 0, op });
     }
