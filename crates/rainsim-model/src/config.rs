@@ -203,7 +203,8 @@ impl Config {
             }
         }
         self.policy.validate().map_err(ConfigError)?;
-        self.fault.validate(g.channels, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
+        let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip);
+        self.fault.validate(g.channels, dies_per_channel, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
         let p = &self.precondition;
         if p.valid < 0.0 || p.invalid < 0.0 || p.valid + p.invalid > 1.0 {
             return err(format!(

@@ -1,5 +1,5 @@
-//! A failed channel's data, and its replacement: the chunks a channel holds
-//! when it fails, and a fresh channel in its place (every block erased, the
+//! A failed channel's (or die's) data, and its replacement: the chunks it
+//! holds when it fails, and fresh dies in its place (every block erased, the
 //! chunks it held unmapped until the RAID layer rebuilds them).
 
 use super::Ftl;
@@ -7,19 +7,30 @@ use super::Ftl;
 impl Ftl {
     /// The chunks whose current page is on channel `ch`, in page order.
     pub fn chunks_on_channel(&self, ch: u32) -> Vec<u32> {
-        let l = &self.layout;
-        let first = l.first_page(l.first_block(l.first_plane(l.first_die(ch))));
-        (first..first + l.pages_per_channel()).filter_map(|p| self.map.owner(p)).collect()
+        self.chunks_on_dies(self.layout.first_die(ch), self.layout.dies_per_channel)
     }
 
-    /// Puts a fresh channel in place of channel `ch`: every chunk it held is
-    /// unmapped, every block is erased with no wear, every plane's blocks
-    /// are free. Returns the chunks unmapped.
+    /// The chunks whose current page is on dies `first..first + n`, in page order.
+    pub fn chunks_on_dies(&self, first: u32, n: u32) -> Vec<u32> {
+        let l = &self.layout;
+        let p0 = l.first_page(l.first_block(l.first_plane(first)));
+        let pages = n * l.planes_per_die * l.blocks_per_plane * l.pages_per_block;
+        (p0..p0 + pages).filter_map(|p| self.map.owner(p)).collect()
+    }
+
+    /// Puts a fresh channel in place of channel `ch` (see [`Ftl::replace_dies`]).
     pub fn replace_channel(&mut self, ch: u32) -> Vec<u32> {
-        let lost = self.chunks_on_channel(ch);
+        self.replace_dies(self.layout.first_die(ch), self.layout.dies_per_channel)
+    }
+
+    /// Puts fresh dies in place of dies `first..first + n`: every chunk they
+    /// held is unmapped, every block is erased with no wear, every plane's
+    /// blocks are free. Returns the chunks unmapped.
+    pub fn replace_dies(&mut self, first: u32, n: u32) -> Vec<u32> {
+        let lost = self.chunks_on_dies(first, n);
         let l = self.layout.clone();
-        let first_plane = l.first_plane(l.first_die(ch));
-        let planes = l.dies_per_channel * l.planes_per_die;
+        let first_plane = l.first_plane(first);
+        let planes = n * l.planes_per_die;
         for plane in first_plane..first_plane + planes {
             let first_block = l.first_block(plane);
             for b in first_block..first_block + l.blocks_per_plane {
@@ -39,7 +50,7 @@ impl Ftl {
             pm.min_erases = 0;
             pm.at_min = l.blocks_per_plane;
         }
-        for die in l.first_die(ch)..l.first_die(ch) + l.dies_per_channel {
+        for die in first..first + n {
             self.plane_cursor[die as usize] = 0;
         }
         self.recount_low_planes();

@@ -41,8 +41,10 @@ pub struct PhaseReport {
 /// What a channel failure did.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FaultReport {
-    /// The failed channel.
+    /// The failed channel (the failed die's channel when a die failed).
     pub channel: u32,
+    /// The failed die (global index), when only a die failed.
+    pub die: Option<u32>,
     /// When it failed, ns.
     pub failed_at_ns: u64,
     /// When the replacement went in (null: never).

@@ -53,11 +53,14 @@ pub struct FailureCounters {
     pub became_lost: u64,
 }
 
-/// A failed channel.
+/// A failed channel, or a failed die of it.
 #[derive(Debug, Clone)]
 pub struct Failure {
-    /// The channel.
+    /// The channel (of the die, when a die failed).
     pub channel: u32,
+    /// The failed die, when only a die failed: the other dies of its channel
+    /// take its writes, so nothing is absorbed in parity.
+    pub die: Option<u32>,
     /// Where it stands.
     pub phase: Phase,
     /// Lost chunks (bit set over chunk ids).
@@ -100,12 +103,14 @@ impl Failure {
 pub const NO_POS: u32 = u32::MAX;
 
 impl RaidLayer {
-    /// Channel `ch` fails now, holding `lost` chunks. The rebuild, once a
-    /// replacement is in, works on `stripes` stripes at once.
-    pub fn fail_channel(&mut self, ch: u32, lost: &[u32], stripes: u32, head: bool) {
+    /// Channel `ch` (or only its die `die`) fails now, holding `lost`
+    /// chunks. The rebuild, once a replacement is in, works on `stripes`
+    /// stripes at once.
+    pub fn fail(&mut self, ch: u32, die: Option<u32>, lost: &[u32], stripes: u32, head: bool) {
         let chunks = self.stripes.chunks();
         let mut f = Failure {
             channel: ch,
+            die,
             phase: Phase::Failed,
             lost: vec![0; chunks.div_ceil(64) as usize],
             lost_now: 0,
@@ -141,7 +146,10 @@ impl RaidLayer {
         let w = self.stripes.width;
         (0..w).find(|&p| {
             f.lost(s * w + p)
-                || (f.phase == Phase::Failed && at[p as usize].is_none() && self.stripes.channel(s, p) == f.channel)
+                || (f.phase == Phase::Failed
+                    && f.die.is_none()
+                    && at[p as usize].is_none()
+                    && self.stripes.channel(s, p) == f.channel)
         })
     }
 
@@ -152,13 +160,17 @@ impl RaidLayer {
         self.failure.as_ref().is_some_and(|f| (s * w..(s + 1) * w).any(|c| f.lost(c)))
     }
 
-    /// A program of `chunk` landed on `channel`: a chunk programmed on the
-    /// failed channel (queued before it failed) is lost; a lost chunk
+    /// A program of `chunk` landed on `die` of `channel`: a chunk programmed
+    /// on the failed unit (queued before it failed) is lost; a lost chunk
     /// programmed anywhere else (or on the replacement) is back.
-    pub fn committed(&mut self, job: u32, chunk: u32, channel: u32) {
+    pub fn committed(&mut self, job: u32, chunk: u32, channel: u32, die: u32) {
         let by_host = self.jobs[job].kind == JobKind::Write;
         let Some(f) = &mut self.failure else { return };
-        if f.phase == Phase::Failed && channel == f.channel {
+        let on_failed = match f.die {
+            Some(d) => die == d,
+            None => channel == f.channel,
+        };
+        if f.phase == Phase::Failed && on_failed {
             f.set(chunk, true);
         } else if f.lost(chunk) {
             f.set(chunk, false);
@@ -329,7 +341,8 @@ impl RaidLayer {
     pub(crate) fn program_channel(&self, j: &StripeJob, pos: u32, port: &impl RaidPort) -> Option<u32> {
         if pos == j.lost {
             let f = self.failure.as_ref().expect("a lost position has a failure");
-            return (f.phase != Phase::Failed).then_some(f.channel);
+            // A failed die's channel still takes programs on its other dies.
+            return (f.phase != Phase::Failed || f.die.is_some()).then_some(f.channel);
         }
         if j.moved_to != NO_CHANNEL && pos != self.stripes.parity_pos(j.stripe) {
             return Some(j.moved_to);

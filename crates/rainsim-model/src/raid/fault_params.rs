@@ -1,4 +1,4 @@
-//! `[fault]`: a channel that fails during the run, and its rebuild.
+//! `[fault]`: a channel (or a die) that fails during the run, and its rebuild.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +20,8 @@ pub enum RebuildPriority {
 pub struct FaultParams {
     /// The channel that fails (none: no failure).
     pub channel: Option<u32>,
+    /// A die that fails instead (global index: channel × dies per channel + die).
+    pub die: Option<u32>,
     /// When it fails, ns of simulated time.
     pub at_ns: u64,
     /// Put a replacement channel in and rebuild onto it.
@@ -40,6 +42,7 @@ impl Default for FaultParams {
     fn default() -> Self {
         FaultParams {
             channel: None,
+            die: None,
             at_ns: 0,
             rebuild: true,
             replace_after_ns: 0,
@@ -60,29 +63,53 @@ impl FaultParams {
         *self == FaultParams::default()
     }
 
-    /// Checks the keys against a device of `channels` channels; `raid5` when
-    /// the device has parity to rebuild from.
-    pub fn validate(&self, channels: u32, raid5: bool) -> Result<(), String> {
-        let Some(ch) = self.channel else {
+    /// Whether a channel or a die fails.
+    pub fn active(&self) -> bool {
+        self.channel.is_some() || self.die.is_some()
+    }
+
+    /// Checks the keys against a device of `channels` channels of
+    /// `dies_per_channel` dies; `raid5` when it has parity to rebuild from.
+    pub fn validate(&self, channels: u32, dies_per_channel: u32, raid5: bool) -> Result<(), String> {
+        if self.channel.is_some() && self.die.is_some() {
+            return Err("fault.channel and fault.die are both set: one unit fails (remove one)".into());
+        }
+        if !self.active() {
             if self.second_channel.is_some() {
-                return Err("fault.second_channel needs fault.channel (the first failure)".into());
+                return Err("fault.second_channel needs fault.channel or fault.die (the first failure)".into());
             }
             return Ok(());
+        }
+        let what = match (self.channel, self.die) {
+            (Some(c), _) => format!("fault.channel = {c}"),
+            (_, Some(d)) => format!("fault.die = {d}"),
+            _ => unreachable!(),
         };
         if !raid5 {
-            return Err(format!(
-                "fault.channel = {ch} needs raid.level = \"raid5\": without parity a failed channel's data is lost"
-            ));
+            return Err(format!("{what} needs raid.level = \"raid5\": without parity a failure's data is lost"));
         }
-        for (name, c) in [("fault.channel", Some(ch)), ("fault.second_channel", self.second_channel)] {
+        for (name, c) in [("fault.channel", self.channel), ("fault.second_channel", self.second_channel)] {
             if let Some(c) = c {
                 if c >= channels {
                     return Err(format!("{name} = {c} but the device has channels 0..{}", channels - 1));
                 }
             }
         }
-        if self.second_channel == Some(ch) {
-            return Err(format!("fault.second_channel = {ch} is the channel that already failed"));
+        let dies = channels as u64 * dies_per_channel as u64;
+        if let Some(d) = self.die {
+            if d as u64 >= dies {
+                return Err(format!(
+                    "fault.die = {d} but the device has dies 0..{} (channel × {dies_per_channel} + die)",
+                    dies - 1
+                ));
+            }
+        }
+        let first = self.channel.or(self.die.map(|d| d / dies_per_channel.max(1)));
+        if self.second_channel.is_some() && self.second_channel == first {
+            return Err(format!(
+                "fault.second_channel = {} is the channel of the first failure",
+                self.second_channel.unwrap_or_default()
+            ));
         }
         for (name, t) in [
             ("fault.at_ns", self.at_ns),

@@ -291,7 +291,11 @@ impl RaidLayer {
         }
         let stripe_channels = &stripe_channels[..at.len()];
         // A failed channel takes nothing until its replacement is in.
-        let dead = self.failure.as_ref().filter(|f| f.phase == crate::raid::failure::Phase::Failed).map(|f| f.channel);
+        let dead = self
+            .failure
+            .as_ref()
+            .filter(|f| f.phase == crate::raid::failure::Phase::Failed && f.die.is_none())
+            .map(|f| f.channel);
         outside.extend((0..self.stripes.channels).filter(|c| !stripe_channels.contains(c) && Some(*c) != dead));
         let mut choice = None;
         if !outside.is_empty() {

@@ -74,7 +74,7 @@ impl<O: Observer> Ssd<O> {
             if !writes && s.reads_queued_for(local) == 0 {
                 return false;
             }
-            let writes_ok = writes && self.ftl.die_takes_writes(die);
+            let writes_ok = writes && self.ftl.die_takes_writes(die) && !self.refuses_writes(die);
             let Some(op) = self.channels[ch as usize].sched.pop_for(local, writes_ok) else { return false };
             self.start_op(die, op);
         }
@@ -176,8 +176,8 @@ impl<O: Observer> Ssd<O> {
         if self.ftl.die_needs_gc(die).is_none() {
             return false;
         }
-        if self.dead_channel == Some(self.layout.channel_of_die(die)) {
-            // A failed channel collects nothing.
+        if self.is_dead(die) {
+            // A failed die collects nothing.
             return false;
         }
         let gate = self.rotation_gate(die);

@@ -1,7 +1,7 @@
-//! A channel failure at the device: when it fails (its chunks become lost to
-//! the RAID layer, its dies stop collecting), when its replacement goes in
-//! (once what was queued on it has drained: a fresh channel, the rebuild
-//! starts), a second failure, and what the report says of it all.
+//! A channel (or die) failure at the device: when it fails (its chunks become
+//! lost to the RAID layer, its dies stop collecting and taking programs), when
+//! its replacement goes in (once what was queued on it has drained: fresh
+//! dies, the rebuild starts), a second failure, and what the report says.
 
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
@@ -24,7 +24,7 @@ impl<O: Observer> Ssd<O> {
     #[inline(never)]
     pub(crate) fn schedule_faults(&mut self) {
         let f = self.fault_params.clone();
-        if f.channel.is_some() {
+        if f.active() {
             self.q.at(f.at_ns, Ev::ChannelFails(0));
             if f.second_channel.is_some() {
                 self.q.at(f.second_at_ns, Ev::ChannelFails(1));
@@ -42,11 +42,16 @@ impl<O: Observer> Ssd<O> {
             self.second_failure(f.second_channel.expect("scheduled"), now);
             return;
         }
-        let ch = f.channel.expect("scheduled");
-        let lost = self.ftl.chunks_on_channel(ch);
+        let (first, n) = match (f.channel, f.die) {
+            (Some(ch), _) => (self.layout.first_die(ch), self.layout.dies_per_channel),
+            (_, Some(d)) => (d, 1),
+            _ => unreachable!("scheduled"),
+        };
+        let ch = self.layout.channel_of_die(first);
+        let lost = self.ftl.chunks_on_dies(first, n);
         let head = f.rebuild_priority == crate::config::RebuildPriority::High;
-        self.with_raid(|r, _| r.fail_channel(ch, &lost, f.rebuild_stripes, head));
-        self.dead_channel = Some(ch);
+        self.with_raid(|r, _| r.fail(ch, f.die, &lost, f.rebuild_stripes, head));
+        self.dead = Some((first, n));
         self.fault_times.failed_at = Some(now);
         self.obs.fault(FaultEvent::Failed, now);
         if f.rebuild {
@@ -59,14 +64,14 @@ impl<O: Observer> Ssd<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn replace(&mut self) {
-        let Some(ch) = self.dead_channel else { return };
-        if !self.channel_drained(ch) {
+        let Some((first, n)) = self.dead else { return };
+        if !self.drained(first, n) {
             self.replace_pending = true;
             return;
         }
         self.replace_pending = false;
-        self.ftl.replace_channel(ch);
-        self.dead_channel = None;
+        self.ftl.replace_dies(first, n);
+        self.dead = None;
         let now = self.q.now();
         self.fault_times.replaced_at = Some(now);
         self.obs.fault(FaultEvent::Replaced, now);
@@ -84,15 +89,36 @@ impl<O: Observer> Ssd<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn after_op_on(&mut self, ch: u32) {
-        if self.replace_pending && self.dead_channel == Some(ch) && self.channel_drained(ch) {
+        let Some((first, n)) = self.dead else { return };
+        if self.replace_pending && self.layout.channel_of_die(first) == ch && self.drained(first, n) {
             self.replace();
         }
     }
 
-    fn channel_drained(&self, ch: u32) -> bool {
-        let first = self.layout.first_die(ch);
-        self.channels[ch as usize].queued() == 0
-            && (first..first + self.layout.dies_per_channel).all(|d| self.flash.idle(d))
+    /// Whether `die` is a failed one (its replacement not in yet).
+    #[inline]
+    pub(crate) fn is_dead(&self, die: u32) -> bool {
+        self.dead.is_some_and(|(first, n)| die.wrapping_sub(first) < n)
+    }
+
+    /// Whether `die` is a failed die whose channel lives on: its programs go
+    /// to the channel's other dies. (A failed channel is sent no programs;
+    /// those queued before it failed drain.)
+    #[inline]
+    pub(crate) fn refuses_writes(&self, die: u32) -> bool {
+        self.dead.is_some_and(|(first, n)| n < self.layout.dies_per_channel && die.wrapping_sub(first) < n)
+    }
+
+    /// Nothing is queued for or running on dies `first..first + n` (a
+    /// failed channel takes no programs; a failed die's channel-wide
+    /// program queue is served by its other dies).
+    fn drained(&self, first: u32, n: u32) -> bool {
+        let ch = self.layout.channel_of_die(first);
+        let c = &self.channels[ch as usize];
+        let local = first - self.layout.first_die(ch);
+        (n < self.layout.dies_per_channel || c.sched.writes_queued() == 0)
+            && (local..local + n).all(|d| c.sched.reads_queued_for(d) == 0)
+            && (first..first + n).all(|d| self.flash.idle(d))
     }
 
     /// The rebuild ended.
@@ -109,6 +135,7 @@ impl<O: Observer> Ssd<O> {
     /// RAID-5 cannot rebuild. The run stops there with the loss reported.
     fn second_failure(&mut self, ch: u32, now: SimTime) {
         let still_lost = self.raid().failure().is_some_and(|f| f.lost_now > 0);
+        let f_channel = self.raid().failure().map_or(0, |f| f.channel);
         let mut lost = Vec::new();
         let mut stripes = 0;
         if still_lost {
@@ -142,7 +169,7 @@ impl<O: Observer> Ssd<O> {
             self.notes.push(format!(
                 "channel {ch} failed at {now} ns, before the rebuild of channel {} ended: {} chunks of {stripes} \
                  stripes are lost for good; the run stopped there",
-                self.fault_params.channel.unwrap_or_default(),
+                self.fault_params.channel.unwrap_or(f_channel),
                 lost.len()
             ));
             self.stopped = true;
@@ -164,6 +191,7 @@ impl Ssd<crate::metrics::collector::Collector> {
             |i: usize| PhaseReport { read: PhaseLatency::of(&phases[i][0]), write: PhaseLatency::of(&phases[i][1]) };
         Some(FaultReport {
             channel: f.channel,
+            die: f.die,
             failed_at_ns: failed_at,
             replaced_at_ns: self.fault_times.replaced_at,
             rebuilt_at_ns: self.fault_times.rebuilt_at,

@@ -141,8 +141,9 @@ pub struct Ssd<O: Observer> {
     pub(crate) fault: Option<Fault>,
     /// `[fault]`: the channel failure to inject.
     pub(crate) fault_params: crate::config::FaultParams,
-    /// The failed channel until its replacement is in.
-    pub(crate) dead_channel: Option<u32>,
+    /// The failed dies (first, count: a channel's, or one) until their
+    /// replacement is in.
+    pub(crate) dead: Option<(u32, u32)>,
     /// The replacement waits for the failed channel to drain.
     pub(crate) replace_pending: bool,
     pub(crate) fault_times: failure::FaultTimes,
@@ -240,7 +241,7 @@ impl<O: Observer> Ssd<O> {
             gc_overlap: None,
             fault: None,
             fault_params: cfg.fault.clone(),
-            dead_channel: None,
+            dead: None,
             replace_pending: false,
             fault_times: Default::default(),
             stopped: false,

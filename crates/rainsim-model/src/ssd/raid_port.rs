@@ -116,9 +116,10 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn program_done(&mut self, job: u32, op: FlashOp) {
         let c = self.raid().commit_of(job, &op);
         let old = if c.stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
-        if self.dead_channel.is_some() || self.raid().failure().is_some() {
-            let ch = self.layout.channel_of(op.ppn);
-            self.with_raid(|r, _| r.committed(job, op.chunk, ch));
+        if self.raid().failure().is_some() {
+            let die = self.layout.die_of(op.ppn);
+            let ch = self.layout.channel_of_die(die);
+            self.with_raid(|r, _| r.committed(job, op.chunk, ch, die));
         }
         if let Some(g) = &mut self.gc_overlap {
             g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);

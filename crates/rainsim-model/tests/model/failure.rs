@@ -164,7 +164,7 @@ fn lost_chunks_are_conserved_under_load_with_gc() {
 
 /// Every scheme (each of its policy axes) survives a failure, a replacement
 /// and a rebuild under `--verify`, with stripes narrower than the channels
-/// (3+1 on 8) and as wide (4+1 on 5).
+/// (3+1 on 8) and as wide (4+1 on 5), of a channel or of one die.
 #[test]
 fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/schemes");
@@ -175,7 +175,7 @@ fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
     names.sort();
     assert!(names.len() >= 5, "{names:?}");
     for name in &names {
-        for (m, k) in [(8, 4), (5, 5)] {
+        for (m, k, die) in [(8, 4, false), (5, 5, false), (5, 5, true)] {
             let mut c = tiny(m, 2, 1, 48, 16, Some(k));
             gc_from_start(&mut c);
             c.geometry.over_provisioning = 0.2;
@@ -183,6 +183,10 @@ fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
             c.policy = scheme(name).policy;
             (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) =
                 (Some(m - 2), 3_000_000, 2_000_000, 4);
+            if die {
+                // The second die of that channel instead.
+                (c.fault.channel, c.fault.die) = (None, Some((m - 2) * 2 + 1));
+            }
             let cap = rainsim_model::run::capacity_bytes(&c);
             let reqs: Vec<Request> = (0..2_000u64)
                 .map(|i| {
@@ -192,10 +196,72 @@ fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
                 })
                 .collect();
             let mut ssd = Ssd::for_requests(&c, Collector::new(m), true, &reqs).unwrap();
-            ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("scheme {name}, {k} of {m}: {e}"));
+            ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("scheme {name}, {k} of {m}, die {die}: {e}"));
             let f = ssd.fault_report().unwrap();
             assert_eq!(f.chunks_lost_at_end, 0, "scheme {name}, {k} of {m}: {f:?}");
             assert!(f.reads_reconstructed > 0 && f.pages_rebuilt > 0, "scheme {name}, {k} of {m}: {f:?}");
         }
     }
+}
+
+/// A die fails instead of its channel: reads of its chunks are rebuilt (one
+/// partner read + XOR on an idle device), writes go to the channel's other
+/// die (nothing absorbed in parity), and the rebuild puts exactly the die's
+/// chunks back on its channel.
+#[test]
+fn a_failed_die_loses_only_its_chunks_and_its_channel_keeps_taking_writes() {
+    let mut c = tiny(5, 2, 1, 48, 16, Some(5));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    (c.timing.read_ns, c.timing.program_ns, c.timing.command_ns, c.timing.xor_ns) = (T_R, T_PROG, 300, T_XOR);
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    let s = full_stripe(&probe);
+    let chunk = s * 5 + probe.stripe_layout().data_pos(s, 0);
+    let die = probe.layout().die_of(probe.ftl.lookup(chunk).unwrap());
+    let ch = probe.layout().channel_of_die(die);
+    let on_die = probe.ftl.chunks_on_dies(die, 1);
+    assert!(on_die.len() > 10 && on_die.len() < probe.ftl.chunks_on_channel(ch).len());
+    drop(probe);
+    // Idle: the read costs one partner read and the XOR.
+    (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(die), 0, false);
+    let offset = s as u64 * 4 * 4096;
+    let read = [Request { time_ns: 1_000, offset, size: 4096, device: 0, op: Op::Read }];
+    let (ssd, f) = run(&c, &read);
+    assert_eq!(ssd.obs.latency[0].max, T_R + XFER + T_XOR);
+    assert_eq!((f.die, f.channel, f.chunks_lost_at_failure), (Some(die), ch, on_die.len() as u64));
+    // A write of the lost chunk lands on the channel's other die at once.
+    let write = [Request { time_ns: 1_000, offset, size: 4096, device: 0, op: Op::Write }];
+    let (ssd, f) = run(&c, &write);
+    assert_eq!((f.writes_absorbed, f.parity_skipped, f.chunks_lost_at_end), (0, 0, on_die.len() as u64 - 1));
+    let p = ssd.ftl.lookup(chunk).unwrap();
+    assert_eq!(ssd.layout().channel_of(p), ch);
+    assert_ne!(ssd.layout().die_of(p), die);
+    // The rebuild: exactly the die's chunks, back on its channel.
+    c.fault.rebuild = true;
+    let (ssd, f) = run(&c, &[]);
+    assert_eq!((f.pages_rebuilt, f.chunks_lost_at_end), (on_die.len() as u64, 0));
+    for &k in &on_die {
+        assert_eq!(ssd.layout().channel_of(ssd.ftl.lookup(k).unwrap()), ch, "chunk {k}");
+    }
+}
+
+#[test]
+fn fault_keys_are_checked() {
+    let c = four_plus_one();
+    let bad = |f: &dyn Fn(&mut Config)| {
+        let mut c = c.clone();
+        f(&mut c);
+        c.validate().unwrap_err().0
+    };
+    assert!(bad(&|c| c.fault.channel = Some(5)).contains("fault.channel = 5"));
+    assert!(bad(&|c| c.fault.die = Some(5)).contains("fault.die = 5"));
+    assert!(bad(&|c| (c.fault.channel, c.fault.die) = (Some(1), Some(1))).contains("both set"));
+    assert!(bad(&|c| c.fault.second_channel = Some(1)).contains("needs fault.channel"));
+    assert!(bad(&|c| (c.fault.channel, c.fault.second_channel) = (Some(1), Some(1))).contains("first failure"));
+    assert!(bad(&|c| (c.fault.channel, c.fault.rebuild_stripes) = (Some(1), 0)).contains("rebuild_stripes"));
+    assert!(bad(&|c| {
+        c.fault.channel = Some(1);
+        c.raid.level = RaidLevel::None;
+    })
+    .contains("raid5"));
 }
