@@ -1,0 +1,50 @@
+"""The rebuild page's verdicts and cells, on rows made by hand."""
+
+import rebuild_results as rr
+
+
+def rows(preset, scheme, p999s, n=20_000):
+    out = []
+    for seed, v in enumerate(p999s, 1):
+        r = {"preset": preset, "scheme": scheme, "seed": seed, "rebuild_s": 30.0 + seed,
+             "pages_rebuilt": 1000, "reads_reconstructed": 10}
+        for p in rr.PHASES:
+            r[f"{p}_n"] = n
+            r[f"{p}_p99"] = 700.0
+            r[f"{p}_p999"] = v
+        out.append(r)
+    return out
+
+
+def page_with(degraded, gc_tolerant, base=None):
+    base = base or [1000.0] * 6
+    rs = rows("degraded-mode-8ch", "baseline", base)
+    rs += rows("degraded-mode-8ch", "degraded", degraded)
+    rs += rows("degraded-mode-8ch", "gc-tolerant-read", gc_tolerant)
+    for s in ["baseline", "bpu", "adaptive"]:
+        rs += rows("adaptive-parity-8ch", s, [1000.0] * 6)
+    return rr.page(rs, 6, 1000)
+
+
+def verdict_line(text, scheme):
+    return next(line for line in text.splitlines() if line.startswith(f"| {scheme} |") and "%" in line)
+
+
+def test_six_of_six_lower_with_an_interval_below_zero_is_lower():
+    text = page_with([900.0, 910, 920, 905, 915, 890], [1000.0, 1010, 990, 1000, 1020, 980])
+    assert verdict_line(text, "degraded").endswith("| lower |")
+    # Mixed directions (and ties) are a coin flip.
+    assert verdict_line(text, "gc-tolerant-read").endswith("| inconclusive |")
+
+
+def test_five_of_six_is_not_enough_for_the_sign_test():
+    text = page_with([900.0, 910, 920, 905, 915, 1100], [1200.0] * 6)
+    assert verdict_line(text, "degraded").endswith("| inconclusive |")
+    assert verdict_line(text, "gc-tolerant-read").endswith("| higher |")
+
+
+def test_a_percentile_without_samples_is_a_dash_not_a_number():
+    rs = rows("degraded-mode-8ch", "baseline", [None] * 6)
+    cell = rr.med_ci([r["during_p999"] for r in rs])
+    assert cell == "—"
+    assert rr.med_ci([5.0, 5.0, 5.0]).startswith("5 [5, 5]")
