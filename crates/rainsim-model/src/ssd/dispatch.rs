@@ -176,8 +176,9 @@ impl<O: Observer> Ssd<O> {
         if self.ftl.die_needs_gc(die).is_none() {
             return false;
         }
-        if self.is_dead(die) {
-            // A failed die collects nothing.
+        if self.is_dead(die) && self.dead_drained() {
+            // A failed die collects only while programs queued before the
+            // failure still need room on it (its drain); then nothing.
             return false;
         }
         let gate = self.rotation_gate(die);

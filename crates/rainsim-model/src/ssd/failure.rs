@@ -109,6 +109,13 @@ impl<O: Observer> Ssd<O> {
         self.dead.is_some_and(|(first, n)| n < self.layout.dies_per_channel && die.wrapping_sub(first) < n)
     }
 
+    /// Whether the failed dies have drained (cold: asked only of a dead die
+    /// that wants to collect).
+    #[cold]
+    pub(crate) fn dead_drained(&self) -> bool {
+        self.dead.is_some_and(|(first, n)| self.drained(first, n))
+    }
+
     /// Nothing is queued for or running on dies `first..first + n` (a
     /// failed channel takes no programs; a failed die's channel-wide
     /// program queue is served by its other dies).
