@@ -165,7 +165,7 @@ impl<O: Observer> Ssd<O> {
         self.op_completed(op);
         self.try_start(die);
         if self.replace_pending {
-            self.after_op_on(ch);
+            self.after_drain_step();
         }
     }
 
@@ -237,5 +237,8 @@ impl<O: Observer> Ssd<O> {
         // returning to this die while it is still below its threshold.
         self.rotation_wake(die);
         self.try_start(die);
+        if self.replace_pending {
+            self.after_drain_step();
+        }
     }
 }

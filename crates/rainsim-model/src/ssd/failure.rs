@@ -84,13 +84,13 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
-    /// After an operation on channel `ch` ends: a replacement waiting for
-    /// the channel to drain may go in.
+    /// After an operation or a GC ends anywhere (a queued read may also
+    /// leave for another die): a replacement waiting for the failed dies to
+    /// drain may go in.
     #[cold]
     #[inline(never)]
-    pub(crate) fn after_op_on(&mut self, ch: u32) {
-        let Some((first, n)) = self.dead else { return };
-        if self.replace_pending && self.layout.channel_of_die(first) == ch && self.drained(first, n) {
+    pub(crate) fn after_drain_step(&mut self) {
+        if self.replace_pending && self.dead_drained() {
             self.replace();
         }
     }

@@ -12,6 +12,7 @@ mod compare;
 mod config;
 mod determinism;
 mod errors;
+mod failure_cli;
 mod golden;
 mod presets;
 mod python_scripts;
