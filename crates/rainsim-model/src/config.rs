@@ -8,6 +8,7 @@ pub use crate::controller::ControllerParams;
 pub use crate::error::ConfigError;
 pub use crate::flash::geometry::Geometry;
 pub use crate::flash::ldpc_params::{AgeSpread, Ldpc, RberModel};
+pub use crate::flash::process_variation::PvParams;
 pub use crate::flash::timing::Timing;
 pub use crate::ftl::params::FtlParams;
 pub use crate::host::params::HostParams;
@@ -39,6 +40,10 @@ pub struct Config {
     pub warmup: Warmup,
     /// LDPC read-retry latency model (DESIGN.md §6).
     pub ldpc: Ldpc,
+    /// Per-block program speed (DESIGN.md §6). Left out of serialised configs
+    /// while at its defaults, so that reports without it stay as they were.
+    #[serde(skip_serializing_if = "PvParams::is_default")]
+    pub process_variation: PvParams,
     /// Policy axes (DESIGN.md §7).
     pub policy: PolicySpec,
     /// Host interface.
@@ -102,6 +107,7 @@ impl Default for Config {
             precondition: Precondition { valid: 0.5, invalid: 0.2, ..Default::default() },
             warmup: Warmup::default(),
             ldpc: Ldpc::default(),
+            process_variation: PvParams::default(),
             policy: PolicySpec::default(),
             host: HostParams::default(),
             trace: TraceOptions::default(),
@@ -223,6 +229,7 @@ impl Config {
                 free * g.blocks_per_plane as f64
             ));
         }
+        self.process_variation.validate()?;
         self.ldpc.validate()
     }
 

@@ -117,6 +117,8 @@ fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_
     report.notes = std::mem::take(&mut ssd.notes);
     report.precondition = std::mem::take(&mut ssd.prep);
     report.warmup = ssd.warmup.take();
+    report.process_variation =
+        ssd.ftl.pv.as_ref().map(|pv| crate::metrics::pv_report::PvReport::new(pv, &ssd.ftl, &ssd.obs.pv_programs));
     report
 }
 

@@ -64,6 +64,8 @@ pub struct Ftl {
     gc_hook: Box<dyn GcHook>,
     /// Scratch: the hook's answer for the current victim.
     dropped: Vec<usize>,
+    /// Per-block program speed (`None`: every program takes tPROG).
+    pub pv: Option<crate::flash::process_variation::ProcessVariation>,
 }
 
 /// No page could be allocated: the plane is full and GC cannot help.
@@ -103,6 +105,7 @@ impl Ftl {
             alloc: Box::new(allocation::in_order::InOrder),
             gc_hook: Box::new(gc_hook::MoveAll),
             dropped: Vec::new(),
+            pv: None,
             layout,
         };
         ftl.recount_low_planes();
@@ -112,6 +115,24 @@ impl Ftl {
     /// Replaces the block allocation policy (in order by default).
     pub fn set_allocator(&mut self, alloc: Box<dyn BlockAllocator>) {
         self.alloc = alloc;
+    }
+
+    /// Turns process variation on: every block's ISPP step is detected now
+    /// (at its erase count so far) and again at each of its erases.
+    pub fn set_process_variation(&mut self, pv: crate::flash::process_variation::ProcessVariation) {
+        for (b, meta) in self.blocks.iter_mut().enumerate() {
+            meta.dvp_step = pv.detect(b as u32, meta.erases);
+        }
+        self.pv = Some(pv);
+    }
+
+    /// Program time of page `ppn` under process variation (its block's
+    /// detected step); `None` with the model off.
+    #[inline]
+    pub fn pv_program_ns(&self, ppn: Ppn) -> Option<(u8, crate::engine::SimTime)> {
+        let pv = self.pv.as_ref()?;
+        let step = self.blocks[self.layout.block_of(ppn) as usize].dvp_step;
+        Some((step, pv.tprog_ns(step)))
     }
 
     /// Replaces the GC hook (every valid page moves by default).
@@ -454,6 +475,10 @@ impl Ftl {
         meta.reads = 0;
         let before = meta.erases;
         meta.erases += 1;
+        if let Some(pv) = &self.pv {
+            // Write-speed detection at each erase; the step never rises.
+            meta.dvp_step = meta.dvp_step.min(pv.detect(gblock, meta.erases));
+        }
         let pm = &mut self.planes[plane as usize];
         pm.invalid -= invalid;
         let free_before = pm.free.len();

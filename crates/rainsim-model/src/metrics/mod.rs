@@ -4,5 +4,6 @@
 pub mod collector;
 pub mod observer;
 pub mod options;
+pub mod pv_report;
 pub mod report;
 pub mod stats;

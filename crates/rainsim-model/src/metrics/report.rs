@@ -398,6 +398,9 @@ pub struct Report {
     /// Rotating GC's counters (absent with `ftl.rotating_gc` off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotating_gc: Option<RotatingGcReport>,
+    /// Program speeds (absent with process variation off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process_variation: Option<super::pv_report::PvReport>,
     /// Host-side counts.
     pub host: HostReport,
     /// Simulated span.
@@ -589,6 +592,7 @@ impl Report {
             ldpc: inp.ldpc_level_read_ns.map(|t| LdpcReport::new(&c.ldpc, t)),
             rotating_gc: (inp.config.pointer("/ftl/rotating_gc") == Some(&serde_json::Value::Bool(true)))
                 .then_some(RotatingGcReport { deferred: c.gc_deferred, forced_overlaps: c.gc_forced_overlaps }),
+            process_variation: None,
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,
                 held_by_queue_depth: c.held,

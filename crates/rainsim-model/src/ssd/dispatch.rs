@@ -133,7 +133,8 @@ impl<O: Observer> Ssd<O> {
                     }
                 };
                 op.ppn = ppn;
-                let end = self.flash.submit(die, op, now, 0);
+                let prog = if self.ftl.pv.is_some() { self.pv_program_ns(ch, ppn) } else { self.t.program };
+                let end = self.flash.submit(die, op, now, prog);
                 self.q.at(end, Ev::OpDone(die));
             }
         }
@@ -149,6 +150,31 @@ impl<O: Observer> Ssd<O> {
         let (sense, retry) = (m.read_ns(level), m.retry_ns(level));
         self.obs.flash_read(ch, origin, level, retry);
         sense
+    }
+
+    /// Program time of `ppn`'s block under process variation, with its
+    /// probe. Out of line, so that the dispatch loop stays as small as
+    /// without the model when it is off.
+    #[inline(never)]
+    fn pv_program_ns(&mut self, ch: u32, ppn: u32) -> SimTime {
+        let Some((step, ns)) = self.ftl.pv_program_ns(ppn) else { return self.t.program };
+        self.obs.flash_program(ch, step, false);
+        ns
+    }
+
+    /// Die time of the GC just collected under process variation: each move
+    /// programs at its destination block's tPROG. Fires a probe per move.
+    #[inline(never)]
+    fn pv_gc_ns(&mut self, ch: u32, work: &crate::ftl::GcWork) -> SimTime {
+        let per_move = self.t.gc_move(self.copyback) - self.t.program;
+        let mut dur = work.erased as u64 * self.t.erase;
+        for i in 0..self.ftl.moves.len() {
+            let new = self.ftl.moves[i].1;
+            let (step, ns) = self.ftl.pv_program_ns(new).unwrap_or((0, self.t.program));
+            self.obs.flash_program(ch, step, true);
+            dur += per_move + ns;
+        }
+        dur
     }
 
     /// Sensing done: the page waits for the bus, then crosses it.
@@ -211,9 +237,13 @@ impl<O: Observer> Ssd<O> {
                 return true;
             }
         }
-        let dur = work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase;
-        self.flash.start_gc(die, now, now + dur, work.moved, work.erased);
         let ch = self.layout.channel_of_die(die);
+        let dur = if self.ftl.pv.is_some() {
+            self.pv_gc_ns(ch, &work)
+        } else {
+            work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase
+        };
+        self.flash.start_gc(die, now, now + dur, work.moved, work.erased);
         let c = &mut self.channels[ch as usize];
         // The estimate a cost model would have made before this GC (DM-Eq. 7).
         let estimate = c.gc_recent.estimate_ns(&self.t);

@@ -27,6 +27,7 @@ use crate::engine::{EventQueue, SimTime};
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::op::{FlashOp, Owner};
+use crate::flash::process_variation::ProcessVariation;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::Ftl;
@@ -174,6 +175,11 @@ impl<O: Observer> Ssd<O> {
         let parity = stripes.parity;
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         ftl.set_allocator(cfg.policy.build_allocator());
+        if cfg.process_variation.enabled {
+            let pv = &cfg.process_variation;
+            let blocks = layout.blocks();
+            ftl.set_process_variation(ProcessVariation::new(pv, blocks, cfg.timing.program_ns, cfg.seed));
+        }
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
         let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {

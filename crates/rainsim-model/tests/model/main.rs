@@ -13,6 +13,7 @@ mod raid_layer;
 mod ldpc;
 mod parity_update;
 mod percentiles;
+mod process_variation;
 mod props;
 mod queueing;
 mod rotating_gc;
