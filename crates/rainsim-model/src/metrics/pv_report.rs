@@ -1,6 +1,7 @@
-//! The process-variation section of the report (present only with
-//! `process_variation.enabled`): the blocks' program times at the end of
-//! the run and the programs made at each speed.
+//! The report sections of vios-variation-aware-scheduler's models: process
+//! variation (present only with `process_variation.enabled`: the blocks'
+//! program times at the end of the run and the programs made at each speed)
+//! and Table 1's conflicts (present only when counted).
 
 use crate::flash::process_variation::ProcessVariation;
 use crate::ftl::Ftl;
@@ -86,6 +87,35 @@ impl PvReport {
             block_tprog_p95_ns: quantile(0.95),
             program_tprog_mean_ns: weighted(&|c| c.programs + c.gc_programs),
             classes,
+        }
+    }
+}
+
+/// Table 1: host requests that found, on arrival, another request waiting
+/// for or issued to one of their chips (A_r of Eq. 1).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ConflictReport {
+    /// Reads that arrived.
+    pub reads: u64,
+    /// Writes that arrived.
+    pub writes: u64,
+    /// Reads in conflict.
+    pub read_conflicts: u64,
+    /// Writes in conflict.
+    pub write_conflicts: u64,
+    /// (read + write conflicts) / requests.
+    pub ratio: f64,
+}
+
+impl ConflictReport {
+    /// The section from the host's counts.
+    pub fn new(c: &crate::host::chips::ConflictCounts) -> ConflictReport {
+        ConflictReport {
+            reads: c.reads,
+            writes: c.writes,
+            read_conflicts: c.read_conflicts,
+            write_conflicts: c.write_conflicts,
+            ratio: c.ratio(),
         }
     }
 }

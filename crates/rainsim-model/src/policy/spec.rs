@@ -57,6 +57,16 @@ pub enum BlockAllocationKind {
     InOrder,
 }
 
+impl BlockAllocationKind {
+    /// Whether it places pages by the waiting requests of their chip (the
+    /// device then passes a lane with each allocation).
+    pub fn uses_lanes(self) -> bool {
+        match self {
+            BlockAllocationKind::InOrder => false,
+        }
+    }
+}
+
 /// The implementation chosen on every axis (TOML section `[policy]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -209,6 +219,13 @@ impl PolicySpec {
         match self.block_allocation {
             BlockAllocationKind::InOrder => Box::new(crate::ftl::allocation::in_order::InOrder),
         }
+    }
+
+    /// Whether a policy reads chip sets or the chip-state vector NR (vios
+    /// Eq. 2): a host scheduler other than FIFO (NOOP included, for Table 1's
+    /// conflicts), or an allocator that places by NR.
+    pub fn wants_chip_state(&self) -> bool {
+        self.host_scheduler != HostSchedulerKind::Fifo || self.block_allocation.uses_lanes()
     }
 
     /// Whether a degraded-mode policy (the queuing-cost model) is on.

@@ -31,6 +31,7 @@ use crate::flash::process_variation::ProcessVariation;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::Ftl;
+use crate::host::chips::ChipMap;
 use crate::host::HostInterface;
 use crate::metrics::observer::Observer;
 use crate::policy::Policies;
@@ -47,6 +48,9 @@ use rainsim_trace::{Op, Request};
 /// policy objects can be borrowed mutably beside it).
 macro_rules! device_view {
     ($s:expr) => {
+        device_view!($s, $s.host.nr())
+    };
+    ($s:expr, $nr:expr) => {
         $crate::device_state::DeviceView {
             now: $s.q.now(),
             channels: &$s.channels,
@@ -57,6 +61,7 @@ macro_rules! device_view {
             ldpc: $s.ldpc.as_ref(),
             layout: &$s.layout,
             stripes: &$s.stripes,
+            nr: $nr,
         }
     };
 }
@@ -203,6 +208,8 @@ impl<O: Observer> Ssd<O> {
             decision_ns: if parity { parity_decision_ns } else { 0 },
         };
         let raid_stripes = stripes.clone();
+        let host = HostInterface::new(queue_depth, cfg.policy.host_scheduler.build())
+            .with_chips(ChipMap::new(&layout), cfg.report.conflicts || cfg.policy.wants_chip_state());
         let mut ssd = Ssd {
             obs,
             t: flash,
@@ -218,7 +225,7 @@ impl<O: Observer> Ssd<O> {
             ftl,
             q: EventQueue::default(),
             channels,
-            host: HostInterface::new(queue_depth, cfg.policy.host_scheduler.build()),
+            host,
             raid: Some(Box::new(RaidLayer::new(raid_stripes, raid_times))),
             scratch: Vec::new(),
             decision_ns: if parity { decision_ns } else { 0 },
@@ -315,6 +322,11 @@ impl<O: Observer> Ssd<O> {
         self.channels[ch as usize].gc_recent.len()
     }
 
+    /// Table 1's conflicts, when the host counts them.
+    pub fn host_conflicts(&self) -> Option<crate::host::chips::ConflictCounts> {
+        self.host.conflicts()
+    }
+
     /// Totals of the last run.
     pub fn totals(&self) -> RunTotals {
         self.totals
@@ -368,7 +380,8 @@ impl<O: Observer> Ssd<O> {
     /// Replaces the host scheduler (tests order waiting requests by hand).
     #[doc(hidden)]
     pub fn set_host_scheduler(&mut self, s: Box<dyn crate::host::HostScheduler>) {
-        self.host = HostInterface::new(self.host.queue_depth(), s);
+        let track = self.host.conflicts().is_some();
+        self.host = HostInterface::new(self.host.queue_depth(), s).with_chips(ChipMap::new(&self.layout), track);
     }
 
     /// Replaces the update-placement policy (tests drive placements by hand).
@@ -558,7 +571,8 @@ impl<O: Observer> Ssd<O> {
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(op, r.arrival, now, r.size);
         self.totals.completed += 1;
-        let view = device_view!(self);
+        // The host scheduler keeps NR itself; the view it gets leaves it out.
+        let view = device_view!(self, &[]);
         if let Some(h) = self.host.next_waiting(&view) {
             // The slot passes to it now; it enters through the queue, not a
             // call, since one that completes at once would otherwise recurse

@@ -8,6 +8,7 @@ mod determinism;
 mod faults;
 mod gc;
 mod gc_exact;
+mod host_schedulers;
 mod layering;
 mod raid_layer;
 mod ldpc;
