@@ -269,6 +269,11 @@ impl Config {
         if self.host.queue_depth > MAX_QUEUE_DEPTH {
             return err(format!("host.queue_depth = {} exceeds {MAX_QUEUE_DEPTH} (0 = no cap)", self.host.queue_depth));
         }
+        if self.ftl.rotating_gc && self.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst {
+            return err("ftl.allocation = \"static-channel-first\" and ftl.rotating_gc = true both bind programs to \
+                        dies; turn one off"
+                .into());
+        }
         if self.ftl.pe_cycle_limit == 0 {
             return err(
                 "ftl.pe_cycle_limit must be at least 1: blocks that endure no program/erase cycle give no lifetime"

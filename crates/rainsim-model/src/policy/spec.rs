@@ -55,6 +55,9 @@ pub enum BlockAllocationKind {
     /// Erased blocks are opened in the order they were freed.
     #[default]
     InOrder,
+    /// Fast blocks for pages whose chip has requests waiting, slow ones
+    /// otherwise (vios-variation-aware-scheduler Fig. 4).
+    VariationAware,
 }
 
 impl BlockAllocationKind {
@@ -63,6 +66,7 @@ impl BlockAllocationKind {
     pub fn uses_lanes(self) -> bool {
         match self {
             BlockAllocationKind::InOrder => false,
+            BlockAllocationKind::VariationAware => true,
         }
     }
 }
@@ -218,6 +222,7 @@ impl PolicySpec {
     pub fn build_allocator(&self) -> Box<dyn BlockAllocator> {
         match self.block_allocation {
             BlockAllocationKind::InOrder => Box::new(crate::ftl::allocation::in_order::InOrder),
+            BlockAllocationKind::VariationAware => Box::new(crate::ftl::allocation::variation_aware::VariationAware),
         }
     }
 

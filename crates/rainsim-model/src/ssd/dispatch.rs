@@ -6,6 +6,7 @@
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Origin, Owner};
+use crate::ftl::allocation::Lane;
 use crate::metrics::observer::Observer;
 use crate::verify::Verifier;
 
@@ -125,7 +126,11 @@ impl<O: Observer> Ssd<O> {
             }
             OpKind::Program => {
                 self.sync_ftl_clock();
-                let ppn = match self.ftl.allocate(die) {
+                // One test for both models (variation-aware lanes, process
+                // variation), so that the plain path stays as it was.
+                let (alloc, prog) =
+                    if self.ftl.plain_programs() { (self.ftl.allocate(die), self.t.program) } else { self.vary(ch, die) };
+                let ppn = match alloc {
                     Ok(p) => p,
                     Err(e) => {
                         self.fail(e);
@@ -133,7 +138,6 @@ impl<O: Observer> Ssd<O> {
                     }
                 };
                 op.ppn = ppn;
-                let prog = if self.ftl.pv.is_some() { self.pv_program_ns(ch, ppn) } else { self.t.program };
                 let end = self.flash.submit(die, op, now, prog);
                 self.q.at(end, Ev::OpDone(die));
             }
@@ -152,10 +156,34 @@ impl<O: Observer> Ssd<O> {
         sense
     }
 
-    /// Program time of `ppn`'s block under process variation, with its
-    /// probe. Out of line, so that the dispatch loop stays as small as
-    /// without the model when it is off.
+    /// A page for a program starting on `die` and its program time, when
+    /// lanes or process variation are on (with the program's probe).
     #[inline(never)]
+    fn vary(&mut self, ch: u32, die: u32) -> (Result<u32, crate::ftl::OutOfSpace>, SimTime) {
+        let alloc = if self.ftl.uses_lanes() { self.allocate_by_lane(die) } else { self.ftl.allocate(die) };
+        let prog = match (&alloc, self.ftl.pv.is_some()) {
+            (Ok(ppn), true) => self.pv_program_ns(ch, *ppn),
+            _ => self.t.program,
+        };
+        (alloc, prog)
+    }
+
+    /// A page for a program starting on `die`, by lane (variation-aware
+    /// allocation, Fig. 4): a fast block when other work still waits for the
+    /// die's chip — host requests waiting for it (NR, Eq. 2) or operations
+    /// queued for the die — else a slow one.
+    fn allocate_by_lane(&mut self, die: u32) -> Result<u32, crate::ftl::OutOfSpace> {
+        let ch = self.layout.channel_of_die(die);
+        let local = die - self.layout.first_die(ch);
+        let s = &self.channels[ch as usize].sched;
+        let waiting = self.host.nr().get(die as usize).copied().unwrap_or(0)
+            + s.reads_queued_for(local)
+            + s.writes_queued_for(local);
+        let lane = if waiting > 0 { Lane::Fast } else { Lane::Slow };
+        self.ftl.allocate_lane(die, lane)
+    }
+
+    /// Program time of `ppn`'s block under process variation, with its probe.
     fn pv_program_ns(&mut self, ch: u32, ppn: u32) -> SimTime {
         let Some((step, ns)) = self.ftl.pv_program_ns(ppn) else { return self.t.program };
         self.obs.flash_program(ch, step, false);

@@ -21,6 +21,7 @@ mod rotating_gc;
 mod setup;
 mod timing;
 mod together;
+mod variation_alloc;
 mod traces;
 mod writes;
 
