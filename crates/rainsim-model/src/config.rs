@@ -269,9 +269,12 @@ impl Config {
         if self.host.queue_depth > MAX_QUEUE_DEPTH {
             return err(format!("host.queue_depth = {} exceeds {MAX_QUEUE_DEPTH} (0 = no cap)", self.host.queue_depth));
         }
-        if self.ftl.rotating_gc && self.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst {
-            return err("ftl.allocation = \"static-channel-first\" and ftl.rotating_gc = true both bind programs to \
-                        dies; turn one off"
+        if self.ftl.rotating_gc
+            && self.raid.level == RaidLevel::Raid5
+            && self.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst
+        {
+            return err("ftl.allocation = \"static-channel-first\" and ftl.rotating_gc = true both bind RAID-5 \
+                        programs to dies; turn one off"
                 .into());
         }
         if self.ftl.pe_cycle_limit == 0 {

@@ -89,7 +89,11 @@ pub struct ChipMap {
 impl ChipMap {
     /// The mapping of `layout`'s device.
     pub fn new(layout: &Layout) -> ChipMap {
-        ChipMap { page_bytes: layout.page_bytes as u64, channels: layout.channels, per_channel: layout.dies_per_channel }
+        ChipMap {
+            page_bytes: layout.page_bytes as u64,
+            channels: layout.channels,
+            per_channel: layout.dies_per_channel,
+        }
     }
 
     /// ChipNum.

@@ -21,8 +21,8 @@ pub mod vios;
 
 use crate::device_state::DeviceView;
 use crate::engine::SimTime;
-use chips::{ChipMap, ChipSet, ChipState, ConflictCounts};
 use crate::slab::Slab;
+use chips::{ChipMap, ChipSet, ChipState, ConflictCounts};
 use rainsim_trace::{Op, Request};
 use serde::{Deserialize, Serialize};
 

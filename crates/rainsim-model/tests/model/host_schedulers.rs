@@ -30,7 +30,8 @@ fn set(v: &[u32]) -> ChipSet {
 #[test]
 fn fig_3_a_request_on_chips_6_and_7_joins_chip_batch_1_channel_batch_2() {
     let mut v = Vios::default();
-    let (r1, r2, r3, r4, r5) = (held(1, 1, 2, true), held(2, 4, 2, true), held(3, 0, 1, true), held(4, 9, 1, true), held(5, 2, 2, true));
+    let (r1, r2, r3, r4, r5) =
+        (held(1, 1, 2, true), held(2, 4, 2, true), held(3, 0, 1, true), held(4, 9, 1, true), held(5, 2, 2, true));
     assert_eq!((r1.chips, r1.channels), (set(&[1, 2]), set(&[1, 2])));
     assert_eq!((r2.chips, r2.channels), (set(&[4, 5]), set(&[0, 1])));
     assert_eq!((r4.chips, r5.chips), (set(&[1]), set(&[2, 3])));
@@ -61,7 +62,15 @@ fn drain(s: &mut dyn HostScheduler) -> Vec<u32> {
 /// chip batch 1 in arrival order; both serve a read before any write.
 #[test]
 fn vios_and_piq_issue_batch_by_batch_reads_first() {
-    let reqs = [held(1, 1, 2, true), held(2, 4, 2, true), held(3, 0, 1, true), held(4, 9, 1, true), held(5, 2, 2, true), held(6, 6, 2, true), held(7, 3, 1, false)];
+    let reqs = [
+        held(1, 1, 2, true),
+        held(2, 4, 2, true),
+        held(3, 0, 1, true),
+        held(4, 9, 1, true),
+        held(5, 2, 2, true),
+        held(6, 6, 2, true),
+        held(7, 3, 1, false),
+    ];
     let mut v = Vios::default();
     let mut p = Piq::default();
     for r in reqs {

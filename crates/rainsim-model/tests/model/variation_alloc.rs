@@ -94,9 +94,14 @@ fn static_allocation_puts_page_p_on_chip_p_mod_chipnum() {
     }
     assert!(checked >= 100, "{checked} pages written");
     // Dynamic allocation spreads a channel's pages over both of its dies regardless.
-    let mut d = rainsim_model::Ssd::new(&tiny(4, 2, 2, 32, 16, None), rainsim_model::metrics::observer::NullObserver, true).unwrap();
+    let mut d =
+        rainsim_model::Ssd::new(&tiny(4, 2, 2, 32, 16, None), rainsim_model::metrics::observer::NullObserver, true)
+            .unwrap();
     d.run(&reqs, &mut |_| {}).unwrap();
-    let off = (0..150u32).filter_map(|p| d.ftl.lookup(p).map(|ppn| (p, l.die_of(ppn)))).filter(|&(p, die)| die - l.first_die(p % 4) != (p / 4) % 2).count();
+    let off = (0..150u32)
+        .filter_map(|p| d.ftl.lookup(p).map(|ppn| (p, l.die_of(ppn))))
+        .filter(|&(p, die)| die - l.first_die(p % 4) != (p / 4) % 2)
+        .count();
     assert!(off > 0, "dynamic allocation is not Eq. 1's");
 }
 
@@ -123,7 +128,7 @@ fn vios_with_static_allocation_and_gc_verifies() {
     let reqs: Vec<Request> = (0..3000u64)
         .map(|i| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let op = if (x >> 40) % 4 == 0 { Op::Read } else { Op::Write };
+            let op = if (x >> 40).is_multiple_of(4) { Op::Read } else { Op::Write };
             Request { time_ns: i * 150_000, offset: (x >> 20) % (pages - 1) * 4096, size: 8192, device: 0, op }
         })
         .collect();
@@ -139,4 +144,17 @@ fn vios_with_static_allocation_and_gc_verifies() {
     let pv = r.process_variation.unwrap();
     assert!(pv.classes.iter().filter(|k| k.programs > 0).count() >= 2, "pages in blocks of several speeds");
     assert!(r.conflicts.unwrap().ratio > 0.0);
+}
+
+/// Static allocation and rotating GC both bind RAID-5 programs to dies: the
+/// configuration names both keys; without parity rotating GC is off anyway.
+#[test]
+fn static_allocation_refuses_rotating_gc_under_raid5() {
+    let mut c = tiny(4, 2, 2, 32, 16, Some(4));
+    c.ftl.allocation = rainsim_model::ftl::params::PageAllocation::StaticChannelFirst;
+    c.ftl.rotating_gc = true;
+    let e = c.validate().unwrap_err().0;
+    assert!(e.contains("ftl.allocation") && e.contains("ftl.rotating_gc"), "{e}");
+    c.raid.level = rainsim_model::config::RaidLevel::None;
+    c.validate().unwrap();
 }
