@@ -35,6 +35,7 @@ fn noop_piq_and_vios_run_verified_with_process_variation() {
         let args = ["run", "--verify", "--config", "adaptive-parity-6ch", "--scheme", scheme, "--trace", p(&t)];
         let o = rainsim([&args[..], &aged, &["--out", p(&out)]].concat()).ok();
         assert!(o.stdout.contains("verify: passed"), "{scheme}:\n{}", o.stdout);
+        assert!(o.stdout.contains("process variation (12000 P/E)") && o.stdout.contains("conflicts (Table 1)"));
         let r = read_json(&out);
         check_report(&r, requests);
         assert_eq!(s(&r, "config.policy.host_scheduler"), scheme);
