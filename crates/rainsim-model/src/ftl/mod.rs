@@ -263,6 +263,7 @@ impl Ftl {
     /// the page, the first from the die's plane cursor on ties
     /// (`ftl/allocation/variation_aware.rs`).
     pub fn allocate_lane(&mut self, die: u32, lane: Lane) -> Result<Ppn, OutOfSpace> {
+        let lane = self.alloc.lane(lane);
         if lane == Lane::Any {
             return self.allocate(die);
         }

@@ -97,6 +97,24 @@ pub struct PolicySpec {
     pub bpu: BpuParams,
     /// Parameters of the adaptive parity-update cost model.
     pub adaptive: AdaptiveParams,
+    /// Parameters of variation-aware block allocation (left out of
+    /// serialised configs while at their defaults).
+    #[serde(skip_serializing_if = "VariationAwareParams::is_default")]
+    pub variation_aware: VariationAwareParams,
+}
+
+/// Parameters of variation-aware block allocation (`[policy.variation_aware]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct VariationAwareParams {
+    /// The block a page nobody waits behind takes: `slowest` or `in-order`.
+    pub slow: crate::ftl::allocation::variation_aware::SlowBlock,
+}
+
+impl VariationAwareParams {
+    fn is_default(&self) -> bool {
+        *self == VariationAwareParams::default()
+    }
 }
 
 /// Parameters of the degraded-mode queuing-cost model (`[policy.degraded]`).
@@ -153,6 +171,7 @@ impl Default for PolicySpec {
             gc_tolerant: GcTolerantParams::default(),
             bpu: BpuParams::default(),
             adaptive: AdaptiveParams::default(),
+            variation_aware: VariationAwareParams::default(),
         }
     }
 }
@@ -222,7 +241,9 @@ impl PolicySpec {
     pub fn build_allocator(&self) -> Box<dyn BlockAllocator> {
         match self.block_allocation {
             BlockAllocationKind::InOrder => Box::new(crate::ftl::allocation::in_order::InOrder),
-            BlockAllocationKind::VariationAware => Box::new(crate::ftl::allocation::variation_aware::VariationAware),
+            BlockAllocationKind::VariationAware => {
+                Box::new(crate::ftl::allocation::variation_aware::VariationAware { slow: self.variation_aware.slow })
+            }
         }
     }
 

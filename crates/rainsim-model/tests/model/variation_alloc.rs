@@ -53,7 +53,7 @@ fn mean_response(ftl: &mut Ftl, tprog: [u64; 3], mut next_page: impl FnMut(&mut 
 #[test]
 fn fig_4_conflicting_writes_average_340us_against_370us_in_order() {
     let (mut ftl, tprog) = fig_4_die();
-    ftl.set_allocator(Box::new(VariationAware));
+    ftl.set_allocator(Box::new(VariationAware::default()));
     let vios = mean_response(&mut ftl, tprog, |f, nr| {
         f.allocate_lane(0, if nr > 1 { Lane::Fast } else { Lane::Slow }).unwrap()
     });
@@ -157,4 +157,19 @@ fn static_allocation_refuses_rotating_gc_under_raid5() {
     assert!(e.contains("ftl.allocation") && e.contains("ftl.rotating_gc"), "{e}");
     c.raid.level = rainsim_model::config::RaidLevel::None;
     c.validate().unwrap();
+}
+
+/// `policy.variation_aware.slow = "in-order"`: a page nobody waits behind
+/// takes the in-order plane (Fig. 4's die: plane 0, medium), a conflicting
+/// one still the fastest.
+#[test]
+fn the_in_order_slow_lane_leaves_unhurried_pages_in_order() {
+    use rainsim_model::ftl::allocation::variation_aware::SlowBlock;
+    let (mut ftl, _) = fig_4_die();
+    ftl.set_allocator(Box::new(VariationAware { slow: SlowBlock::InOrder }));
+    let plane = |f: &Ftl, ppn: u32| f.layout.plane_of_block(f.layout.block_of(ppn));
+    let p = ftl.allocate_lane(0, Lane::Slow).unwrap();
+    assert_eq!(plane(&ftl, p), 0);
+    let p = ftl.allocate_lane(0, Lane::Fast).unwrap();
+    assert_eq!(plane(&ftl, p), 2);
 }

@@ -31,4 +31,8 @@ pub trait BlockAllocator {
     fn uses_lanes(&self) -> bool {
         false
     }
+    /// The lane it serves a page of `lane` from (`Lane::Any`: its order).
+    fn lane(&self, lane: Lane) -> Lane {
+        lane
+    }
 }

@@ -11,14 +11,31 @@
 //! (ties to the plane order), and a plane opens its fastest erased block for
 //! a fast page, its slowest for a slow one (ties to the oldest freed).
 //! GC relocations take the slow lane (our choice: no host request waits on
-//! their individual pages).
+//! their individual pages). `policy.variation_aware.slow = "in-order"` reads
+//! "a slower block" as "not a fast one": pages nobody waits behind, and GC
+//! relocations, are then allocated in order.
 
 use super::{BlockAllocator, Lane};
 use crate::ftl::block::BlockMeta;
 use std::collections::VecDeque;
 
 /// Fast blocks for conflicting pages.
-pub struct VariationAware;
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VariationAware {
+    /// Which block a page nobody waits behind takes.
+    pub slow: SlowBlock,
+}
+
+/// What "a slower block" is (`policy.variation_aware.slow`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlowBlock {
+    /// The slowest open block (the right end of the paper's tree; the default).
+    #[default]
+    Slowest,
+    /// In-order allocation: only conflicting pages are steered (to fast blocks).
+    InOrder,
+}
 
 impl VariationAware {
     /// Of `steps` (detected ISPP steps, larger = faster), the position the
@@ -43,9 +60,15 @@ impl VariationAware {
 
 impl BlockAllocator for VariationAware {
     fn choose(&mut self, free: &VecDeque<u32>, plane_blocks: &[BlockMeta], lane: Lane) -> Option<usize> {
-        Self::pick(free.iter().map(|&b| plane_blocks[b as usize].dvp_step), lane)
+        Self::pick(free.iter().map(|&b| plane_blocks[b as usize].dvp_step), self.lane(lane))
     }
     fn uses_lanes(&self) -> bool {
         true
+    }
+    fn lane(&self, lane: Lane) -> Lane {
+        match (lane, self.slow) {
+            (Lane::Slow, SlowBlock::InOrder) => Lane::Any,
+            _ => lane,
+        }
     }
 }
