@@ -8,6 +8,7 @@ pub use crate::controller::ControllerParams;
 pub use crate::error::ConfigError;
 pub use crate::flash::geometry::Geometry;
 pub use crate::flash::ldpc_params::{AgeSpread, Ldpc, RberModel};
+pub use crate::flash::process_variation::PvParams;
 pub use crate::flash::timing::Timing;
 pub use crate::ftl::params::FtlParams;
 pub use crate::host::params::HostParams;
@@ -40,6 +41,10 @@ pub struct Config {
     pub warmup: Warmup,
     /// LDPC read-retry latency model (DESIGN.md §6).
     pub ldpc: Ldpc,
+    /// Per-block program speed (DESIGN.md §6). Left out of serialised configs
+    /// while at its defaults, so that reports without it stay as they were.
+    #[serde(skip_serializing_if = "PvParams::is_default")]
+    pub process_variation: PvParams,
     /// Policy axes (DESIGN.md §7).
     pub policy: PolicySpec,
     /// Host interface.
@@ -107,6 +112,7 @@ impl Default for Config {
             precondition: Precondition { valid: 0.5, invalid: 0.2, ..Default::default() },
             warmup: Warmup::default(),
             ldpc: Ldpc::default(),
+            process_variation: PvParams::default(),
             policy: PolicySpec::default(),
             host: HostParams::default(),
             trace: TraceOptions::default(),
@@ -231,6 +237,7 @@ impl Config {
                 free * g.blocks_per_plane as f64
             ));
         }
+        self.process_variation.validate()?;
         self.ldpc.validate()
     }
 
@@ -269,6 +276,14 @@ impl Config {
         }
         if self.host.queue_depth > MAX_QUEUE_DEPTH {
             return err(format!("host.queue_depth = {} exceeds {MAX_QUEUE_DEPTH} (0 = no cap)", self.host.queue_depth));
+        }
+        if self.ftl.rotating_gc
+            && self.raid.level == RaidLevel::Raid5
+            && self.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst
+        {
+            return err("ftl.allocation = \"static-channel-first\" and ftl.rotating_gc = true both bind RAID-5 \
+                        programs to dies; turn one off"
+                .into());
         }
         if self.ftl.pe_cycle_limit == 0 {
             return err(

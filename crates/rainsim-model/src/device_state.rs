@@ -32,6 +32,10 @@ pub struct DeviceView<'a> {
     pub layout: &'a Layout,
     /// Stripe geometry.
     pub stripes: &'a StripeLayout,
+    /// The chip-state vector NR (vios Eq. 2) by global die index: host
+    /// requests waiting for each die's chip; empty when the host does not
+    /// track chips (`host::chips`).
+    pub nr: &'a [u32],
 }
 
 impl DeviceView<'_> {

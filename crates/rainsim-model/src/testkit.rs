@@ -138,6 +138,7 @@ impl Bench {
             ldpc: self.ldpc.as_ref(),
             layout: &self.layout,
             stripes: &self.stripes,
+            nr: &[],
         }
     }
 }

@@ -18,6 +18,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("adaptive-parity-6ch", include_str!("../../../configs/adaptive-parity-6ch.toml")),
     ("adaptive-parity-8ch", include_str!("../../../configs/adaptive-parity-8ch.toml")),
     ("adaptive-parity-8ch-7p1", include_str!("../../../configs/adaptive-parity-8ch-7p1.toml")),
+    ("vios-128g", include_str!("../../../configs/vios-128g.toml")),
 ];
 
 /// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).
@@ -27,6 +28,9 @@ pub const SCHEMES: &[(&str, &str)] = &[
     ("degraded", include_str!("../../../configs/schemes/degraded.toml")),
     ("bpu", include_str!("../../../configs/schemes/bpu.toml")),
     ("adaptive", include_str!("../../../configs/schemes/adaptive.toml")),
+    ("noop", include_str!("../../../configs/schemes/noop.toml")),
+    ("piq", include_str!("../../../configs/schemes/piq.toml")),
+    ("vios", include_str!("../../../configs/schemes/vios.toml")),
 ];
 
 /// Workload profiles (`configs/workloads/*.toml`): synthetic workloads matched

@@ -158,6 +158,34 @@ pub fn render(r: &Report) -> String {
             ns(l.mean_retry_ns)
         );
     }
+    if let Some(v) = &r.process_variation {
+        let by: Vec<String> = v
+            .classes
+            .iter()
+            .map(|k| format!("{:.2} V {}: {}", k.dvp, ns(k.tprog_ns as f64), k.programs + k.gc_programs))
+            .collect();
+        let _ = writeln!(
+            o,
+            "process variation ({} P/E): block tPROG mean {} (p5 {}, p95 {}); programs by step [{}], mean {}",
+            v.initial_pe_cycles,
+            ns(v.block_tprog_mean_ns),
+            ns(v.block_tprog_p5_ns as f64),
+            ns(v.block_tprog_p95_ns as f64),
+            by.join(", "),
+            ns(v.program_tprog_mean_ns)
+        );
+    }
+    if let Some(c) = &r.conflicts {
+        let _ = writeln!(
+            o,
+            "conflicts (Table 1): {} of {} reads, {} of {} writes, ratio {:.2} %",
+            c.read_conflicts,
+            c.reads,
+            c.write_conflicts,
+            c.writes,
+            100.0 * c.ratio
+        );
+    }
     if r.host.unmapped_reads > 0 {
         let _ = writeln!(
             o,

@@ -96,16 +96,17 @@ impl FlashInterface {
         start + ns
     }
 
-    /// Starts `op` (its page set) on idle `die` at `now`. A read senses for
-    /// `sense_ns` and the returned time is when sensing ends ([`Self::sensed`]
-    /// comes next); a program crosses the bus and programs, and the returned
-    /// time is when it is done ([`Self::complete`]).
+    /// Starts `op` (its page set) on idle `die` at `now`; `step_ns` is its
+    /// array time. A read senses for `step_ns` and the returned time is when
+    /// sensing ends ([`Self::sensed`] comes next); a program crosses the bus
+    /// and programs for `step_ns` (its block's tPROG), and the returned time is
+    /// when it is done ([`Self::complete`]).
     #[inline]
-    pub fn submit(&mut self, die: u32, op: FlashOp, now: SimTime, sense_ns: SimTime) -> SimTime {
+    pub fn submit(&mut self, die: u32, op: FlashOp, now: SimTime, step_ns: SimTime) -> SimTime {
         debug_assert!(self.idle(die), "die {die} is busy");
         let end = match op.origin().kind() {
-            OpKind::Read => now + sense_ns,
-            OpKind::Program => self.transfer(die / self.dies_per_channel, now, self.t.xfer) + self.t.program,
+            OpKind::Read => now + step_ns,
+            OpKind::Program => self.transfer(die / self.dies_per_channel, now, self.t.xfer) + step_ns,
         };
         let d = &mut self.dies[die as usize];
         d.op = Some(op);
@@ -176,13 +177,14 @@ mod tests {
         assert_eq!(f.sensed(0, 50_000), 60_000);
         assert_eq!(f.sensed(1, 50_000), 70_000);
         // A program on channel 1 is not delayed by channel 0's bus.
-        assert_eq!(f.submit(2, op(Origin::HostProgram), 50_000, 0), 50_000 + 10_000 + 500_000);
+        assert_eq!(f.submit(2, op(Origin::HostProgram), 50_000, 500_000), 50_000 + 10_000 + 500_000);
         assert!(!f.idle(0) && !f.idle(2) && f.idle(3));
         let (done, since) = f.complete(0).unwrap();
         assert_eq!((done.origin(), since), (Origin::HostRead, 0));
         assert!(f.idle(0) && f.complete(0).is_none());
         // A program on channel 0 waits for the bus reserved until 70 µs.
-        assert_eq!(f.submit(0, op(Origin::ParityProgram), 55_000, 0), 70_000 + 10_000 + 500_000);
+        // Its block programs faster (process variation): 300 µs.
+        assert_eq!(f.submit(0, op(Origin::ParityProgram), 55_000, 300_000), 70_000 + 10_000 + 300_000);
     }
 
     #[test]
@@ -193,7 +195,7 @@ mod tests {
         assert_eq!(f.dies()[0].gc_remaining(4_000_000), 5_000_000);
         f.hold_bus(0, 1_000, 60_000);
         assert_eq!(f.bus_free_at(0), 61_000);
-        assert_eq!(f.submit(1, op(Origin::HostProgram), 2_000, 0), 61_000 + 10_000 + 500_000);
+        assert_eq!(f.submit(1, op(Origin::HostProgram), 2_000, 500_000), 61_000 + 10_000 + 500_000);
         assert_eq!(f.end_gc(0), 1_000);
         assert!(f.idle(0));
         assert_eq!((f.dies()[0].gc_moves, f.dies()[0].gc_erases), (3, 1));

@@ -7,4 +7,5 @@ pub mod interface;
 pub mod ldpc;
 pub mod ldpc_params;
 pub mod op;
+pub mod process_variation;
 pub mod timing;

@@ -18,6 +18,9 @@ pub struct BlockMeta {
     /// its first page after its last erase, or was refilled by wear levelling:
     /// the age of its data for the retention model. 0 for preconditioned blocks.
     pub opened_at_s: u32,
+    /// Detected ISPP step (process variation): index into the model's ΔVp
+    /// grid, 0 = slowest; 0 for every block with the model off.
+    pub dvp_step: u8,
 }
 
 impl BlockMeta {

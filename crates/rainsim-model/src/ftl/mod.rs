@@ -16,7 +16,7 @@ mod replace;
 pub mod victim_block;
 
 use crate::flash::address::{Layout, Ppn};
-use allocation::BlockAllocator;
+use allocation::{BlockAllocator, Lane};
 use block::{BlockMeta, PlaneMeta};
 use gc_hook::GcHook;
 use mapping::Mapping;
@@ -65,6 +65,12 @@ pub struct Ftl {
     gc_hook: Box<dyn GcHook>,
     /// Scratch: the hook's answer for the current victim.
     dropped: Vec<usize>,
+    /// Per-block program speed (`None`: every program takes tPROG).
+    pub pv: Option<crate::flash::process_variation::ProcessVariation>,
+    /// Whether the allocator places pages by lane.
+    lanes: bool,
+    /// Neither lanes nor process variation.
+    plain: bool,
 }
 
 /// No page could be allocated: the plane is full and GC cannot help.
@@ -104,6 +110,9 @@ impl Ftl {
             alloc: Box::new(allocation::in_order::InOrder),
             gc_hook: Box::new(gc_hook::MoveAll),
             dropped: Vec::new(),
+            pv: None,
+            lanes: false,
+            plain: true,
             layout,
         };
         ftl.recount_low_planes();
@@ -112,7 +121,41 @@ impl Ftl {
 
     /// Replaces the block allocation policy (in order by default).
     pub fn set_allocator(&mut self, alloc: Box<dyn BlockAllocator>) {
+        self.lanes = alloc.uses_lanes();
+        self.plain = !self.lanes && self.pv.is_none();
         self.alloc = alloc;
+    }
+
+    /// Whether programs need neither lanes nor process variation (the
+    /// device's fast path: one test).
+    #[inline]
+    pub fn plain_programs(&self) -> bool {
+        self.plain
+    }
+
+    /// Whether the allocator places pages by lane ([`Ftl::allocate_lane`]).
+    #[inline]
+    pub fn uses_lanes(&self) -> bool {
+        self.lanes
+    }
+
+    /// Turns process variation on: every block's ISPP step is detected now
+    /// (at its erase count so far) and again at each of its erases.
+    pub fn set_process_variation(&mut self, pv: crate::flash::process_variation::ProcessVariation) {
+        for (b, meta) in self.blocks.iter_mut().enumerate() {
+            meta.dvp_step = pv.detect(b as u32, meta.erases);
+        }
+        self.pv = Some(pv);
+        self.plain = false;
+    }
+
+    /// Program time of page `ppn` under process variation (its block's
+    /// detected step); `None` with the model off.
+    #[inline]
+    pub fn pv_program_ns(&self, ppn: Ppn) -> Option<(u8, crate::engine::SimTime)> {
+        let pv = self.pv.as_ref()?;
+        let step = self.blocks[self.layout.block_of(ppn) as usize].dvp_step;
+        Some((step, pv.tprog_ns(step)))
     }
 
     /// Replaces the GC hook (every valid page moves by default).
@@ -129,17 +172,17 @@ impl Ftl {
         self.clock_s = s;
     }
 
-    /// Takes the next page of `plane`'s active block, opening a block when needed.
-    fn take_page(&mut self, plane: u32) -> Option<Ppn> {
+    /// `plane`'s active block (plane-local), opening one for a page of
+    /// `lane` when it has none with room.
+    fn open_block(&mut self, plane: u32, lane: Lane) -> Option<u32> {
         let ppb = self.layout.pages_per_block;
         let first = self.layout.first_block(plane);
         let pm = &mut self.planes[plane as usize];
         let open = match pm.active {
             Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
             _ => {
-                let i = self
-                    .alloc
-                    .choose(&pm.free, &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize])?;
+                let blocks = &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize];
+                let i = self.alloc.choose(&pm.free, blocks, lane)?;
                 let before = pm.free.len();
                 let b = pm.free.remove(i).expect("the allocator chose a position in the free list");
                 pm.active = Some(b);
@@ -148,6 +191,19 @@ impl Ftl {
                 self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
                 b
             }
+        };
+        Some(open)
+    }
+
+    /// Takes the next page of `plane`'s active block, opening a block when needed.
+    #[inline]
+    fn take_page(&mut self, plane: u32, lane: Lane) -> Option<Ppn> {
+        let ppb = self.layout.pages_per_block;
+        let first = self.layout.first_block(plane);
+        // The open block's next page, the common case, without a call.
+        let open = match self.planes[plane as usize].active {
+            Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
+            _ => self.open_block(plane, lane)?,
         };
         let meta = &mut self.blocks[(first + open) as usize];
         let ppn = self.layout.first_page(first + open) + meta.written as u32;
@@ -194,12 +250,42 @@ impl Ftl {
             if !self.plane_takes_writes(plane) {
                 continue;
             }
-            if let Some(ppn) = self.take_page(plane) {
+            if let Some(ppn) = self.take_page(plane, Lane::Any) {
                 self.plane_cursor[die as usize] = (p + 1) % ppd;
                 return Ok(ppn);
             }
         }
         Err(OutOfSpace { die })
+    }
+
+    /// Allocates a page for a host program on `die` in a block of `lane`:
+    /// every plane that takes programs opens a block if it has none with
+    /// room, and the fastest (`Fast`) or slowest (`Slow`) open block takes
+    /// the page, the first from the die's plane cursor on ties
+    /// (`ftl/allocation/variation_aware.rs`).
+    pub fn allocate_lane(&mut self, die: u32, lane: Lane) -> Result<Ppn, OutOfSpace> {
+        let lane = self.alloc.lane(lane);
+        if lane == Lane::Any {
+            return self.allocate(die);
+        }
+        let (first, ppd) = (self.layout.first_plane(die), self.layout.planes_per_die);
+        let start = self.plane_cursor[die as usize];
+        let mut open = [(0u32, 0u8); 64];
+        let mut n = 0;
+        // From the die's plane cursor, so that equally fast blocks rotate.
+        for plane in (0..ppd).map(|i| first + (start + i) % ppd) {
+            if n < open.len() && self.plane_takes_writes(plane) {
+                if let Some(b) = self.open_block(plane, lane) {
+                    open[n] = (plane, self.blocks[(self.layout.first_block(plane) + b) as usize].dvp_step);
+                    n += 1;
+                }
+            }
+        }
+        let i = allocation::variation_aware::VariationAware::pick(open[..n].iter().map(|o| o.1), lane);
+        let Some(i) = i else { return self.allocate(die) };
+        let plane = open[i].0;
+        self.plane_cursor[die as usize] = (plane - first + 1) % ppd;
+        self.take_page(plane, lane).ok_or(OutOfSpace { die })
     }
 
     /// Makes `ppn` the current copy of `chunk`; the old copy, returned, becomes invalid.
@@ -366,7 +452,7 @@ impl Ftl {
         let ppb = self.layout.pages_per_block;
         let mut i = start;
         while i < self.moves.len() {
-            let first = self.take_page(plane).ok_or(OutOfSpace { die })?;
+            let first = self.take_page(plane, Lane::Slow).ok_or(OutOfSpace { die })?;
             let block = self.layout.block_of(first);
             let meta = &mut self.blocks[block as usize];
             // take_page advanced the write pointer by one; claim the rest of the
@@ -455,6 +541,10 @@ impl Ftl {
         meta.reads = 0;
         let before = meta.erases;
         meta.erases += 1;
+        if let Some(pv) = &self.pv {
+            // Write-speed detection at each erase; the step never rises.
+            meta.dvp_step = meta.dvp_step.min(pv.detect(gblock, meta.erases));
+        }
         let pm = &mut self.planes[plane as usize];
         pm.invalid -= invalid;
         let free_before = pm.free.len();

@@ -19,6 +19,30 @@ pub struct FtlParams {
     /// configs while off, so that reports without it stay as they were.
     #[serde(skip_serializing_if = "is_false")]
     pub rotating_gc: bool,
+    /// Which die of its channel a chunk is programmed on: any idle one
+    /// (`dynamic`) or a fixed one (`static-channel-first`, vios Eq. 1).
+    /// Left out of serialised configs while dynamic.
+    #[serde(skip_serializing_if = "PageAllocation::is_dynamic")]
+    pub allocation: PageAllocation,
+}
+
+/// Which die a program goes to (`ftl.allocation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PageAllocation {
+    /// Any idle die of the chunk's channel takes it (dynamic allocation inside the channel).
+    #[default]
+    Dynamic,
+    /// A fixed die: chunk c (on channel c mod C) on die ⌊c / C⌋ mod dies per
+    /// channel; without parity, logical page p on chip p mod ChipNum, channels first
+    /// (vios-variation-aware-scheduler Eq. 1; `sched/chip_bound.rs`).
+    StaticChannelFirst,
+}
+
+impl PageAllocation {
+    fn is_dynamic(&self) -> bool {
+        *self == PageAllocation::Dynamic
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -33,6 +57,7 @@ impl Default for FtlParams {
             wear_level_spread: 100,
             pe_cycle_limit: 3000,
             rotating_gc: false,
+            allocation: PageAllocation::Dynamic,
         }
     }
 }

@@ -11,12 +11,18 @@
 //! part of it. Requests here are the host's; the RAID layer below never sees
 //! a held one.
 
+pub mod batches;
+pub mod chips;
 pub mod fifo;
+pub mod noop;
 pub mod params;
+pub mod piq;
+pub mod vios;
 
 use crate::device_state::DeviceView;
 use crate::engine::SimTime;
 use crate::slab::Slab;
+use chips::{ChipMap, ChipSet, ChipState, ConflictCounts};
 use rainsim_trace::{Op, Request};
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +48,10 @@ pub struct HeldRequest {
     pub id: u32,
     /// The request.
     pub req: HostReq,
+    /// Its chips A_r (Eq. 1), when the host tracks chips (else empty).
+    pub chips: ChipSet,
+    /// The channels of those chips.
+    pub channels: ChipSet,
 }
 
 /// Host request scheduler axis (DESIGN.md §7): which waiting request enters
@@ -53,15 +63,26 @@ pub trait HostScheduler {
     fn next(&mut self, view: &DeviceView) -> Option<HeldRequest>;
     /// Requests waiting.
     fn waiting(&self) -> usize;
+    /// Whether it orders by the requests' chips (the host then fills in
+    /// [`HeldRequest::chips`] and keeps the chip-state vector).
+    fn wants_chips(&self) -> bool {
+        false
+    }
 }
 
 /// Host scheduler implementations (`policy.host_scheduler`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum HostSchedulerKind {
-    /// Arrival order (NOOP).
+    /// Arrival order.
     #[default]
     Fifo,
+    /// NOOP: arrival order (the same as `fifo`, under the paper's name).
+    Noop,
+    /// PIQ: chip-conflict-free batches, reads first (`piq.rs`).
+    Piq,
+    /// VIOS: hierarchical chip/channel batches, reads first (`vios.rs`).
+    Vios,
 }
 
 impl HostSchedulerKind {
@@ -69,6 +90,9 @@ impl HostSchedulerKind {
     pub fn build(self) -> Box<dyn HostScheduler> {
         match self {
             HostSchedulerKind::Fifo => Box::new(fifo::Fifo::default()),
+            HostSchedulerKind::Noop => Box::new(noop::Noop::default()),
+            HostSchedulerKind::Piq => Box::new(piq::Piq::default()),
+            HostSchedulerKind::Vios => Box::new(vios::Vios::default()),
         }
     }
 }
@@ -79,12 +103,36 @@ pub struct HostInterface {
     queue_depth: u32,
     outstanding: u32,
     sched: Box<dyn HostScheduler>,
+    /// Chip sets, NR and conflicts; `None` unless a scheduler, the
+    /// allocator or the report needs them.
+    chips: Option<Box<ChipState>>,
 }
 
 impl HostInterface {
     /// `queue_depth` slots (0: unlimited), waiting requests ordered by `sched`.
     pub fn new(queue_depth: u32, sched: Box<dyn HostScheduler>) -> Self {
-        HostInterface { reqs: Slab::default(), queue_depth, outstanding: 0, sched }
+        HostInterface { reqs: Slab::default(), queue_depth, outstanding: 0, sched, chips: None }
+    }
+
+    /// Tracks chips on `map` (A_r, NR, conflicts) when `wanted` or when the
+    /// scheduler orders by chips.
+    pub fn with_chips(mut self, map: ChipMap, wanted: bool) -> Self {
+        if wanted || self.sched.wants_chips() {
+            self.chips = Some(Box::new(ChipState::new(map)));
+        }
+        self
+    }
+
+    /// NR (Eq. 2) by global die index: requests waiting for each chip (empty
+    /// when chips are not tracked).
+    #[inline]
+    pub fn nr(&self) -> &[u32] {
+        self.chips.as_ref().map_or(&[], |c| c.nr())
+    }
+
+    /// Table 1's conflict counts, when chips are tracked.
+    pub fn conflicts(&self) -> Option<ConflictCounts> {
+        self.chips.as_ref().map(|c| c.conflicts)
     }
 
     /// Registers an arriving request: its id, and whether it took a slot
@@ -93,8 +141,16 @@ impl HostInterface {
     pub fn arrive(&mut self, r: &Request) -> (u32, bool) {
         let req = HostReq { arrival: r.time_ns, offset: r.offset, size: r.size, write: r.op == Op::Write, pending: 0 };
         let id = self.reqs.insert(req);
-        if self.queue_depth > 0 && self.outstanding >= self.queue_depth {
-            self.sched.hold(HeldRequest { id, req });
+        let held = self.queue_depth > 0 && self.outstanding >= self.queue_depth;
+        if let Some(c) = &mut self.chips {
+            c.arrive(req.offset, req.size, req.write, held);
+        }
+        if held {
+            let (chips, channels) = match &self.chips {
+                Some(c) => c.map.sets(req.offset, req.size),
+                None => (ChipSet::EMPTY, ChipSet::EMPTY),
+            };
+            self.sched.hold(HeldRequest { id, req, chips, channels });
             (id, false)
         } else {
             self.outstanding += 1;
@@ -120,6 +176,9 @@ impl HostInterface {
         let r = self.reqs[id];
         self.reqs.remove(id);
         self.outstanding -= 1;
+        if let Some(c) = &mut self.chips {
+            c.complete(r.offset, r.size);
+        }
         r
     }
 
@@ -131,6 +190,9 @@ impl HostInterface {
         }
         let h = self.sched.next(view)?;
         self.outstanding += 1;
+        if let Some(c) = &mut self.chips {
+            c.issue(h.req.offset, h.req.size);
+        }
         Some(h.id)
     }
 

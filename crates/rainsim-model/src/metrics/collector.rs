@@ -142,6 +142,9 @@ pub struct Collector {
     pub raid: RaidCounters,
     /// Flash reads by LDPC level.
     pub ldpc: LdpcCounters,
+    /// Programs by ISPP grid step (process variation): host and parity
+    /// programs, then GC moves.
+    pub pv_programs: [Vec<u64>; 2],
     /// Host reads of never-written pages.
     pub unmapped_reads: u64,
     /// GCs held back by rotating GC.
@@ -177,6 +180,7 @@ impl Collector {
             channels: vec![ChannelCounters::default(); channels as usize],
             raid: RaidCounters::default(),
             ldpc: LdpcCounters::default(),
+            pv_programs: Default::default(),
             unmapped_reads: 0,
             gc_deferred: 0,
             gc_forced_overlaps: 0,
@@ -260,6 +264,14 @@ impl Observer for Collector {
         }
         self.ldpc.reads[l] += 1;
         self.ldpc.retry_ns += retry_ns as u128;
+    }
+    fn flash_program(&mut self, _channel: u32, dvp_step: u8, gc: bool) {
+        let v = &mut self.pv_programs[gc as usize];
+        let s = dvp_step as usize;
+        if s >= v.len() {
+            v.resize(s + 1, 0);
+        }
+        v[s] += 1;
     }
     fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {
         self.channels[channel as usize].busy_ns += end - start;

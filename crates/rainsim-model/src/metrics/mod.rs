@@ -5,6 +5,7 @@ pub mod collector;
 pub mod fault_report;
 pub mod observer;
 pub mod options;
+pub mod pv_report;
 pub mod report;
 pub mod request_log;
 pub mod stats;

@@ -47,6 +47,10 @@ pub trait Observer {
     /// spending `retry_ns` on read retries beyond tR (fired only with the LDPC
     /// model on; GC copyback moves are not flash reads here).
     fn flash_read(&mut self, channel: u32, origin: Origin, level: u8, retry_ns: SimTime) {}
+    /// A page of `channel` is programmed into a block at ISPP grid step
+    /// `dvp_step` (0 = slowest); `gc` for a GC move (fired only with process
+    /// variation on).
+    fn flash_program(&mut self, channel: u32, dvp_step: u8, gc: bool) {}
     /// A die of `channel` was busy from `start` to `end` (I/O or GC).
     fn die_busy(&mut self, channel: u32, start: SimTime, end: SimTime) {}
     /// A garbage collection started on `channel`; `estimate_ns` is what DM-Eq. 7

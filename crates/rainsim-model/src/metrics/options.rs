@@ -8,10 +8,19 @@ use serde::{Deserialize, Serialize};
 pub struct ReportOptions {
     /// Points per latency CDF in the JSON report.
     pub cdf_points: u32,
+    /// Count Table 1's conflicts (vios-variation-aware-scheduler) even under
+    /// the FIFO host scheduler (always counted under NOOP, PIQ and VIOS).
+    /// Left out of serialised configs while off.
+    #[serde(skip_serializing_if = "is_false")]
+    pub conflicts: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for ReportOptions {
     fn default() -> Self {
-        ReportOptions { cdf_points: 200 }
+        ReportOptions { cdf_points: 200, conflicts: false }
     }
 }

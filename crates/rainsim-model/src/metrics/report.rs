@@ -401,6 +401,13 @@ pub struct Report {
     /// A channel failure and its rebuild (absent when nothing failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<super::fault_report::FaultReport>,
+    /// Program speeds (absent with process variation off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process_variation: Option<super::pv_report::PvReport>,
+    /// Table 1's conflicts (absent unless counted: `report.conflicts`, or a
+    /// host scheduler other than FIFO).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflicts: Option<super::pv_report::ConflictReport>,
     /// Host-side counts.
     pub host: HostReport,
     /// Simulated span.
@@ -593,6 +600,8 @@ impl Report {
             fault: None,
             rotating_gc: (inp.config.pointer("/ftl/rotating_gc") == Some(&serde_json::Value::Bool(true)))
                 .then_some(RotatingGcReport { deferred: c.gc_deferred, forced_overlaps: c.gc_forced_overlaps }),
+            process_variation: None,
+            conflicts: None,
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,
                 held_by_queue_depth: c.held,

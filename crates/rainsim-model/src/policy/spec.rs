@@ -55,6 +55,20 @@ pub enum BlockAllocationKind {
     /// Erased blocks are opened in the order they were freed.
     #[default]
     InOrder,
+    /// Fast blocks for pages whose chip has requests waiting, slow ones
+    /// otherwise (vios-variation-aware-scheduler Fig. 4).
+    VariationAware,
+}
+
+impl BlockAllocationKind {
+    /// Whether it places pages by the waiting requests of their chip (the
+    /// device then passes a lane with each allocation).
+    pub fn uses_lanes(self) -> bool {
+        match self {
+            BlockAllocationKind::InOrder => false,
+            BlockAllocationKind::VariationAware => true,
+        }
+    }
 }
 
 /// The implementation chosen on every axis (TOML section `[policy]`).
@@ -83,6 +97,24 @@ pub struct PolicySpec {
     pub bpu: BpuParams,
     /// Parameters of the adaptive parity-update cost model.
     pub adaptive: AdaptiveParams,
+    /// Parameters of variation-aware block allocation (left out of
+    /// serialised configs while at their defaults).
+    #[serde(skip_serializing_if = "VariationAwareParams::is_default")]
+    pub variation_aware: VariationAwareParams,
+}
+
+/// Parameters of variation-aware block allocation (`[policy.variation_aware]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct VariationAwareParams {
+    /// The block a page nobody waits behind takes: `slowest` or `in-order`.
+    pub slow: crate::ftl::allocation::variation_aware::SlowBlock,
+}
+
+impl VariationAwareParams {
+    fn is_default(&self) -> bool {
+        *self == VariationAwareParams::default()
+    }
 }
 
 /// Parameters of the degraded-mode queuing-cost model (`[policy.degraded]`).
@@ -139,6 +171,7 @@ impl Default for PolicySpec {
             gc_tolerant: GcTolerantParams::default(),
             bpu: BpuParams::default(),
             adaptive: AdaptiveParams::default(),
+            variation_aware: VariationAwareParams::default(),
         }
     }
 }
@@ -208,7 +241,17 @@ impl PolicySpec {
     pub fn build_allocator(&self) -> Box<dyn BlockAllocator> {
         match self.block_allocation {
             BlockAllocationKind::InOrder => Box::new(crate::ftl::allocation::in_order::InOrder),
+            BlockAllocationKind::VariationAware => {
+                Box::new(crate::ftl::allocation::variation_aware::VariationAware { slow: self.variation_aware.slow })
+            }
         }
+    }
+
+    /// Whether a policy reads chip sets or the chip-state vector NR (vios
+    /// Eq. 2): a host scheduler other than FIFO (NOOP included, for Table 1's
+    /// conflicts), or an allocator that places by NR.
+    pub fn wants_chip_state(&self) -> bool {
+        self.host_scheduler != HostSchedulerKind::Fifo || self.block_allocation.uses_lanes()
     }
 
     /// Whether a degraded-mode policy (the queuing-cost model) is on.

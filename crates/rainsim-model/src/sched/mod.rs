@@ -5,6 +5,7 @@
 //! die until dispatch (dynamic allocation inside the channel), so they wait in
 //! one channel-wide queue.
 
+pub mod chip_bound;
 pub mod column_bound;
 pub mod fifo;
 
@@ -28,6 +29,11 @@ pub trait ChannelScheduler {
     fn reads_queued_for(&self, die: u32) -> u32;
     /// Programs waiting on the channel.
     fn writes_queued(&self) -> u32;
+    /// Programs channel-local die `die` may take: all of the channel's
+    /// unless programs are bound to dies.
+    fn writes_queued_for(&self, _die: u32) -> u32 {
+        self.writes_queued()
+    }
 }
 
 /// Scheduler implementations.

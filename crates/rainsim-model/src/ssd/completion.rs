@@ -51,7 +51,8 @@ impl<O: Observer> Ssd<O> {
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(id, op, r.arrival, now, r.size);
         self.totals.completed += 1;
-        let view = device_view!(self);
+        // The host scheduler keeps NR itself; the view it gets leaves it out.
+        let view = device_view!(self, &[]);
         if let Some(h) = self.host.next_waiting(&view) {
             // The slot passes to it now; it enters through the queue, not a
             // call, since one that completes at once would otherwise recurse

@@ -6,6 +6,7 @@
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Origin, Owner};
+use crate::ftl::allocation::Lane;
 use crate::metrics::observer::Observer;
 use crate::verify::Verifier;
 
@@ -122,7 +123,11 @@ impl<O: Observer> Ssd<O> {
             }
             OpKind::Program => {
                 self.sync_ftl_clock();
-                let ppn = match self.ftl.allocate(die) {
+                // One test for both models (variation-aware lanes, process
+                // variation), so that the plain path stays as it was.
+                let (alloc, prog) =
+                    if self.ftl.plain_programs() { (self.ftl.allocate(die), self.t.program) } else { self.vary(ch, die) };
+                let ppn = match alloc {
                     Ok(p) => p,
                     Err(e) => {
                         self.fail(e);
@@ -130,7 +135,7 @@ impl<O: Observer> Ssd<O> {
                     }
                 };
                 op.ppn = ppn;
-                let end = self.flash.submit(die, op, now, 0);
+                let end = self.flash.submit(die, op, now, prog);
                 self.q.at(end, Ev::OpDone(die));
             }
         }
@@ -146,6 +151,55 @@ impl<O: Observer> Ssd<O> {
         let (sense, retry) = (m.read_ns(level), m.retry_ns(level));
         self.obs.flash_read(ch, origin, level, retry);
         sense
+    }
+
+    /// A page for a program starting on `die` and its program time, when
+    /// lanes or process variation are on (with the program's probe).
+    #[inline(never)]
+    fn vary(&mut self, ch: u32, die: u32) -> (Result<u32, crate::ftl::OutOfSpace>, SimTime) {
+        let alloc = if self.ftl.uses_lanes() { self.allocate_by_lane(die) } else { self.ftl.allocate(die) };
+        let prog = match (&alloc, self.ftl.pv.is_some()) {
+            (Ok(ppn), true) => self.pv_program_ns(ch, *ppn),
+            _ => self.t.program,
+        };
+        (alloc, prog)
+    }
+
+    /// A page for a program starting on `die`, by lane (variation-aware
+    /// allocation, Fig. 4): a fast block when other work still waits for the
+    /// die's chip — host requests waiting for it (NR, Eq. 2) or operations
+    /// queued for the die — else a slow one.
+    fn allocate_by_lane(&mut self, die: u32) -> Result<u32, crate::ftl::OutOfSpace> {
+        let ch = self.layout.channel_of_die(die);
+        let local = die - self.layout.first_die(ch);
+        let s = &self.channels[ch as usize].sched;
+        let waiting = self.host.nr().get(die as usize).copied().unwrap_or(0)
+            + s.reads_queued_for(local)
+            + s.writes_queued_for(local);
+        let lane = if waiting > 0 { Lane::Fast } else { Lane::Slow };
+        self.ftl.allocate_lane(die, lane)
+    }
+
+    /// Program time of `ppn`'s block under process variation, with its probe.
+    fn pv_program_ns(&mut self, ch: u32, ppn: u32) -> SimTime {
+        let Some((step, ns)) = self.ftl.pv_program_ns(ppn) else { return self.t.program };
+        self.obs.flash_program(ch, step, false);
+        ns
+    }
+
+    /// Die time of the GC just collected under process variation: each move
+    /// programs at its destination block's tPROG. Fires a probe per move.
+    #[inline(never)]
+    fn pv_gc_ns(&mut self, ch: u32, work: &crate::ftl::GcWork) -> SimTime {
+        let per_move = self.t.gc_move(self.copyback) - self.t.program;
+        let mut dur = work.erased as u64 * self.t.erase;
+        for i in 0..self.ftl.moves.len() {
+            let new = self.ftl.moves[i].1;
+            let (step, ns) = self.ftl.pv_program_ns(new).unwrap_or((0, self.t.program));
+            self.obs.flash_program(ch, step, true);
+            dur += per_move + ns;
+        }
+        dur
     }
 
     /// Sensing done: the page waits for the bus, then crosses it.
@@ -216,9 +270,13 @@ impl<O: Observer> Ssd<O> {
                 return true;
             }
         }
-        let dur = work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase;
-        self.flash.start_gc(die, now, now + dur, work.moved, work.erased);
         let ch = self.layout.channel_of_die(die);
+        let dur = if self.ftl.pv.is_some() {
+            self.pv_gc_ns(ch, &work)
+        } else {
+            work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase
+        };
+        self.flash.start_gc(die, now, now + dur, work.moved, work.erased);
         let c = &mut self.channels[ch as usize];
         // The estimate a cost model would have made before this GC (DM-Eq. 7).
         let estimate = c.gc_recent.estimate_ns(&self.t);

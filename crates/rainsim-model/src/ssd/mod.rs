@@ -29,9 +29,11 @@ pub use crate::fault::Fault;
 use crate::flash::address::Layout;
 use crate::flash::interface::FlashInterface;
 use crate::flash::ldpc::LdpcModel;
+use crate::flash::process_variation::ProcessVariation;
 use crate::flash::timing::FlashTiming;
 use crate::ftl::precondition::{precondition, PreconditionReport};
 use crate::ftl::Ftl;
+use crate::host::chips::ChipMap;
 use crate::host::HostInterface;
 pub use crate::metrics::fault_report::SecondFailure;
 use crate::metrics::observer::Observer;
@@ -48,6 +50,9 @@ use rainsim_trace::{Op, Request};
 /// policy objects can be borrowed mutably beside it).
 macro_rules! device_view {
     ($s:expr) => {
+        device_view!($s, $s.host.nr())
+    };
+    ($s:expr, $nr:expr) => {
         $crate::device_state::DeviceView {
             now: $s.q.now(),
             channels: &$s.channels,
@@ -58,6 +63,7 @@ macro_rules! device_view {
             ldpc: $s.ldpc.as_ref(),
             layout: &$s.layout,
             stripes: &$s.stripes,
+            nr: $nr,
         }
     };
 }
@@ -190,6 +196,11 @@ impl<O: Observer> Ssd<O> {
         let parity = stripes.parity;
         let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         ftl.set_allocator(cfg.policy.build_allocator());
+        if cfg.process_variation.enabled {
+            let pv = &cfg.process_variation;
+            let blocks = layout.blocks();
+            ftl.set_process_variation(ProcessVariation::new(pv, blocks, cfg.timing.program_ns, cfg.seed));
+        }
         let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
         let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
@@ -213,6 +224,8 @@ impl<O: Observer> Ssd<O> {
             decision_ns: if parity { parity_decision_ns } else { 0 },
         };
         let raid_stripes = stripes.clone();
+        let host = HostInterface::new(queue_depth, cfg.policy.host_scheduler.build())
+            .with_chips(ChipMap::new(&layout), cfg.report.conflicts || cfg.policy.wants_chip_state());
         let mut ssd = Ssd {
             obs,
             t: flash,
@@ -228,7 +241,7 @@ impl<O: Observer> Ssd<O> {
             ftl,
             q: EventQueue::default(),
             channels,
-            host: HostInterface::new(queue_depth, cfg.policy.host_scheduler.build()),
+            host,
             raid: Some(Box::new(RaidLayer::new(raid_stripes, raid_times))),
             scratch: Vec::new(),
             decision_ns: if parity { decision_ns } else { 0 },
@@ -330,6 +343,11 @@ impl<O: Observer> Ssd<O> {
         self.channels[ch as usize].gc_recent.len()
     }
 
+    /// Table 1's conflicts, when the host counts them.
+    pub fn host_conflicts(&self) -> Option<crate::host::chips::ConflictCounts> {
+        self.host.conflicts()
+    }
+
     /// Totals of the last run.
     pub fn totals(&self) -> RunTotals {
         self.totals
@@ -383,7 +401,8 @@ impl<O: Observer> Ssd<O> {
     /// Replaces the host scheduler (tests order waiting requests by hand).
     #[doc(hidden)]
     pub fn set_host_scheduler(&mut self, s: Box<dyn crate::host::HostScheduler>) {
-        self.host = HostInterface::new(self.host.queue_depth(), s);
+        let track = self.host.conflicts().is_some();
+        self.host = HostInterface::new(self.host.queue_depth(), s).with_chips(ChipMap::new(&self.layout), track);
     }
 
     /// Replaces the update-placement policy (tests drive placements by hand).

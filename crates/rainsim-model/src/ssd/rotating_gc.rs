@@ -73,6 +73,10 @@ impl RotatingGc {
     /// A channel's scheduler: one per die, bound to its column, when the
     /// stripes are bound; else the configured one.
     pub(crate) fn scheduler(cfg: &Config, layout: &Layout, stripes: &StripeLayout) -> Box<dyn ChannelScheduler> {
+        if cfg.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst {
+            let per_die = (0..layout.dies_per_channel).map(|_| cfg.policy.build_scheduler(1)).collect();
+            return Box::new(crate::sched::chip_bound::ChipBound::new(per_die, layout.channels));
+        }
         if stripes.column(0).is_none() {
             return cfg.policy.build_scheduler(layout.dies_per_channel);
         }

@@ -23,4 +23,5 @@ mod schemes;
 mod trace_edit;
 mod trace_stats;
 mod traces;
+mod vios;
 mod workloads;

@@ -1,7 +1,7 @@
 //! Baseline block allocation: erased blocks are opened in the order they
 //! became free (initially by block number).
 
-use super::BlockAllocator;
+use super::{BlockAllocator, Lane};
 use crate::ftl::block::BlockMeta;
 use std::collections::VecDeque;
 
@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 pub struct InOrder;
 
 impl BlockAllocator for InOrder {
-    fn choose(&mut self, free: &VecDeque<u32>, _plane_blocks: &[BlockMeta]) -> Option<usize> {
+    fn choose(&mut self, free: &VecDeque<u32>, _plane_blocks: &[BlockMeta], _lane: Lane) -> Option<usize> {
         (!free.is_empty()).then_some(0)
     }
 }

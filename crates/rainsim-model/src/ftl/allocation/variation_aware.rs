@@ -1,0 +1,74 @@
+//! Variation-aware block allocation (vios-variation-aware-scheduler §3.3,
+//! Fig. 4): a page whose chip still has requests waiting goes to a fast
+//! block, otherwise to a slow one, so that the requests queued behind it
+//! wait less. Speeds are the blocks' detected ISPP steps (process
+//! variation, `flash/process_variation.rs`; without it every block is
+//! equally fast and this is in-order allocation).
+//!
+//! The paper keeps each chip's blocks in a red-black tree by speed. Here a
+//! plane has one open block, so a die offers one block per plane: a fast
+//! page takes the fastest of its dies' open blocks, a slow page the slowest
+//! (ties to the plane order), and a plane opens its fastest erased block for
+//! a fast page, its slowest for a slow one (ties to the oldest freed).
+//! GC relocations take the slow lane (our choice: no host request waits on
+//! their individual pages). `policy.variation_aware.slow = "in-order"` reads
+//! "a slower block" as "not a fast one": pages nobody waits behind, and GC
+//! relocations, are then allocated in order.
+
+use super::{BlockAllocator, Lane};
+use crate::ftl::block::BlockMeta;
+use std::collections::VecDeque;
+
+/// Fast blocks for conflicting pages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VariationAware {
+    /// Which block a page nobody waits behind takes.
+    pub slow: SlowBlock,
+}
+
+/// What "a slower block" is (`policy.variation_aware.slow`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlowBlock {
+    /// The slowest open block (the right end of the paper's tree; the default).
+    #[default]
+    Slowest,
+    /// In-order allocation: only conflicting pages are steered (to fast blocks).
+    InOrder,
+}
+
+impl VariationAware {
+    /// Of `steps` (detected ISPP steps, larger = faster), the position the
+    /// lane picks: the first fastest for `Fast`, the first slowest for
+    /// `Slow`, the first for `Any`.
+    pub fn pick(steps: impl Iterator<Item = u8>, lane: Lane) -> Option<usize> {
+        let mut best: Option<(usize, u8)> = None;
+        for (i, s) in steps.enumerate() {
+            let better = match (best, lane) {
+                (None, _) => true,
+                (Some(_), Lane::Any) => false,
+                (Some((_, b)), Lane::Fast) => s > b,
+                (Some((_, b)), Lane::Slow) => s < b,
+            };
+            if better {
+                best = Some((i, s));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+}
+
+impl BlockAllocator for VariationAware {
+    fn choose(&mut self, free: &VecDeque<u32>, plane_blocks: &[BlockMeta], lane: Lane) -> Option<usize> {
+        Self::pick(free.iter().map(|&b| plane_blocks[b as usize].dvp_step), self.lane(lane))
+    }
+    fn uses_lanes(&self) -> bool {
+        true
+    }
+    fn lane(&self, lane: Lane) -> Lane {
+        match (lane, self.slow) {
+            (Lane::Slow, SlowBlock::InOrder) => Lane::Any,
+            _ => lane,
+        }
+    }
+}
