@@ -16,6 +16,7 @@ impl<T> Default for Slab<T> {
 
 impl<T: Copy> Slab<T> {
     /// Stores `item` in a free slot and returns its id.
+    #[inline]
     pub fn insert(&mut self, item: T) -> u32 {
         match self.free.pop() {
             Some(id) => {
@@ -30,6 +31,7 @@ impl<T: Copy> Slab<T> {
     }
 
     /// Frees slot `id` for reuse and returns its value (which stays until overwritten).
+    #[inline]
     pub fn remove(&mut self, id: u32) -> T {
         self.free.push(id);
         self.items[id as usize]

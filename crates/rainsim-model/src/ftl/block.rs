@@ -38,6 +38,9 @@ pub struct PlaneMeta {
     pub free: VecDeque<u32>,
     /// Block currently taking programs (plane-local index).
     pub active: Option<u32>,
+    /// Block taking the fast lane's programs under variation-aware
+    /// allocation (plane-local index); `None` otherwise.
+    pub fast: Option<u32>,
     /// Pages invalidated in this plane (for the accounting check).
     pub invalid: u64,
     /// Fewest erases of any block in the plane.
@@ -49,7 +52,7 @@ pub struct PlaneMeta {
 impl PlaneMeta {
     /// Free pages left: erased blocks plus the active block's remainder.
     pub fn free_pages(&self, blocks: &[BlockMeta], first_block: u32, ppb: u32) -> u64 {
-        let active = self.active.map_or(0, |b| ppb - blocks[(first_block + b) as usize].written as u32);
-        self.free.len() as u64 * ppb as u64 + active as u64
+        let room = |slot: Option<u32>| slot.map_or(0, |b| ppb - blocks[(first_block + b) as usize].written as u32);
+        self.free.len() as u64 * ppb as u64 + room(self.active) as u64 + room(self.fast) as u64
     }
 }

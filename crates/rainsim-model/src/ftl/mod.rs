@@ -9,6 +9,7 @@
 pub mod allocation;
 pub mod block;
 pub mod gc_hook;
+mod lanes;
 pub mod mapping;
 pub mod params;
 pub mod precondition;
@@ -88,6 +89,7 @@ impl Ftl {
             .map(|_| PlaneMeta {
                 free: (0..layout.blocks_per_plane).collect(),
                 active: None,
+                fast: None,
                 invalid: 0,
                 min_erases: 0,
                 at_min: layout.blocks_per_plane,
@@ -172,20 +174,27 @@ impl Ftl {
         self.clock_s = s;
     }
 
-    /// `plane`'s active block (plane-local), opening one for a page of
-    /// `lane` when it has none with room.
+    /// `plane`'s open block for a page of `lane` (plane-local; the fast
+    /// lane has its own under variation-aware allocation), opening one when
+    /// it has none with room.
     fn open_block(&mut self, plane: u32, lane: Lane) -> Option<u32> {
         let ppb = self.layout.pages_per_block;
         let first = self.layout.first_block(plane);
+        let fast = lane == Lane::Fast && self.lanes;
         let pm = &mut self.planes[plane as usize];
-        let open = match pm.active {
+        let slot = if fast { pm.fast } else { pm.active };
+        let open = match slot {
             Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
             _ => {
                 let blocks = &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize];
                 let i = self.alloc.choose(&pm.free, blocks, lane)?;
                 let before = pm.free.len();
                 let b = pm.free.remove(i).expect("the allocator chose a position in the free list");
-                pm.active = Some(b);
+                if fast {
+                    pm.fast = Some(b);
+                } else {
+                    pm.active = Some(b);
+                }
                 self.free_changed(plane, before);
                 // Only erased blocks are opened, so the block takes its first page now.
                 self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
@@ -205,19 +214,31 @@ impl Ftl {
             Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
             _ => self.open_block(plane, lane)?,
         };
-        let meta = &mut self.blocks[(first + open) as usize];
-        let ppn = self.layout.first_page(first + open) + meta.written as u32;
+        Some(self.program_page(plane, first + open))
+    }
+
+    /// The next page of open block `gblock` of `plane` (closing it when full).
+    #[inline]
+    fn program_page(&mut self, plane: u32, gblock: u32) -> Ppn {
+        let meta = &mut self.blocks[gblock as usize];
+        let ppn = self.layout.first_page(gblock) + meta.written as u32;
         meta.written += 1;
-        if meta.written as u32 == ppb {
-            self.close_block(plane, first + open);
+        if meta.written as u32 == self.layout.pages_per_block {
+            self.close_block(plane, gblock);
         }
-        Some(ppn)
+        ppn
     }
 
     /// A block's last page was allocated: it stops being the plane's open
     /// block and becomes a GC candidate.
     fn close_block(&mut self, plane: u32, gblock: u32) {
-        self.planes[plane as usize].active = None;
+        let pm = &mut self.planes[plane as usize];
+        let local = Some(gblock - self.layout.first_block(plane));
+        if pm.fast == local {
+            pm.fast = None;
+        } else {
+            pm.active = None;
+        }
         self.index.insert(gblock, self.blocks[gblock as usize].valid);
     }
 
@@ -256,36 +277,6 @@ impl Ftl {
             }
         }
         Err(OutOfSpace { die })
-    }
-
-    /// Allocates a page for a host program on `die` in a block of `lane`:
-    /// every plane that takes programs opens a block if it has none with
-    /// room, and the fastest (`Fast`) or slowest (`Slow`) open block takes
-    /// the page, the first from the die's plane cursor on ties
-    /// (`ftl/allocation/variation_aware.rs`).
-    pub fn allocate_lane(&mut self, die: u32, lane: Lane) -> Result<Ppn, OutOfSpace> {
-        let lane = self.alloc.lane(lane);
-        if lane == Lane::Any {
-            return self.allocate(die);
-        }
-        let (first, ppd) = (self.layout.first_plane(die), self.layout.planes_per_die);
-        let start = self.plane_cursor[die as usize];
-        let mut open = [(0u32, 0u8); 64];
-        let mut n = 0;
-        // From the die's plane cursor, so that equally fast blocks rotate.
-        for plane in (0..ppd).map(|i| first + (start + i) % ppd) {
-            if n < open.len() && self.plane_takes_writes(plane) {
-                if let Some(b) = self.open_block(plane, lane) {
-                    open[n] = (plane, self.blocks[(self.layout.first_block(plane) + b) as usize].dvp_step);
-                    n += 1;
-                }
-            }
-        }
-        let i = allocation::variation_aware::VariationAware::pick(open[..n].iter().map(|o| o.1), lane);
-        let Some(i) = i else { return self.allocate(die) };
-        let plane = open[i].0;
-        self.plane_cursor[die as usize] = (plane - first + 1) % ppd;
-        self.take_page(plane, lane).ok_or(OutOfSpace { die })
     }
 
     /// Makes `ppn` the current copy of `chunk`; the old copy, returned, becomes invalid.

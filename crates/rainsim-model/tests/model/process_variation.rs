@@ -216,3 +216,21 @@ fn the_default_ber_exponent_best_follows_fig_7() {
     let g: Vec<f64> = fig7.iter().map(|&(pe, _)| gap(2.0, pe)).collect();
     assert!(g.windows(2).all(|w| w[1] > w[0]), "{g:?}");
 }
+
+/// Same seed, same report with the model on (spread included); another seed
+/// draws other block speeds.
+#[test]
+fn same_seed_same_report_with_process_variation() {
+    let mut c = small();
+    c.process_variation.growth_sd = 9e-5;
+    let reqs = writes(&c, 800);
+    let json = |c: &Config| {
+        let mut r = serde_json::to_value(report(c, &reqs)).unwrap();
+        r.as_object_mut().unwrap().remove("timing");
+        r
+    };
+    assert_eq!(json(&c), json(&c));
+    let mut other = c.clone();
+    other.seed = 2;
+    assert_ne!(json(&c)["process_variation"], json(&other)["process_variation"]);
+}

@@ -5,11 +5,12 @@
 //! variation, `flash/process_variation.rs`; without it every block is
 //! equally fast and this is in-order allocation).
 //!
-//! The paper keeps each chip's blocks in a red-black tree by speed. Here a
-//! plane has one open block, so a die offers one block per plane: a fast
-//! page takes the fastest of its dies' open blocks, a slow page the slowest
-//! (ties to the plane order), and a plane opens its fastest erased block for
-//! a fast page, its slowest for a slow one (ties to the oldest freed).
+//! The paper keeps each chip's blocks in a red-black tree by speed. Here
+//! each plane keeps one open block per lane (`PlaneMeta::active` for the
+//! slow lane and in-order pages, `PlaneMeta::fast` for the fast lane), opened
+//! with its fastest erased block for the fast lane, its slowest for the slow
+//! one (ties to the oldest freed); a page takes the fastest (fast) or slowest
+//! (slow) of its die's open blocks of its lane (`ftl/lanes.rs`).
 //! GC relocations take the slow lane (our choice: no host request waits on
 //! their individual pages). `policy.variation_aware.slow = "in-order"` reads
 //! "a slower block" as "not a fast one": pages nobody waits behind, and GC
