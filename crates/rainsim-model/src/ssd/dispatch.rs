@@ -125,8 +125,11 @@ impl<O: Observer> Ssd<O> {
                 self.sync_ftl_clock();
                 // One test for both models (variation-aware lanes, process
                 // variation), so that the plain path stays as it was.
-                let (alloc, prog) =
-                    if self.ftl.plain_programs() { (self.ftl.allocate(die), self.t.program) } else { self.vary(ch, die) };
+                let (alloc, prog) = if self.ftl.plain_programs() {
+                    (self.ftl.allocate(die), self.t.program)
+                } else {
+                    self.vary(ch, die)
+                };
                 let ppn = match alloc {
                     Ok(p) => p,
                     Err(e) => {

@@ -23,8 +23,8 @@ mod rotating_gc;
 mod setup;
 mod timing;
 mod together;
-mod variation_alloc;
 mod traces;
+mod variation_alloc;
 mod writes;
 
 use rainsim_model::config::{Config, RaidLevel};
