@@ -1,6 +1,7 @@
 //! Statistics gathered beside the model: the observer interface, the standard
 //! collector and the JSON report.
 
+pub mod class_latency;
 pub mod collector;
 pub mod fault_report;
 pub mod observer;
