@@ -19,6 +19,8 @@
 
 use super::chips::ChipSet;
 use super::HeldRequest;
+use super::HostScheduler;
+use crate::device_state::DeviceView;
 use crate::slab::Slab;
 use std::collections::VecDeque;
 
@@ -150,5 +152,46 @@ impl BatchQueue {
                 (b.chips, cbs)
             })
             .collect()
+    }
+}
+
+/// Separate read and write queues of batches, reads always issued first:
+/// PIQ (`CHANNELS = false`: chip batches) and VIOS (`true`: chip batches of
+/// channel batches) differ only in that level.
+#[derive(Debug)]
+pub struct ReadsFirst<const CHANNELS: bool> {
+    reads: BatchQueue,
+    writes: BatchQueue,
+}
+
+impl<const CHANNELS: bool> Default for ReadsFirst<CHANNELS> {
+    fn default() -> Self {
+        ReadsFirst { reads: BatchQueue::new(CHANNELS), writes: BatchQueue::new(CHANNELS) }
+    }
+}
+
+impl<const CHANNELS: bool> ReadsFirst<CHANNELS> {
+    /// The read and the write queue's batches (tests).
+    pub fn shape(&self) -> (Vec<BatchShape>, Vec<BatchShape>) {
+        (self.reads.shape(), self.writes.shape())
+    }
+}
+
+impl<const CHANNELS: bool> HostScheduler for ReadsFirst<CHANNELS> {
+    fn hold(&mut self, r: HeldRequest) {
+        if r.req.write {
+            self.writes.push(r);
+        } else {
+            self.reads.push(r);
+        }
+    }
+    fn next(&mut self, _view: &DeviceView) -> Option<HeldRequest> {
+        self.reads.pop().or_else(|| self.writes.pop())
+    }
+    fn waiting(&self) -> usize {
+        self.reads.len() + self.writes.len()
+    }
+    fn wants_chips(&self) -> bool {
+        true
     }
 }
