@@ -7,59 +7,19 @@
 //! μ = c mod ChipNum of Eq. 1, which without parity (`raid.level = "none"`,
 //! chunk = logical page) is Eq. 1 exactly.
 
+use super::die_bound::{Binding, DieBound};
 use super::ChannelScheduler;
-use crate::flash::op::FlashOp;
 
-/// One inner scheduler per channel-local die; programs bound by chunk.
-pub struct ChipBound {
-    per_die: Vec<Box<dyn ChannelScheduler>>,
-    channels: u32,
-}
-
-impl ChipBound {
-    /// `per_die[d]` serves die `d` of a channel of a `channels`-channel device.
-    pub fn new(per_die: Vec<Box<dyn ChannelScheduler>>, channels: u32) -> ChipBound {
-        ChipBound { per_die, channels: channels.max(1) }
-    }
-
-    /// The channel-local die chunk `chunk` is bound to.
-    #[inline]
-    pub fn die_of(&self, chunk: u32) -> usize {
-        ((chunk / self.channels) as usize) % self.per_die.len()
-    }
-}
-
-impl ChannelScheduler for ChipBound {
-    fn push_read(&mut self, die: u32, op: FlashOp) {
-        self.per_die[die as usize].push_read(0, op);
-    }
-    fn push_read_front(&mut self, die: u32, op: FlashOp) {
-        self.per_die[die as usize].push_read_front(0, op);
-    }
-    fn push_write(&mut self, op: FlashOp) {
-        let d = self.die_of(op.chunk);
-        self.per_die[d].push_write(op);
-    }
-    fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
-        self.per_die[die as usize].pop_for(0, writes_ok)
-    }
-    fn reads_queued(&self) -> u32 {
-        self.per_die.iter().map(|s| s.reads_queued()).sum()
-    }
-    fn reads_queued_for(&self, die: u32) -> u32 {
-        self.per_die[die as usize].reads_queued_for(0)
-    }
-    fn writes_queued(&self) -> u32 {
-        self.per_die.iter().map(|s| s.writes_queued()).sum()
-    }
-    fn writes_queued_for(&self, die: u32) -> u32 {
-        self.per_die[die as usize].writes_queued()
-    }
+/// `per_die[d]` serves die `d` of a channel of a `channels`-channel device;
+/// programs are bound by chunk (Eq. 1).
+pub fn chip_bound(per_die: Vec<Box<dyn ChannelScheduler>>, channels: u32) -> DieBound {
+    DieBound::new(per_die, Binding::Chip { channels })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flash::op::FlashOp;
     use crate::flash::op::Origin;
     use crate::sched::SchedulerKind;
 
@@ -72,7 +32,7 @@ mod tests {
     #[test]
     fn programs_wait_for_their_eq_1_die_only() {
         let per_die = (0..8).map(|_| SchedulerKind::Fifo.build(1, true)).collect();
-        let mut s = ChipBound::new(per_die, 8);
+        let mut s = chip_bound(per_die, 8);
         assert_eq!((s.die_of(17), s.die_of(81), s.die_of(7)), (2, 2, 0));
         s.push_write(op(17));
         s.push_write(op(81));

@@ -3,56 +3,19 @@
 //! scheduler of the configured kind, holding its reads and the programs of
 //! its column. Service order inside a die is the inner scheduler's.
 
+use super::die_bound::{Binding, DieBound};
 use super::ChannelScheduler;
-use crate::flash::op::FlashOp;
 use crate::raid::stripe::StripeLayout;
 
-/// One inner scheduler per channel-local die.
-pub struct ColumnBound {
-    per_die: Vec<Box<dyn ChannelScheduler>>,
-    stripes: StripeLayout,
-}
-
-impl ColumnBound {
-    /// `per_die[d]` serves die `d`; `stripes` must have columns bound.
-    pub fn new(per_die: Vec<Box<dyn ChannelScheduler>>, stripes: StripeLayout) -> ColumnBound {
-        debug_assert!(stripes.column(0).is_some());
-        ColumnBound { per_die, stripes }
-    }
-
-    fn column_of(&self, op: &FlashOp) -> usize {
-        self.stripes.column(op.chunk / self.stripes.width).unwrap_or(0) as usize
-    }
-}
-
-impl ChannelScheduler for ColumnBound {
-    fn push_read(&mut self, die: u32, op: FlashOp) {
-        self.per_die[die as usize].push_read(0, op);
-    }
-    fn push_read_front(&mut self, die: u32, op: FlashOp) {
-        self.per_die[die as usize].push_read_front(0, op);
-    }
-    fn push_write(&mut self, op: FlashOp) {
-        let col = self.column_of(&op);
-        self.per_die[col].push_write(op);
-    }
-    fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
-        self.per_die[die as usize].pop_for(0, writes_ok)
-    }
-    fn reads_queued(&self) -> u32 {
-        self.per_die.iter().map(|s| s.reads_queued()).sum()
-    }
-    fn reads_queued_for(&self, die: u32) -> u32 {
-        self.per_die[die as usize].reads_queued_for(0)
-    }
-    fn writes_queued(&self) -> u32 {
-        self.per_die.iter().map(|s| s.writes_queued()).sum()
-    }
+/// `per_die[d]` serves die `d`; `stripes` must have columns bound.
+pub fn column_bound(per_die: Vec<Box<dyn ChannelScheduler>>, stripes: StripeLayout) -> DieBound {
+    DieBound::new(per_die, Binding::Column(stripes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flash::op::FlashOp;
     use crate::flash::op::Origin;
     use crate::sched::SchedulerKind;
 
@@ -65,7 +28,7 @@ mod tests {
     fn programs_wait_for_their_column() {
         let l = StripeLayout::new(8, 4, true, 100).with_columns(2);
         let per_die = (0..2).map(|_| SchedulerKind::Fifo.build(1, true)).collect();
-        let mut s = ColumnBound::new(per_die, l);
+        let mut s = column_bound(per_die, l);
         s.push_write(op(2 * 4, 1, Origin::HostProgram)); // stripe 2 → die 1
         s.push_write(op(4 + 1, 2, Origin::HostProgram)); // stripe 1 → die 0
         s.push_read(1, op(99, 3, Origin::HostRead));

@@ -7,6 +7,7 @@
 
 pub mod chip_bound;
 pub mod column_bound;
+pub mod die_bound;
 pub mod fifo;
 
 use crate::flash::op::FlashOp;

@@ -22,7 +22,6 @@ use crate::flash::address::Layout;
 use crate::metrics::observer::Observer;
 use crate::policy::UpdatePlacementKind;
 use crate::raid::stripe::StripeLayout;
-use crate::sched::column_bound::ColumnBound;
 use crate::sched::ChannelScheduler;
 
 /// Rotation state.
@@ -75,13 +74,13 @@ impl RotatingGc {
     pub(crate) fn scheduler(cfg: &Config, layout: &Layout, stripes: &StripeLayout) -> Box<dyn ChannelScheduler> {
         if cfg.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst {
             let per_die = (0..layout.dies_per_channel).map(|_| cfg.policy.build_scheduler(1)).collect();
-            return Box::new(crate::sched::chip_bound::ChipBound::new(per_die, layout.channels));
+            return Box::new(crate::sched::chip_bound::chip_bound(per_die, layout.channels));
         }
         if stripes.column(0).is_none() {
             return cfg.policy.build_scheduler(layout.dies_per_channel);
         }
         let per_die = (0..layout.dies_per_channel).map(|_| cfg.policy.build_scheduler(1)).collect();
-        Box::new(ColumnBound::new(per_die, stripes.clone()))
+        Box::new(crate::sched::column_bound::column_bound(per_die, stripes.clone()))
     }
 }
 

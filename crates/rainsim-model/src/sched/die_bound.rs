@@ -1,0 +1,74 @@
+//! Per-die scheduling: each channel-local die gets its own scheduler of the
+//! configured kind, holding its reads and the programs bound to it; service
+//! order inside a die is the inner scheduler's. What binds a program to a die
+//! is the one difference between its users: its stripe's die column under
+//! rotating GC (`column_bound.rs`), its chunk's Eq. 1 die under static
+//! channel-first allocation (`chip_bound.rs`).
+
+use super::ChannelScheduler;
+use crate::flash::op::FlashOp;
+use crate::raid::stripe::StripeLayout;
+
+/// What binds a program to a channel-local die.
+pub enum Binding {
+    /// The die column its stripe is bound to (the layout has columns bound).
+    Column(StripeLayout),
+    /// Chunk c goes to die ⌊c / channels⌋ mod dies per channel.
+    Chip {
+        /// Channels of the device.
+        channels: u32,
+    },
+}
+
+/// One inner scheduler per channel-local die.
+pub struct DieBound {
+    per_die: Vec<Box<dyn ChannelScheduler>>,
+    binding: Binding,
+}
+
+impl DieBound {
+    /// `per_die[d]` serves channel-local die `d`.
+    pub fn new(per_die: Vec<Box<dyn ChannelScheduler>>, binding: Binding) -> DieBound {
+        if let Binding::Column(l) = &binding {
+            debug_assert!(l.column(0).is_some());
+        }
+        DieBound { per_die, binding }
+    }
+
+    /// The channel-local die a program of `chunk` is bound to.
+    #[inline]
+    pub fn die_of(&self, chunk: u32) -> usize {
+        match &self.binding {
+            Binding::Column(l) => l.column(chunk / l.width).unwrap_or(0) as usize,
+            Binding::Chip { channels } => ((chunk / channels.max(&1)) as usize) % self.per_die.len(),
+        }
+    }
+}
+
+impl ChannelScheduler for DieBound {
+    fn push_read(&mut self, die: u32, op: FlashOp) {
+        self.per_die[die as usize].push_read(0, op);
+    }
+    fn push_read_front(&mut self, die: u32, op: FlashOp) {
+        self.per_die[die as usize].push_read_front(0, op);
+    }
+    fn push_write(&mut self, op: FlashOp) {
+        let d = self.die_of(op.chunk);
+        self.per_die[d].push_write(op);
+    }
+    fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
+        self.per_die[die as usize].pop_for(0, writes_ok)
+    }
+    fn reads_queued(&self) -> u32 {
+        self.per_die.iter().map(|s| s.reads_queued()).sum()
+    }
+    fn reads_queued_for(&self, die: u32) -> u32 {
+        self.per_die[die as usize].reads_queued_for(0)
+    }
+    fn writes_queued(&self) -> u32 {
+        self.per_die.iter().map(|s| s.writes_queued()).sum()
+    }
+    fn writes_queued_for(&self, die: u32) -> u32 {
+        self.per_die[die as usize].writes_queued()
+    }
+}
