@@ -18,7 +18,7 @@
 use crate::flash::op::Owner;
 use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, StripeWrite};
 use crate::raid::rmw_rcw::Member;
-use crate::raid::rmw_rcw::Routine;
+use crate::raid::rmw_rcw::{data_mask, prereads, Routine};
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
 use crate::raid::update::{JobKind, StripeJob, NO_CHANNEL};
 
@@ -241,7 +241,9 @@ impl RaidLayer {
         self.scratch_at = at;
         let j = self.jobs[id];
         if j.kind == JobKind::Write {
+            let full = j.written == data_mask(self.stripes.width, self.stripes.parity_pos(j.stripe)) && j.partial == 0;
             let kind = match (set, j.routine) {
+                (0, _) if full => StripeWrite::Full,
                 (0, _) => StripeWrite::Fresh,
                 (_, Routine::Rmw) => StripeWrite::Rmw,
                 (_, Routine::Rcw) => StripeWrite::Rcw,
@@ -311,8 +313,7 @@ impl RaidLayer {
         let exists = at.iter().enumerate().filter(|(_, m)| m.is_some()).fold(0u64, |e, (q, _)| e | 1 << q)
             | if self.is_lost(j.stripe * w + f) { 1 << f } else { 0 };
         let others = exists & !(1 << f);
-        let data = crate::raid::rmw_rcw::data_mask(w, pp);
-        let rcw = ((data & !j.written) | j.partial) & others;
+        let (rmw, rcw) = prereads(w, pp, j.written, j.partial, others);
         let job = &mut self.jobs[id];
         job.lost = f;
         if j.kind == JobKind::Rebuild {
@@ -331,7 +332,7 @@ impl RaidLayer {
             rcw
         } else {
             job.routine = Routine::Rmw;
-            (j.written | 1 << pp) & others
+            rmw
         }
     }
 

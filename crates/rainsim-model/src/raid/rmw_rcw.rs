@@ -93,14 +93,22 @@ pub fn plan_stripe_write<'a>(
     partial: u64,
     at: &'a [Option<Member>],
 ) -> UpdatePlan<'a> {
-    let width = at.len() as u32;
     let exists = at.iter().enumerate().filter(|(_, m)| m.is_some()).fold(0u64, |e, (j, _)| e | 1 << j);
+    let (rmw, rcw) = prereads(at.len() as u32, parity_pos, written, partial, exists);
+    UpdatePlan { stripe, rmw, rcw, written, at }
+}
+
+/// The (RMW, RCW) pre-read sets of a write of `written` (`partial` of them in
+/// part) to a stripe of `width` whose positions `exists` hold data: RMW reads
+/// the old written chunks and the parity, RCW the data not written and the
+/// pages written in part; only positions that exist are read, and a
+/// full-stripe write reads nothing.
+pub fn prereads(width: u32, parity_pos: u32, written: u64, partial: u64, exists: u64) -> (u64, u64) {
     let data = data_mask(width, parity_pos);
     if written == data && partial == 0 {
-        return UpdatePlan { stripe, rmw: 0, rcw: 0, written, at };
+        return (0, 0);
     }
-    let p = 1u64 << parity_pos;
-    UpdatePlan { stripe, rmw: (written | p) & exists, rcw: ((data & !written) | partial) & exists, written, at }
+    ((written | 1u64 << parity_pos) & exists, ((data & !written) | partial) & exists)
 }
 
 #[cfg(test)]
