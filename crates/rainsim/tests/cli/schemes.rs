@@ -16,21 +16,8 @@ fn every_parity_scheme_runs_verified_on_the_adaptive_preset() {
     for (scheme, kind) in [("baseline", "fewest-prereads"), ("bpu", "bpu"), ("adaptive", "adaptive")] {
         let out = dir.join(&format!("{scheme}.json"));
         let args = ["run", "--verify", "--config", "adaptive-parity-6ch", "--scheme", scheme, "--trace", p(&t)];
-        // The worst-case ageing (80/11, uniform, no margin): GC from the first request and every GC
-        // long, so queues build on the short sample and the policies have something to weigh.
-        let aged = [
-            "--set",
-            "precondition.free_margin=default",
-            "--set",
-            "precondition.valid=0.8",
-            "--set",
-            "precondition.invalid=0.11",
-            "--set",
-            "precondition.layout=uniform",
-            "--set",
-            "precondition.target_moves_per_gc=default",
-        ];
-        let o = rainsim([&args[..], &aged, &["--out", p(&out)]].concat()).ok();
+        // The policies need queues to weigh: the worst-case ageing.
+        let o = rainsim([&args[..], &WORST_AGEING, &["--out", p(&out)]].concat()).ok();
         let r = read_json(&out);
         check_report(&r, requests);
         assert_eq!(s(&r, "scheme"), scheme);

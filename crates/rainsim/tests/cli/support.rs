@@ -321,3 +321,18 @@ pub const PRESETS: [&str; 6] = [
     "adaptive-parity-6ch",
     "adaptive-parity-8ch",
 ];
+
+/// `--set`s of the worst-case ageing (80/11, uniform, no margin): GC from the
+/// first request and every GC long, so queues build even on a short sample.
+pub const WORST_AGEING: [&str; 10] = [
+    "--set",
+    "precondition.free_margin=default",
+    "--set",
+    "precondition.valid=0.8",
+    "--set",
+    "precondition.invalid=0.11",
+    "--set",
+    "precondition.layout=uniform",
+    "--set",
+    "precondition.target_moves_per_gc=default",
+];

@@ -14,22 +14,8 @@ fn noop_piq_and_vios_run_verified_with_process_variation() {
     let dir = TempDir::new("vios");
     let t = trace("msr_hm_0_slice1000.csv");
     let requests = readme_row("msr_hm_0_slice1000.csv").requests;
-    let aged = [
-        "--set",
-        "precondition.free_margin=default",
-        "--set",
-        "precondition.valid=0.8",
-        "--set",
-        "precondition.invalid=0.11",
-        "--set",
-        "precondition.layout=uniform",
-        "--set",
-        "precondition.target_moves_per_gc=default",
-        "--set",
-        "process_variation.enabled=true",
-        "--set",
-        "host.queue_depth=4",
-    ];
+    let aged =
+        [&WORST_AGEING[..], &["--set", "process_variation.enabled=true", "--set", "host.queue_depth=4"]].concat();
     for scheme in ["noop", "piq", "vios"] {
         let out = dir.join(&format!("{scheme}.json"));
         let args = ["run", "--verify", "--config", "adaptive-parity-6ch", "--scheme", scheme, "--trace", p(&t)];
