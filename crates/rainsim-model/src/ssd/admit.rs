@@ -69,7 +69,7 @@ impl<O: Observer> Ssd<O> {
     }
 
     fn host_read(&mut self, id: u32, chunk: u32) {
-        if self.raid().failure().is_some() && self.raid().is_lost(chunk) {
+        if self.raid().is_lost(chunk) {
             // Its channel failed: the stripe gives it back.
             self.host.req_mut(id).pending += 1;
             self.with_raid(|r, s| r.reconstruct_read(id, chunk, s));

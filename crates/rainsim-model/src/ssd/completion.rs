@@ -33,13 +33,7 @@ impl<O: Observer> Ssd<O> {
     /// line: only observers that keep the log get here.
     #[inline(never)]
     fn note_request_op(&mut self, op: &FlashOp) {
-        let (slot, rebuilt) = match op.owner {
-            Owner::HostRead(req) => (req, false),
-            other => match self.raid().request_of(other) {
-                Some(x) => x,
-                None => return,
-            },
-        };
+        let Some((slot, rebuilt)) = self.raid().request_of(op.owner) else { return };
         self.obs.request_op(slot, self.layout.channel_of(op.ppn), rebuilt);
     }
 
