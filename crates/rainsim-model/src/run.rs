@@ -144,6 +144,7 @@ fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_
     report.process_variation =
         ssd.ftl.pv.as_ref().map(|pv| crate::metrics::pv_report::PvReport::new(pv, &ssd.ftl, &ssd.obs.pv_programs));
     report.conflicts = ssd.host_conflicts().map(|c| crate::metrics::pv_report::ConflictReport::new(&c));
+    report.replication = ssd.replication_report(cfg.policy.replication.name());
     report
 }
 

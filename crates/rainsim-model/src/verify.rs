@@ -98,6 +98,20 @@ impl Verifier {
         self.page_token[ppn as usize] = got;
     }
 
+    /// [`Verifier::write_data`] for a chunk whose newest version before this
+    /// write was `base` (held by its copies, not by its slot).
+    #[allow(clippy::too_many_arguments)]
+    pub fn write_data_over(&mut self, chunk: u32, ppn: Ppn, got: u32, serial: u64, pos: u32, partial: bool, base: u32) {
+        self.chunk_token[chunk as usize] = base;
+        self.write_data(chunk, ppn, got, serial, pos, partial);
+    }
+
+    /// `to`'s latest version becomes `from`'s (copies starting from their
+    /// chunk's version; a copy taking its chunk's slot).
+    pub fn alias(&mut self, to: u32, from: u32) {
+        self.chunk_token[to as usize] = self.chunk_token[from as usize];
+    }
+
     /// Token a read of `ppn` returns (no check).
     pub fn peek(&self, ppn: Ppn) -> u32 {
         self.page_token[ppn as usize]

@@ -31,6 +31,9 @@ pub const SCHEMES: &[(&str, &str)] = &[
     ("noop", include_str!("../../../configs/schemes/noop.toml")),
     ("piq", include_str!("../../../configs/schemes/piq.toml")),
     ("vios", include_str!("../../../configs/schemes/vios.toml")),
+    ("cr5m", include_str!("../../../configs/schemes/cr5m.toml")),
+    ("fusionraid", include_str!("../../../configs/schemes/fusionraid.toml")),
+    ("rep-raid", include_str!("../../../configs/schemes/rep-raid.toml")),
 ];
 
 /// Workload profiles (`configs/workloads/*.toml`): synthetic workloads matched

@@ -46,6 +46,10 @@ impl Origin {
 pub enum Owner {
     /// A host read of one page, for host request `id`.
     HostRead(u32),
+    /// A host read of a replicated chunk, for host request `id`, from copy
+    /// 0 (A) or 1 (B) — resolved when it starts, since the chunk may have
+    /// returned into its stripe meanwhile.
+    ReplicaRead(u32, u8),
     /// A pre-read of stripe job `id`.
     PreRead(u32),
     /// A partner read of degraded read `id`.
@@ -61,7 +65,7 @@ impl Owner {
     #[inline]
     pub fn origin(self) -> Origin {
         match self {
-            Owner::HostRead(_) => Origin::HostRead,
+            Owner::HostRead(_) | Owner::ReplicaRead(..) => Origin::HostRead,
             Owner::PreRead(_) => Origin::PreRead,
             Owner::DegradedRead(_) => Origin::DegradedRead,
             Owner::HostProgram(_) => Origin::HostProgram,

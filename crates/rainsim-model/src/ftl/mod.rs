@@ -14,6 +14,7 @@ pub mod mapping;
 pub mod params;
 pub mod precondition;
 mod replace;
+mod replica_pages;
 pub mod victim_block;
 
 use crate::flash::address::{Layout, Ppn};
@@ -291,7 +292,7 @@ impl Ftl {
         old
     }
 
-    fn invalidate(&mut self, old: Ppn) {
+    pub(crate) fn invalidate(&mut self, old: Ppn) {
         let b = self.layout.block_of(old);
         self.blocks[b as usize].valid -= 1;
         self.index.update(b, self.blocks[b as usize].valid);
@@ -349,10 +350,24 @@ impl Ftl {
     /// One GC on the lowest plane of `die` that is below the threshold and has
     /// something to reclaim; `None` when no plane qualifies.
     pub fn collect_die(&mut self, die: u32) -> Result<Option<GcWork>, OutOfSpace> {
+        self.collect_die_with(die, None)
+    }
+
+    /// [`Ftl::collect_die`] with `hook` deciding which pages need not move
+    /// instead of the FTL's own (a hook that borrows device state).
+    pub fn collect_die_with(
+        &mut self,
+        die: u32,
+        mut hook: Option<&mut (dyn GcHook + '_)>,
+    ) -> Result<Option<GcWork>, OutOfSpace> {
         let first = self.layout.first_plane(die);
         for plane in first..first + self.layout.planes_per_die {
             if self.needs_gc(plane) {
-                let work = self.collect(plane)?;
+                let h: Option<&mut dyn GcHook> = match hook {
+                    Some(ref mut h) => Some(&mut **h),
+                    None => None,
+                };
+                let work = self.collect_with(plane, h)?;
                 if work.erased > 0 {
                     return Ok(Some(work));
                 }
@@ -387,12 +402,16 @@ impl Ftl {
     /// it, then level wear if the erase-count spread exceeds the bound. Page
     /// moves are left in `self.moves`.
     pub fn collect(&mut self, plane: u32) -> Result<GcWork, OutOfSpace> {
+        self.collect_with(plane, None)
+    }
+
+    fn collect_with(&mut self, plane: u32, hook: Option<&mut (dyn GcHook + '_)>) -> Result<GcWork, OutOfSpace> {
         self.moves.clear();
         let mut work = GcWork::default();
         let Some(victim) = self.victim(plane) else { return Ok(work) };
         let first = self.layout.first_block(plane);
         let start = self.gather_valid(first + victim);
-        self.apply_gc_hook(plane, start);
+        self.apply_gc_hook(plane, start, hook);
         self.relocate_to_active(plane, start)?;
         self.erase(plane, victim);
         work.moved += (self.moves.len() - start) as u32;
@@ -465,15 +484,30 @@ impl Ftl {
 
     /// Asks the GC hook which gathered pages `self.moves[start..]` need not
     /// move; unmaps those and leaves the rest to move.
-    fn apply_gc_hook(&mut self, plane: u32, start: usize) {
-        if !self.gc_hook.wants_pages() {
+    fn apply_gc_hook(&mut self, plane: u32, start: usize, ext: Option<&mut (dyn GcHook + '_)>) {
+        match ext {
+            Some(h) => self.drop_by(plane, start, h),
+            None => {
+                if !self.gc_hook.wants_pages() {
+                    return;
+                }
+                // MoveAll is zero-sized: swapping it in allocates nothing.
+                let mut own = std::mem::replace(&mut self.gc_hook, Box::new(gc_hook::MoveAll));
+                self.drop_by(plane, start, &mut *own);
+                self.gc_hook = own;
+            }
+        }
+    }
+
+    fn drop_by(&mut self, plane: u32, start: usize, hook: &mut (dyn GcHook + '_)) {
+        if !hook.wants_pages() {
             return;
         }
         let mut dropped = std::mem::take(&mut self.dropped);
         dropped.clear();
         let valid: Vec<(Ppn, u32)> =
             self.moves[start..].iter().map(|&(p, _)| (p, self.map.owner(p).expect("gathered as valid"))).collect();
-        self.gc_hook.drop_pages(plane, &valid, &mut dropped);
+        hook.drop_pages(plane, &valid, &mut dropped);
         if !dropped.is_empty() {
             for &i in dropped.iter().rev() {
                 let (ppn, _) = self.moves.remove(start + i);

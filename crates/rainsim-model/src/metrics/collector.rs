@@ -170,6 +170,8 @@ pub struct Collector {
     pub fault_phases: Vec<[LatencyStats; 2]>,
     /// The phase requests complete in now.
     pub fault_phase: usize,
+    /// What replication did.
+    pub replication: super::replication_report::ReplicationCounters,
 }
 
 impl Collector {
@@ -193,6 +195,7 @@ impl Collector {
             requests: None,
             fault_phases: Vec::new(),
             fault_phase: 0,
+            replication: Default::default(),
         }
     }
 
@@ -223,6 +226,9 @@ impl Collector {
 }
 
 impl Observer for Collector {
+    fn replication(&mut self, e: super::observer::ReplicationProbe) {
+        self.replication.record(e);
+    }
     fn request_done(&mut self, slot: u32, op: Op, arrival: SimTime, done: SimTime, bytes: u32) {
         let lat = done - arrival;
         let class = if op == Op::Read { 0 } else { 1 };

@@ -7,6 +7,7 @@ pub mod fault_report;
 pub mod observer;
 pub mod options;
 pub mod pv_report;
+pub mod replication_report;
 pub mod report;
 pub mod request_log;
 pub mod stats;

@@ -4,7 +4,7 @@
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
 use crate::ftl::GcWork;
-pub use crate::raid::layer::StripeWrite;
+pub use crate::raid::layer::{ReplicationProbe, StripeWrite};
 use rainsim_trace::Op;
 
 /// A step of a channel failure.
@@ -79,6 +79,8 @@ pub trait Observer {
     fn fault(&mut self, event: FaultEvent, now: SimTime) {}
     /// A request waited for the host queue-depth cap.
     fn host_held(&mut self) {}
+    /// Something happened to replicas (replication schemes only).
+    fn replication(&mut self, e: ReplicationProbe) {}
 }
 
 /// An observer that records nothing.

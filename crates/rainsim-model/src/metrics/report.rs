@@ -335,6 +335,9 @@ pub struct Report {
     /// host scheduler other than FIFO).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conflicts: Option<super::pv_report::ConflictReport>,
+    /// What replication did (absent without a replication scheme).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replication: Option<super::replication_report::ReplicationReport>,
     /// Host-side counts.
     pub host: HostReport,
     /// Simulated span.
@@ -529,6 +532,7 @@ impl Report {
                 .then_some(RotatingGcReport { deferred: c.gc_deferred, forced_overlaps: c.gc_forced_overlaps }),
             process_variation: None,
             conflicts: None,
+            replication: None,
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,
                 held_by_queue_depth: c.held,

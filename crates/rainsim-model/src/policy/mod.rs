@@ -7,17 +7,22 @@
 
 pub mod adaptive;
 pub mod bpu;
+pub mod cr5m;
 pub mod degraded_read;
 pub mod degraded_update;
 pub mod fewest_prereads;
+pub mod fusionraid;
 pub mod gc_tolerant_read;
 pub mod normal_read;
 pub mod queuing_cost;
+pub mod rep_raid;
+pub mod replication;
 pub mod spec;
 pub mod stripe_channel;
 
 pub use adaptive::{AdaptiveParams, QueueScope};
 pub use bpu::BpuParams;
+pub use replication::{ReplicaParams, Replication, ReplicationKind};
 pub use spec::{
     BlockAllocationKind, DegradedParams, GcScope, GcTolerantParams, ParityUpdateKind, Policies, PolicySpec,
     ReadRoutingKind, UpdatePlacementKind,

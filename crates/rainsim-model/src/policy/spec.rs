@@ -101,6 +101,16 @@ pub struct PolicySpec {
     /// serialised configs while at their defaults).
     #[serde(skip_serializing_if = "VariationAwareParams::is_default")]
     pub variation_aware: VariationAwareParams,
+    /// Replication (rep-raid and its baselines); left out of serialised
+    /// configs while `none`, like its parameters while at their defaults.
+    #[serde(skip_serializing_if = "ReplicationKind::is_none")]
+    pub replication: ReplicationKind,
+    /// Parameters shared by the replication schemes.
+    #[serde(skip_serializing_if = "ReplicaParams::is_default")]
+    pub replicas: ReplicaParams,
+    /// Parameters of Rep-RAID's model.
+    #[serde(skip_serializing_if = "super::rep_raid::RepRaidParams::is_default")]
+    pub rep_raid: super::rep_raid::RepRaidParams,
 }
 
 /// Parameters of variation-aware block allocation (`[policy.variation_aware]`).
@@ -172,6 +182,9 @@ impl Default for PolicySpec {
             bpu: BpuParams::default(),
             adaptive: AdaptiveParams::default(),
             variation_aware: VariationAwareParams::default(),
+            replication: ReplicationKind::default(),
+            replicas: ReplicaParams::default(),
+            rep_raid: Default::default(),
         }
     }
 }
@@ -184,6 +197,8 @@ pub struct Policies {
     pub place: Box<dyn UpdatePlacement>,
     /// Parity update routine.
     pub parity: Box<dyn ParityUpdate>,
+    /// Replication.
+    pub replication: Box<dyn Replication>,
 }
 
 impl PolicySpec {
@@ -193,6 +208,8 @@ impl PolicySpec {
     /// Rejects parameters no policy can work with, naming the key.
     pub fn validate(&self) -> Result<(), String> {
         self.bpu.validate()?;
+        self.replicas.validate()?;
+        self.rep_raid.validate()?;
         let d = &self.degraded;
         if !(2..=Self::MAX_HISTORY).contains(&d.arrival_window) {
             return Err(format!(
@@ -234,6 +251,21 @@ impl PolicySpec {
                 ParityUpdateKind::Bpu => Box::new(bpu::Bpu::new(self.bpu.clone())),
                 ParityUpdateKind::Adaptive => Box::new(adaptive::Adaptive::new(self.adaptive.clone())),
             },
+            replication: Box::new(replication::NoReplication),
+        }
+    }
+
+    /// The replication policy for a device of `chunks` stripe chunks whose
+    /// stripe update costs `xor_plus_soft_ns` on the controller.
+    pub fn build_replication(&self, chunks: u64, xor_plus_soft_ns: SimTime) -> Box<dyn Replication> {
+        let r = &self.replicas;
+        match self.replication {
+            ReplicationKind::None => Box::new(replication::NoReplication),
+            ReplicationKind::Cr5m => Box::new(cr5m::Cr5m { max_request_bytes: r.max_request_bytes }),
+            ReplicationKind::Fusionraid => {
+                Box::new(fusionraid::FusionRaid { max_request_bytes: r.max_request_bytes, idle_ns: r.idle_ns })
+            }
+            ReplicationKind::RepRaid => Box::new(rep_raid::RepRaid::new(&self.rep_raid, chunks, xor_plus_soft_ns)),
         }
     }
 

@@ -54,6 +54,9 @@ impl RaidLayer {
     ) {
         let s = chunk / self.stripes.width;
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
+        if let Some(t) = port.replicas() {
+            t.locked.insert(s);
+        }
         let id = self.degraded_reads.insert(DegradedRead {
             req,
             chunk,

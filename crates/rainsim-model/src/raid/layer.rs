@@ -58,6 +58,67 @@ pub trait RaidPort {
     fn degraded_update(&mut self, prereads: u32);
     /// Probe: the controller computed an XOR (parity or rebuild).
     fn xor(&mut self);
+    /// The replication policy's channels for the two copies of `chunk`,
+    /// whose stripe slot is on `home` (copy A must stay on `home`: it is the
+    /// copy that can take the slot back).
+    fn copy_channels(&mut self, _chunk: u32, home: u32) -> [u32; 2] {
+        [home, home]
+    }
+    /// Probe: something happened to replicas.
+    fn replication(&mut self, _e: ReplicationProbe) {}
+    /// The replica table, when a replication scheme runs (the device keeps
+    /// it, since its reads and GC consult it while the layer is at work).
+    fn replicas(&mut self) -> Option<&mut crate::raid::replica::ReplicaTable> {
+        None
+    }
+}
+
+/// What the RAID layer did with replicas (probes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicationProbe {
+    /// A chunk was written as two copies; `new` when it was not replicated before.
+    Replicated {
+        /// First replication of the chunk (a table entry was added).
+        new: bool,
+    },
+    /// A replica write found the table full and became a stripe write.
+    TableFull,
+    /// A replicated chunk returned into its stripe.
+    Converted,
+    /// A host read was served by a copy.
+    ReplicaRead,
+    /// A GC reorganised a stripe (rep-raid Fig. 7): case (a) a semi-valid
+    /// page found a copy whose mirror sits on the stale slot's channel; case
+    /// (b) a copy and the stale slot it replaces were in the same victim.
+    Reorganized {
+        /// Case (b).
+        case_b: bool,
+    },
+    /// A conversion started: `reason` 0 idle, 1 high-water mark, 2 all the
+    /// stripe's data replicated (CR5M).
+    ConvertStarted {
+        /// Why.
+        reason: u8,
+    },
+    /// The pages one GC moved, by role.
+    GcMoves {
+        /// Ordinary pages of stripes without replicas.
+        valid: u32,
+        /// Current slots of stripes holding a replicated chunk.
+        semi_valid: u32,
+        /// Old slots of replicated chunks.
+        semi_invalid: u32,
+        /// Copies.
+        replica: u32,
+    },
+    /// Controller-and-flash time of one finished reorganisation (ns).
+    ReorgTime(u64),
+    /// A conversion job on `stripe` ended (the device times
+    /// reorganisations and chains idle conversions on it).
+    ConversionEnded {
+        /// The stripe.
+        stripe: u32,
+    },
 }
 
 /// A controller timer of the RAID layer: the event it gets back when the
@@ -124,6 +185,26 @@ pub enum RaidAction {
     },
     /// The rebuild ended: no chunk is lost any more.
     RebuildDone,
+    /// Verify mode: copies `a` and `b` of `chunk` start from its slot's
+    /// version (its first replication).
+    AliasCopies {
+        /// The chunk.
+        chunk: u32,
+        /// Its copy ids.
+        a: u32,
+        /// Its copy ids.
+        b: u32,
+    },
+    /// Copy `keep` of `chunk` takes its stripe slot (the old slot page and
+    /// copy `drop`, if still mapped, become invalid).
+    Promote {
+        /// The chunk.
+        chunk: u32,
+        /// Copy id that becomes the slot.
+        keep: u32,
+        /// Copy id given up.
+        drop: u32,
+    },
 }
 
 /// What a finished program commits: whether the mapping takes it, and (in
@@ -205,6 +286,7 @@ impl RaidLayer {
         }
     }
 
+
     /// Turns data tokens on (verify mode).
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
@@ -229,12 +311,13 @@ impl RaidLayer {
     /// `None` for the rebuild's own operations.
     pub fn request_of(&self, owner: Owner) -> Option<(u32, bool)> {
         match owner {
-            Owner::HostRead(req) => Some((req, false)),
+            Owner::HostRead(req) | Owner::ReplicaRead(req, _) => Some((req, false)),
             Owner::DegradedRead(id) => Some((self.degraded_reads[id].req, true)),
             Owner::PreRead(job) | Owner::HostProgram(job) | Owner::ParityProgram(job) => {
                 let j = &self.jobs[job];
                 let rebuilt = j.moved_to != crate::raid::update::NO_CHANNEL || j.lost != crate::raid::failure::NO_POS;
-                (j.kind == crate::raid::update::JobKind::Write).then_some((j.req, rebuilt))
+                use crate::raid::update::JobKind;
+                matches!(j.kind, JobKind::Write | JobKind::Replica).then_some((j.req, rebuilt))
             }
         }
     }

@@ -7,6 +7,8 @@ pub mod failure;
 pub mod fault_params;
 pub mod layer;
 pub mod params;
+pub mod replica;
+pub(crate) mod replica_job;
 pub mod rmw_rcw;
 pub mod stripe;
 pub mod stripe_lock;

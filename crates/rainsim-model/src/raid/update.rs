@@ -55,6 +55,9 @@ pub struct StripeJob {
     pub lost_acc: u32,
     /// A host write, or the rebuild of the lost chunk.
     pub kind: JobKind,
+    /// Written positions whose page merge reads a replica copy (the chunk's
+    /// newest version) instead of its stripe slot.
+    pub copy_merge: u64,
 }
 
 /// What a stripe job does.
@@ -64,6 +67,12 @@ pub enum JobKind {
     Write,
     /// Rebuilds the stripe's lost chunk onto the replacement channel.
     Rebuild,
+    /// A host write of replicated chunks: two copies each, no parity
+    /// (`replica_job.rs`).
+    Replica,
+    /// Converts replicated chunks back into their stripe: a copy takes the
+    /// slot and the parity is recomputed (`replica_job.rs`).
+    Convert,
 }
 
 impl StripeJob {
@@ -105,8 +114,14 @@ impl RaidLayer {
         kind: JobKind,
         port: &mut impl RaidPort,
     ) {
+        let job = self.new_job(req, stripe, written, partial, kind);
+        self.enqueue(job, port);
+    }
+
+    /// A job of the next version serial, not yet planned.
+    pub(crate) fn new_job(&mut self, req: u32, stripe: u32, written: u64, partial: u64, kind: JobKind) -> StripeJob {
         self.serial += 1;
-        let job = StripeJob {
+        StripeJob {
             req,
             stripe,
             written,
@@ -122,8 +137,17 @@ impl RaidLayer {
             lost: NO_POS,
             lost_acc: 0,
             kind,
-        };
+            copy_merge: 0,
+        }
+    }
+
+    /// Starts `job`, or queues it behind its stripe's holder.
+    pub(crate) fn enqueue(&mut self, job: StripeJob, port: &mut impl RaidPort) {
+        let stripe = job.stripe;
         let id = self.jobs.insert(job);
+        if let Some(t) = port.replicas() {
+            t.locked.insert(stripe);
+        }
         let lock = self.locks.entry(stripe).or_insert_with(StripeLock::free);
         if lock.writing || lock.readers > 0 {
             if lock.head == NO_JOB {
@@ -164,6 +188,9 @@ impl RaidLayer {
         if lock.head == NO_JOB {
             if lock.readers == 0 {
                 self.locks.remove(&s);
+                if let Some(t) = port.replicas() {
+                    t.locked.remove(&s);
+                }
             }
             return;
         }
@@ -178,7 +205,17 @@ impl RaidLayer {
     }
 
     /// Plans the job's pre-reads and issues them.
-    fn start_job(&mut self, id: u32, port: &mut impl RaidPort) {
+    pub(crate) fn start_job(&mut self, id: u32, port: &mut impl RaidPort) {
+        let j = self.jobs[id];
+        match j.kind {
+            JobKind::Replica => {
+                if self.start_replica_job(id, port) {
+                    return;
+                }
+            }
+            JobKind::Convert => return self.start_convert_job(id, port),
+            _ => {}
+        }
         let j = self.jobs[id];
         let w = self.stripes.width;
         let mut at = std::mem::take(&mut self.scratch_at);
@@ -230,6 +267,9 @@ impl RaidLayer {
         };
         self.scratch_at = at;
         self.jobs[id].prereads = reads;
+        if j.partial != 0 {
+            self.note_copy_merges(id, port);
+        }
         if decided && self.times.decision_ns > 0 {
             // The routine's decision runs on the controller before its pre-reads.
             port.act(RaidAction::Controller { ns: self.times.decision_ns, then: RaidEvent::Planned(id) });
@@ -253,6 +293,9 @@ impl RaidLayer {
             let ppn = port.member(chunk).expect("pre-read set only holds written chunks").ppn;
             port.act(RaidAction::Read { chunk, ppn, owner: Owner::PreRead(id), head });
         }
+        if j.copy_merge != 0 {
+            self.issue_copy_merges(id, port);
+        }
         self.phase_step(id, port);
     }
 
@@ -269,6 +312,11 @@ impl RaidLayer {
             return None;
         }
         let pos = j.written.trailing_zeros() as usize;
+        if port.replicas().is_some_and(|t| t.get(j.stripe * self.stripes.width + pos as u32).is_some()) {
+            // A replicated chunk's old version is its copies', not the
+            // stripe's: it is updated where it lives.
+            return None;
+        }
         let target = at[pos]?;
         let mut partners = std::mem::take(&mut self.scratch);
         let mut outside = std::mem::take(&mut self.scratch_channels);
@@ -323,6 +371,9 @@ impl RaidLayer {
     /// A pre-read of job `id` finished; `token` is what it read (verify mode).
     pub fn preread_done(&mut self, id: u32, op: FlashOp, token: Option<u32>, port: &mut impl RaidPort) {
         if let Some(t) = token {
+            if self.replica_token(id, op.chunk, t, port) {
+                return self.phase_step(id, port);
+            }
             let j = &self.jobs[id];
             let pos = op.chunk % self.stripes.width;
             let contributes = if j.kind == JobKind::Rebuild {
@@ -348,7 +399,7 @@ impl RaidLayer {
                 // The old chunk is the XOR of every other member read.
                 j.merge_old[0] ^= t;
                 j.merge_old[1] ^= t;
-            } else if j.partial & (1 << pos) != 0 {
+            } else if j.partial & !j.copy_merge & (1 << pos) != 0 {
                 let hi = usize::from(pos != j.partial.trailing_zeros());
                 j.merge_old[hi] = t;
                 if j.partial.count_ones() == 1 {
@@ -360,11 +411,15 @@ impl RaidLayer {
     }
 
     /// One outstanding operation of the current phase is done.
-    fn phase_step(&mut self, id: u32, port: &mut impl RaidPort) {
+    pub(crate) fn phase_step(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = &mut self.jobs[id];
         j.pending -= 1;
         if j.pending > 0 {
             return;
+        }
+        if j.kind == JobKind::Replica {
+            // No parity: no XOR, no stripe software time (rep-raid §3.2).
+            return self.program_copies(id, port);
         }
         if self.stripes.parity {
             port.xor();
@@ -383,6 +438,14 @@ impl RaidLayer {
             return;
         }
         let w = self.stripes.width;
+        if j.kind == JobKind::Convert {
+            // Only the parity changes: the copies already hold the data.
+            self.jobs[id].pending = 1;
+            let pos = self.stripes.parity_pos(j.stripe);
+            let channel = self.chunk_channel(port, j.stripe, pos);
+            port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::ParityProgram(id) });
+            return;
+        }
         let mut n = j.written.count_ones();
         if self.stripes.parity {
             n += 1;
@@ -407,13 +470,14 @@ impl RaidLayer {
     /// What a finished program of job `id` commits (asked before the device
     /// records it, so that the next job plans on the new mapping).
     #[inline]
-    pub fn commit_of(&self, id: u32, op: &FlashOp) -> Commit {
+    pub fn commit_of(&self, id: u32, op: &FlashOp, replicas: Option<&crate::raid::replica::ReplicaTable>) -> Commit {
         if self.fault.is_none() && !self.verify {
             return Commit { stale: false, token: None };
         }
         let j = &self.jobs[id];
-        if j.kind == JobKind::Rebuild {
-            // The rebuilt chunk: the XOR of its partners, as it was.
+        if j.kind == JobKind::Rebuild || j.kind == JobKind::Convert {
+            // The rebuilt chunk (the XOR of its partners, as it was), or the
+            // parity of the converted stripe (old parity ⊕ old slots ⊕ copies).
             return Commit { stale: false, token: self.verify.then_some(Token::Parity(j.acc)) };
         }
         let parity = matches!(op.owner, Owner::ParityProgram(_));
@@ -424,7 +488,7 @@ impl RaidLayer {
                 _ => false,
             };
         let token = self.verify.then(|| {
-            let pos = op.chunk % self.stripes.width;
+            let pos = self.position_of(op.chunk, replicas);
             if parity {
                 let mut x = j.acc;
                 let mut bits = j.written;
@@ -458,11 +522,16 @@ impl RaidLayer {
     /// rebuild step) is done.
     pub(crate) fn end_job(&mut self, id: u32, did_work: bool, port: &mut impl RaidPort) {
         let j = self.jobs.remove(id);
+        if j.kind == JobKind::Convert {
+            // The copies take their slots before the next job plans on them.
+            self.convert_done(&j, did_work, port);
+        }
         self.locks.get_mut(&j.stripe).expect("a running job holds its stripe").writing = false;
         self.next_writer(j.stripe, true, port);
         match j.kind {
-            JobKind::Write => port.act(RaidAction::UnitDone(j.req)),
+            JobKind::Write | JobKind::Replica => port.act(RaidAction::UnitDone(j.req)),
             JobKind::Rebuild => self.rebuild_job_done(did_work, port),
+            JobKind::Convert => {}
         }
     }
 }

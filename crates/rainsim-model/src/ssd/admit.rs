@@ -13,6 +13,9 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn arrive(&mut self, r: &Request) {
         let (id, entered) = self.host.arrive(r);
         self.totals.admitted += 1;
+        if let Some(rs) = &mut self.repl {
+            rs.idle_at = None;
+        }
         if entered {
             self.enter(id);
         } else {
@@ -40,6 +43,9 @@ impl<O: Observer> Ssd<O> {
         let last = (end - 1) / pb;
         // Hold one pending unit while splitting so nothing completes early.
         self.host.req_mut(id).pending = 1;
+        if self.repl.is_some() {
+            self.policies.replication.on_request();
+        }
         if r.write {
             // Pages of one stripe are consecutive: one job per stripe touched.
             let dps = self.stripes.data_per_stripe() as u64;
@@ -56,8 +62,17 @@ impl<O: Observer> Ssd<O> {
                     }
                 }
                 lpn = stripe_end + 1;
-                self.host.req_mut(id).pending += 1;
-                self.with_raid(|raid, s| raid.submit_job(id, stripe, written, partial, s));
+                let rep = if self.repl.is_some() { self.replica_positions(stripe, written, r.size) } else { 0 };
+                if written & !rep != 0 {
+                    self.host.req_mut(id).pending += 1;
+                    let (w, p) = (written & !rep, partial & !rep);
+                    self.with_raid(|raid, s| raid.submit_job(id, stripe, w, p, s));
+                }
+                if rep != 0 {
+                    self.host.req_mut(id).pending += 1;
+                    self.with_raid(|raid, s| raid.submit_replica_job(id, stripe, rep, partial & rep, s));
+                    self.after_replica_submit(stripe, rep);
+                }
             }
         } else {
             for lpn in first..=last {
@@ -73,6 +88,9 @@ impl<O: Observer> Ssd<O> {
             // Its channel failed: the stripe gives it back.
             self.host.req_mut(id).pending += 1;
             self.with_raid(|r, s| r.reconstruct_read(id, chunk, s));
+            return;
+        }
+        if self.repl.is_some() && self.replica_read(id, chunk) {
             return;
         }
         let Some(target) = self.member(chunk) else {

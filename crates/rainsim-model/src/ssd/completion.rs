@@ -15,7 +15,7 @@ impl<O: Observer> Ssd<O> {
             self.note_request_op(&op);
         }
         match op.owner {
-            Owner::HostRead(req) => self.finish_unit(req),
+            Owner::HostRead(req) | Owner::ReplicaRead(req, _) => self.finish_unit(req),
             Owner::PreRead(job) => {
                 let t = self.token_at(op.ppn);
                 self.with_raid(|r, s| r.preread_done(job, op, t, s))
@@ -45,6 +45,9 @@ impl<O: Observer> Ssd<O> {
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(id, op, r.arrival, now, r.size);
         self.totals.completed += 1;
+        if self.repl.is_some() {
+            self.maybe_idle();
+        }
         // The host scheduler keeps NR itself; the view it gets leaves it out.
         let view = device_view!(self, &[]);
         if let Some(h) = self.host.next_waiting(&view) {

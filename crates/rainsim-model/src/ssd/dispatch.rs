@@ -91,7 +91,8 @@ impl<O: Observer> Ssd<O> {
             OpKind::Read => {
                 // The page may have moved since the read was queued (overwrite
                 // committed elsewhere in the channel): follow it.
-                let Some(ppn) = self.ftl.lookup(op.chunk) else {
+                let id = if self.replicating() { self.read_id(&op) } else { op.chunk };
+                let Some(ppn) = self.ftl.lookup(id) else {
                     self.fail(crate::verify::VerifyError {
                         time_ns: now,
                         what: format!("queued read of chunk {} finds it unmapped", op.chunk),
@@ -109,7 +110,7 @@ impl<O: Observer> Ssd<O> {
                 }
                 op.ppn = ppn;
                 if let Some(v) = &self.verifier {
-                    if let Err(e) = v.read(&self.ftl, op.chunk, ppn, now) {
+                    if let Err(e) = v.read(&self.ftl, id, ppn, now) {
                         self.fail(e);
                         return;
                     }
@@ -243,7 +244,12 @@ impl<O: Observer> Ssd<O> {
             return false;
         }
         self.sync_ftl_clock();
-        let work = match self.ftl.collect_die(die) {
+        let collected = if self.replicating() {
+            self.collect_replicating(die)
+        } else {
+            self.ftl.collect_die(die).map(|w| w.map(|w| (w, 0)))
+        };
+        let (work, reorg_ns) = match collected {
             Ok(Some(w)) => w,
             Ok(None) => return false,
             Err(e) => {
@@ -274,11 +280,12 @@ impl<O: Observer> Ssd<O> {
             }
         }
         let ch = self.layout.channel_of_die(die);
-        let dur = if self.ftl.pv.is_some() {
-            self.pv_gc_ns(ch, &work)
-        } else {
-            work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase
-        };
+        let dur = reorg_ns
+            + if self.ftl.pv.is_some() {
+                self.pv_gc_ns(ch, &work)
+            } else {
+                work.moved as u64 * self.t.gc_move(self.copyback) + work.erased as u64 * self.t.erase
+            };
         self.flash.start_gc(die, now, now + dur, work.moved, work.erased);
         let c = &mut self.channels[ch as usize];
         // The estimate a cost model would have made before this GC (DM-Eq. 7).
@@ -286,6 +293,9 @@ impl<O: Observer> Ssd<O> {
         c.gc_recent.record(work.moved, work.erased);
         self.obs.gc_done(ch, &work, dur, estimate);
         self.q.at(now + dur, Ev::GcDone(die));
+        if self.replicating() {
+            self.after_replicating_gc(dur);
+        }
         true
     }
 

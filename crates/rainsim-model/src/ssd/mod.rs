@@ -19,6 +19,7 @@ mod error;
 mod failure;
 mod gc_overlap;
 mod raid_port;
+mod replication;
 mod rotating_gc;
 
 use crate::config::{Config, ConfigError, Timing};
@@ -88,6 +89,9 @@ pub(crate) enum Ev {
     Raid(RaidEvent),
     /// The configured channel failure (0: the first, 1: the second) happens.
     ChannelFails(u8),
+    /// The host has been idle since this many requests were admitted
+    /// (FusionRAID converts replicas back then).
+    Idle(u64),
     /// The failed channel's replacement is due.
     Replace,
 }
@@ -155,6 +159,10 @@ pub struct Ssd<O: Observer> {
     pub(crate) fault_times: failure::FaultTimes,
     /// The run stopped early (data lost to a second failure).
     pub(crate) stopped: bool,
+    /// Replication state (`None` without a replication scheme).
+    pub(crate) repl: Option<replication::ReplState>,
+    /// Replicated chunks (with a replication scheme).
+    pub(crate) replicas: Option<crate::raid::replica::ReplicaTable>,
     controller: Controller,
     pub(crate) seq: u32,
     /// Index of the next request to arrive.
@@ -194,7 +202,10 @@ impl<O: Observer> Ssd<O> {
         } = setup;
         let cfg = &cfg;
         let parity = stripes.parity;
-        let mut ftl = Ftl::new(layout.clone(), stripes.chunks(), cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
+        let replicating = cfg.policy.replication != crate::policy::ReplicationKind::None;
+        let pairs = if replicating { cfg.policy.replicas.capacity() } else { 0 };
+        let ids = stripes.chunks() + crate::raid::replica::ReplicaTable::ids(pairs);
+        let mut ftl = Ftl::new(layout.clone(), ids, cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
         ftl.set_allocator(cfg.policy.build_allocator());
         if cfg.process_variation.enabled {
             let pv = &cfg.process_variation;
@@ -258,11 +269,21 @@ impl<O: Observer> Ssd<O> {
             replace_pending: false,
             fault_times: Default::default(),
             stopped: false,
+            repl: None,
+            replicas: None,
             seq: 0,
             next_arrival: 0,
             totals: RunTotals::default(),
             error: None,
         };
+        if replicating {
+            let chunks = ssd.stripes.chunks();
+            let table = crate::raid::replica::ReplicaTable::new(chunks as u32, pairs);
+            ssd.replicas = Some(table);
+            let soft = ssd.times.xor_ns + ssd.times.stripe_overhead_ns;
+            ssd.policies.replication = cfg.policy.build_replication(chunks, soft);
+            ssd.repl = Some(replication::ReplState::new(cfg.policy.replicas.high_water));
+        }
         if cfg.warmup.device_writes > 0.0 {
             let c0 = crate::engine::cpu_seconds();
             ssd.warm_up(cfg, requests)?;
@@ -454,6 +475,7 @@ impl<O: Observer> Ssd<O> {
             )));
         }
         self.next_arrival = 0;
+        self.set_total_requests(requests.len());
         // An aged device may start at its GC threshold: let idle dies collect now.
         for ch in 0..self.layout.channels {
             self.dispatch(ch);
@@ -491,6 +513,7 @@ impl<O: Observer> Ssd<O> {
             Ev::GcDone(die) => self.gc_done(die),
             Ev::Raid(e) => self.with_raid(|r, s| r.on_event(e, s)),
             Ev::ChannelFails(which) => self.channel_fails(which),
+            Ev::Idle(stamp) => self.idle(stamp),
             Ev::Replace => self.replace(),
         }
         if let Some(e) = self.error.take() {
@@ -567,6 +590,7 @@ impl<O: Observer> Ssd<O> {
             v.check_chunks(&self.ftl, &lost, now)?;
             self.totals.stripes_verified = v.check_stripes(&self.ftl, &self.layout, &self.stripes, &lost, now)?;
         }
+        self.check_replicas()?;
         Ok(())
     }
 

@@ -55,6 +55,21 @@ impl<O: Observer> RaidPort for Ssd<O> {
     fn xor(&mut self) {
         self.obs.xor();
     }
+    fn copy_channels(&mut self, _chunk: u32, home: u32) -> [u32; 2] {
+        let view = device_view!(self);
+        self.policies.replication.place(&view, home)
+    }
+    #[inline]
+    fn replicas(&mut self) -> Option<&mut crate::raid::replica::ReplicaTable> {
+        self.replicas.as_mut()
+    }
+    fn replication(&mut self, e: crate::raid::layer::ReplicationProbe) {
+        if let crate::raid::layer::ReplicationProbe::ConversionEnded { stripe } = e {
+            self.conversion_ended(stripe);
+        } else {
+            self.obs.replication(e);
+        }
+    }
 }
 
 impl<O: Observer> Ssd<O> {
@@ -72,6 +87,13 @@ impl<O: Observer> Ssd<O> {
                 }
             }
             RaidAction::RebuildDone => self.rebuild_done(),
+            RaidAction::AliasCopies { chunk, a, b } => {
+                if let Some(v) = &mut self.verifier {
+                    v.alias(a, chunk);
+                    v.alias(b, chunk);
+                }
+            }
+            RaidAction::Promote { chunk, keep, drop } => self.promote(chunk, keep, drop),
             hot => unreachable!("{hot:?} is applied inline"),
         }
     }
@@ -114,22 +136,32 @@ impl<O: Observer> Ssd<O> {
     /// A program of stripe job `job` finished: record it (mapping, verifier),
     /// then tell the RAID layer.
     pub(crate) fn program_done(&mut self, job: u32, op: FlashOp) {
-        let c = self.raid().commit_of(job, &op);
+        let c = self.raid().commit_of(job, &op, self.replicas.as_ref());
+        // A stripe write of a replicated chunk: it merges over the copies'
+        // version, and the copies go once the slot holds the new data.
+        let replicated = self.replicating()
+            && matches!(op.owner, crate::flash::op::Owner::HostProgram(_))
+            && self.replicas.as_ref().is_some_and(|t| !t.is_copy(op.chunk) && t.get(op.chunk).is_some());
+        let base = if replicated { self.newest_token(op.chunk) } else { None };
         let old = if c.stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
+        if replicated {
+            self.retire_copies(op.chunk);
+        }
         if self.raid().failure().is_some() {
             let die = self.layout.die_of(op.ppn);
             let ch = self.layout.channel_of_die(die);
             self.with_raid(|r, _| r.committed(job, op.chunk, ch, die));
         }
-        if let Some(g) = &mut self.gc_overlap {
+        if let Some(g) = self.gc_overlap.as_mut().filter(|_| op.chunk < self.stripes.chunks() as u32) {
             g.commit(&self.ftl, &self.layout, &self.stripes, op.chunk, old, op.ppn);
         }
         if let (Some(v), Some(t)) = (&mut self.verifier, c.token) {
             match t {
                 Token::Parity(x) => v.write(op.chunk, op.ppn, x),
-                Token::Data { token, serial, pos, partial } => {
-                    v.write_data(op.chunk, op.ppn, token, serial, pos, partial)
-                }
+                Token::Data { token, serial, pos, partial } => match base {
+                    Some(b) => v.write_data_over(op.chunk, op.ppn, token, serial, pos, partial, b),
+                    None => v.write_data(op.chunk, op.ppn, token, serial, pos, partial),
+                },
             }
         }
         // The invalidated page may give an idle die something to collect (only

@@ -104,9 +104,9 @@ fn a_one_chunk_update_is_read_modify_write_with_its_parity() {
     );
     // New parity = old parity ⊕ old data ⊕ new data (the job's serial is 1).
     let new_data = token(1, pos);
-    let c = raid.commit_of(job, &op(parity, Owner::ParityProgram(job)));
+    let c = raid.commit_of(job, &op(parity, Owner::ParityProgram(job)), None);
     assert_eq!(c.token, Some(Token::Parity(old_parity ^ old_data ^ new_data)));
-    let c = raid.commit_of(job, &op(data, Owner::HostProgram(job)));
+    let c = raid.commit_of(job, &op(data, Owner::HostProgram(job)), None);
     assert_eq!(c.token, Some(Token::Data { token: new_data, serial: 1, pos, partial: false }));
     raid.program_done(job, &mut p);
     assert!(take(&mut p).is_empty(), "the request waits for its parity");
@@ -210,6 +210,6 @@ fn writes_to_one_stripe_run_one_at_a_time_in_arrival_order() {
     assert!(reads.iter().all(|a| matches!(a, RaidAction::Read { owner: Owner::PreRead(j), .. } if *j == job2)));
     // The serial of the second job is 2: its data token says so.
     let pos = p.stripes.data_pos(s, 0);
-    let c = raid.commit_of(job2, &op(s * 5 + pos, Owner::HostProgram(job2)));
+    let c = raid.commit_of(job2, &op(s * 5 + pos, Owner::HostProgram(job2)), None);
     assert_eq!(c.token, Some(Token::Data { token: token(2, pos), serial: 2, pos, partial: false }));
 }

@@ -1,0 +1,105 @@
+//! What replication did (rep-raid §4): replicas made and read, conversions,
+//! reorganisations by case, GC page moves by role, the replica table's size
+//! and the threshold f* over time.
+
+use crate::raid::layer::ReplicationProbe;
+use serde::Serialize;
+
+/// Counters the collector keeps.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct ReplicationCounters {
+    /// Chunk writes done as two copies.
+    pub replica_writes: u64,
+    /// Of them, first replications (a table entry added).
+    pub new_replicas: u64,
+    /// Replica writes that found the table full and became stripe writes.
+    pub table_full: u64,
+    /// Host reads served by a copy.
+    pub replica_reads: u64,
+    /// Chunks converted back into their stripes.
+    pub converted_chunks: u64,
+    /// Conversions started, by reason: idle, high-water mark, whole stripe replicated.
+    pub conversions_idle: u64,
+    /// See `conversions_idle`.
+    pub conversions_high_water: u64,
+    /// See `conversions_idle`.
+    pub conversions_full_stripe: u64,
+    /// GC reorganisations, case (a) of Fig. 7.
+    pub reorg_case_a: u64,
+    /// GC reorganisations, case (b) of Fig. 7.
+    pub reorg_case_b: u64,
+    /// GC page moves of ordinary pages.
+    pub gc_moves_valid: u64,
+    /// GC page moves of current slots of stripes holding a replicated chunk.
+    pub gc_moves_semi_valid: u64,
+    /// GC page moves of old slots of replicated chunks.
+    pub gc_moves_semi_invalid: u64,
+    /// GC page moves of copies.
+    pub gc_moves_replica: u64,
+    /// Service time of all reorganisations (GC reads of stale slots, the
+    /// parity update: reads, XOR, software time, program), ns (Fig. 11).
+    pub reorg_ns: u64,
+}
+
+impl ReplicationCounters {
+    /// Counts one probe.
+    pub fn record(&mut self, e: ReplicationProbe) {
+        match e {
+            ReplicationProbe::Replicated { new } => {
+                self.replica_writes += 1;
+                self.new_replicas += new as u64;
+            }
+            ReplicationProbe::TableFull => self.table_full += 1,
+            ReplicationProbe::Converted => self.converted_chunks += 1,
+            ReplicationProbe::ReplicaRead => self.replica_reads += 1,
+            ReplicationProbe::Reorganized { case_b } => {
+                if case_b {
+                    self.reorg_case_b += 1
+                } else {
+                    self.reorg_case_a += 1
+                }
+            }
+            ReplicationProbe::ConvertStarted { reason } => match reason {
+                0 => self.conversions_idle += 1,
+                1 => self.conversions_high_water += 1,
+                _ => self.conversions_full_stripe += 1,
+            },
+            ReplicationProbe::GcMoves { valid, semi_valid, semi_invalid, replica } => {
+                self.gc_moves_valid += valid as u64;
+                self.gc_moves_semi_valid += semi_valid as u64;
+                self.gc_moves_semi_invalid += semi_invalid as u64;
+                self.gc_moves_replica += replica as u64;
+            }
+            ReplicationProbe::ReorgTime(ns) => self.reorg_ns += ns,
+            ReplicationProbe::ConversionEnded { .. } => {}
+        }
+    }
+}
+
+/// The report's `replication` section (absent without a replication scheme).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReplicationReport {
+    /// Scheme: cr5m, fusionraid or rep-raid.
+    pub scheme: String,
+    /// Counters.
+    #[serde(flatten)]
+    pub counts: ReplicationCounters,
+    /// Entries held at the end.
+    pub entries_end: u64,
+    /// Most entries held at once.
+    pub max_entries: u64,
+    /// The table's largest size in bytes at 8 bytes per entry (two 4-byte
+    /// page numbers, as rep-raid §4.4 counts it).
+    pub max_table_bytes: u64,
+    /// Entries the table can hold (high-water mark plus slack).
+    pub capacity: u64,
+    /// Rep-RAID: f* at the end.
+    pub threshold_end: Option<f64>,
+    /// Rep-RAID: f* after every change, as (host requests seen, f*).
+    pub threshold_history: Vec<(u64, f64)>,
+    /// Rep-RAID: bytes of its update counters at the paper's 2 bits per
+    /// chunk (§4.4), and as this model holds them (2 bytes: epoch and count).
+    pub counter_bytes_paper: u64,
+    /// See `counter_bytes_paper`.
+    pub counter_bytes_model: u64,
+}

@@ -1,0 +1,178 @@
+//! Replication axis (DESIGN.md §7, rep-raid §2.2–3): which partial-stripe
+//! updates are written as two copies outside parity, where the copies go,
+//! and how replicas return into their stripes (conversion, GC-time
+//! reorganisation). Implementations: `none` (RAID-5), `cr5m.rs`,
+//! `fusionraid.rs`, `rep_raid.rs`. The RAID layer carries the copies out
+//! (`raid/replica_job.rs`); a policy only decides.
+
+use crate::device_state::DeviceView;
+use crate::engine::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Replication implementations (`policy.replication`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplicationKind {
+    /// No replica: every update is a stripe write.
+    #[default]
+    None,
+    /// CR5M (Pan & Xie, TECS 2018): small updates mirrored on another die of
+    /// the same channel; a stripe converts back once every data chunk of it
+    /// is replicated.
+    Cr5m,
+    /// FusionRAID (Jiang et al., FAST'21): small updates as two copies on two
+    /// channels; conversion during idle periods and above the high-water mark.
+    Fusionraid,
+    /// Rep-RAID (Li et al., LCTES'23): the Eq. 2 frequency threshold decides,
+    /// GC reorganises stripes (§3.3).
+    RepRaid,
+}
+
+impl ReplicationKind {
+    /// Whether `self` is [`ReplicationKind::None`] (serde skip helper).
+    pub fn is_none(&self) -> bool {
+        *self == ReplicationKind::None
+    }
+    /// The name in configs.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplicationKind::None => "none",
+            ReplicationKind::Cr5m => "cr5m",
+            ReplicationKind::Fusionraid => "fusionraid",
+            ReplicationKind::RepRaid => "rep-raid",
+        }
+    }
+}
+
+/// Parameters shared by the replication schemes (`[policy.replicas]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ReplicaParams {
+    /// Entries above which the oldest replicated chunks convert back into
+    /// their stripes (the replica-space high-water mark). Our choice: rep-raid
+    /// §4.4's largest replica tables held about 58–62 K entries.
+    pub high_water: u32,
+    /// Host idle time after which FusionRAID converts replicas back (ns).
+    pub idle_ns: u64,
+    /// Largest request (bytes) whose updates CR5M and FusionRAID replicate; 0
+    /// = any partial-stripe update (the papers say "small" only).
+    pub max_request_bytes: u32,
+    /// CR5M: both copies on one die apart from the home die of the channel
+    /// ("dedicated mirroring chip"); `false`: any other die of the channel.
+    pub strict_mirror_die: bool,
+}
+
+impl Default for ReplicaParams {
+    fn default() -> Self {
+        ReplicaParams { high_water: 65_536, idle_ns: 10_000_000, max_request_bytes: 0, strict_mirror_die: false }
+    }
+}
+
+impl ReplicaParams {
+    /// Whether every key is at its default (serde skip helper).
+    pub fn is_default(&self) -> bool {
+        *self == ReplicaParams::default()
+    }
+    /// Copy pairs the table holds: the high-water mark plus room for the
+    /// writes in flight while conversions catch up (a replica write that
+    /// finds it full becomes a stripe write).
+    pub fn capacity(&self) -> u32 {
+        self.high_water.saturating_add((self.high_water / 8).max(64))
+    }
+    /// Rejects values no scheme can work with.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.high_water == 0 || self.high_water > 1 << 24 {
+            return Err(format!(
+                "policy.replicas.high_water = {} must be between 1 and 16777216 entries",
+                self.high_water
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What one GC did, as a replication model sees it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GcRoles {
+    /// Die time of the GC.
+    pub dur_ns: SimTime,
+    /// Pages moved.
+    pub moved: u32,
+    /// Of them, pages that exist because of replication (old slots of
+    /// replicated chunks and copies).
+    pub moved_replication: u32,
+}
+
+/// The replication axis.
+pub trait Replication {
+    /// Whether updates may replicate at all.
+    fn enabled(&self) -> bool {
+        true
+    }
+    /// A host request arrived (Rep-RAID's windows, Eq. 3).
+    fn on_request(&mut self) {}
+    /// A partial-stripe write of a request of `bytes` updates written chunk
+    /// `chunk`: write it as two copies?
+    fn replicate(&mut self, view: &DeviceView, chunk: u32, bytes: u32) -> bool;
+    /// Channels of copy A (always `home`, its slot's channel) and copy B.
+    fn place(&mut self, view: &DeviceView, home: u32) -> [u32; 2] {
+        [home, least_loaded_other(view, home)]
+    }
+    /// Whether GC reorganises stripes with replicas in its victim (Rep-RAID §3.3).
+    fn reorganizes(&self) -> bool {
+        false
+    }
+    /// Host idle time after which replicas convert back (FusionRAID).
+    fn idle_ns(&self) -> Option<SimTime> {
+        None
+    }
+    /// Whether a stripe converts as soon as all its data chunks are replicated (CR5M).
+    fn converts_full_stripes(&self) -> bool {
+        false
+    }
+    /// Whether copy B must be on another die of copy A's channel (CR5M).
+    fn same_channel(&self) -> bool {
+        false
+    }
+    /// A GC ended (Alg. 1 line 16: Rep-RAID re-estimates f* here).
+    fn on_gc(&mut self, _g: &GcRoles) {}
+    /// A reorganisation ended after `ns` of service.
+    fn on_reorg(&mut self, _ns: SimTime) {}
+    /// A replica read saved `ns` against the other copy.
+    fn on_replica_read(&mut self, _ns: SimTime) {}
+    /// Current threshold f* (Rep-RAID), for the report.
+    fn threshold(&self) -> Option<f64> {
+        None
+    }
+    /// f* after every change, as (host requests seen, f*).
+    fn threshold_history(&self) -> Vec<(u64, f64)> {
+        Vec::new()
+    }
+}
+
+/// The channel other than `home` with the fewest queued operations (ties:
+/// lowest index).
+pub fn least_loaded_other(view: &DeviceView, home: u32) -> u32 {
+    (0..view.channels.len() as u32)
+        .filter(|&c| c != home)
+        .min_by_key(|&c| (view.channels[c as usize].queued(), c))
+        .unwrap_or(home)
+}
+
+/// RAID-5 without replicas.
+pub struct NoReplication;
+
+impl Replication for NoReplication {
+    fn enabled(&self) -> bool {
+        false
+    }
+    fn replicate(&mut self, _view: &DeviceView, _chunk: u32, _bytes: u32) -> bool {
+        false
+    }
+}
+
+/// The "small request" rule of CR5M and FusionRAID.
+#[inline]
+pub fn small(bytes: u32, max: u32) -> bool {
+    max == 0 || bytes <= max
+}

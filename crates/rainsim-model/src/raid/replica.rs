@@ -1,0 +1,195 @@
+//! The replica table (rep-raid Fig. 4): a replicated chunk's newest version
+//! lives as two copies on two channels, outside parity, while its stripe slot
+//! keeps the old version (semi-invalid: the parity still covers it).
+//!
+//! The slot stays the chunk's own mapping entry, so every stripe routine
+//! (RMW, RCW, degraded reads of its partners) sees what the parity covers.
+//! The copies are mapped under *copy ids* above the stripe chunks: pair k
+//! owns ids `base + 2k` (copy A) and `base + 2k + 1` (copy B). A copy id
+//! follows its page through GC moves like any chunk, so the table never
+//! holds a physical page that GC could invalidate; the paper's
+//! (PPN, RA → OPPN, RPPN) is (slot, pair → copy A, copy B).
+
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+
+/// A replicated chunk's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replica {
+    /// Its pair of copy ids (`base + 2·pair`, `+ 1`).
+    pub pair: u32,
+    /// Version serial of its first replication (conversion takes the oldest first).
+    pub since: u64,
+    /// A copy given up without replacement (dropped by a GC reorganisation).
+    pub gone: [bool; 2],
+    /// A conversion back into the stripe is under way.
+    pub converting: bool,
+}
+
+/// Which copy of a replicated chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copy {
+    /// On the chunk's home channel (its slot's): the one that can take the slot.
+    A = 0,
+    /// The mirror elsewhere.
+    B = 1,
+}
+
+/// The table of replicated chunks, with its copy-id space.
+#[derive(Debug, Clone)]
+pub struct ReplicaTable {
+    base: u32,
+    entries: FxHashMap<u32, Replica>,
+    /// Chunk of each pair (`u32::MAX`: free).
+    pair_chunk: Vec<u32>,
+    free: Vec<u32>,
+    /// (since, chunk) of every entry, oldest first.
+    order: BTreeSet<(u64, u32)>,
+    /// Most entries held at once.
+    pub max_entries: usize,
+    /// Stripes the RAID layer holds locked (a job runs or waits, or degraded
+    /// reads): a GC reorganisation takes only a free stripe.
+    pub locked: rustc_hash::FxHashSet<u32>,
+}
+
+impl ReplicaTable {
+    /// A table for up to `pairs` replicated chunks, whose copy ids start at
+    /// `base` (the number of stripe chunks).
+    pub fn new(base: u32, pairs: u32) -> Self {
+        ReplicaTable {
+            base,
+            entries: FxHashMap::default(),
+            pair_chunk: vec![u32::MAX; pairs as usize],
+            free: (0..pairs).rev().collect(),
+            order: BTreeSet::new(),
+            max_entries: 0,
+            locked: Default::default(),
+        }
+    }
+
+    /// Copy ids the mapping must hold besides the stripe chunks.
+    pub fn ids(pairs: u32) -> u64 {
+        2 * pairs as u64
+    }
+
+    /// First copy id.
+    #[inline]
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+
+    /// Whether `id` is a copy id (not a stripe chunk).
+    #[inline]
+    pub fn is_copy(&self, id: u32) -> bool {
+        id >= self.base
+    }
+
+    /// Entry of `chunk`, if replicated.
+    #[inline]
+    pub fn get(&self, chunk: u32) -> Option<&Replica> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        self.entries.get(&chunk)
+    }
+
+    /// Mutable entry of `chunk`.
+    pub fn get_mut(&mut self, chunk: u32) -> Option<&mut Replica> {
+        self.entries.get_mut(&chunk)
+    }
+
+    /// Copy id of `which` copy of pair `pair`.
+    #[inline]
+    pub fn copy_id(&self, pair: u32, which: Copy) -> u32 {
+        self.base + 2 * pair + which as u32
+    }
+
+    /// The chunk and copy a copy id stands for (`None` if its pair is free).
+    pub fn owner_of(&self, id: u32) -> Option<(u32, Copy)> {
+        let k = (id - self.base) / 2;
+        let c = *self.pair_chunk.get(k as usize)?;
+        let which = if (id - self.base) % 2 == 0 { Copy::A } else { Copy::B };
+        (c != u32::MAX).then_some((c, which))
+    }
+
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no chunk is replicated.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether every pair is taken.
+    pub fn full(&self) -> bool {
+        self.free.is_empty()
+    }
+
+    /// Capacity in entries.
+    pub fn capacity(&self) -> usize {
+        self.pair_chunk.len()
+    }
+
+    /// Enters `chunk` with a fresh pair (first replication, version `since`).
+    /// `None` when the table is full.
+    pub fn insert(&mut self, chunk: u32, since: u64) -> Option<Replica> {
+        debug_assert!(!self.entries.contains_key(&chunk));
+        let pair = self.free.pop()?;
+        self.pair_chunk[pair as usize] = chunk;
+        let e = Replica { pair, since, gone: [false; 2], converting: false };
+        self.entries.insert(chunk, e);
+        self.order.insert((since, chunk));
+        self.max_entries = self.max_entries.max(self.entries.len());
+        Some(e)
+    }
+
+    /// Removes `chunk`'s entry and frees its pair.
+    pub fn remove(&mut self, chunk: u32) -> Option<Replica> {
+        let e = self.entries.remove(&chunk)?;
+        self.pair_chunk[e.pair as usize] = u32::MAX;
+        self.free.push(e.pair);
+        self.order.remove(&(e.since, chunk));
+        Some(e)
+    }
+
+    /// Oldest replicated chunk not being converted.
+    pub fn oldest(&self) -> Option<u32> {
+        self.order.iter().map(|&(_, c)| c).find(|c| !self.entries[c].converting)
+    }
+
+    /// Replicated chunks in id order (deterministic; for checks and reports).
+    pub fn chunks_sorted(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.entries.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pairs are handed out, named and returned: copy ids sit above the
+    /// stripe chunks, the oldest entry is the first replicated, and a full
+    /// table refuses a new chunk.
+    #[test]
+    fn pairs_and_ids() {
+        let mut t = ReplicaTable::new(100, 2);
+        let a = t.insert(7, 5).unwrap();
+        let b = t.insert(3, 9).unwrap();
+        assert_ne!(a.pair, b.pair);
+        assert!(t.insert(8, 10).is_none(), "two pairs only");
+        assert_eq!(t.copy_id(a.pair, Copy::A), 100 + 2 * a.pair);
+        assert_eq!(t.owner_of(100 + 2 * b.pair + 1), Some((3, Copy::B)));
+        assert_eq!(t.oldest(), Some(7));
+        t.get_mut(7).unwrap().converting = true;
+        assert_eq!(t.oldest(), Some(3));
+        t.remove(7);
+        assert_eq!(t.owner_of(100 + 2 * a.pair), None);
+        assert_eq!(t.max_entries, 2);
+        assert!(t.insert(8, 10).is_some());
+        assert_eq!(t.chunks_sorted(), vec![3, 8]);
+    }
+}

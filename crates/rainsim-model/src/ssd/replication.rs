@@ -1,0 +1,518 @@
+//! The device side of replication (rep-raid and its baselines): which
+//! updates replicate, reads of replicated chunks, copies retired by a stripe
+//! write, GC-time stripe reorganisation (Fig. 7, Alg. 1) and conversions
+//! (idle, high-water mark, whole stripe replicated). The RAID layer runs the
+//! replica and conversion jobs (`raid/replica_job.rs`); the policy decides
+//! (`policy/replication.rs`).
+
+use super::{device_view, Ev, Ssd};
+use crate::engine::SimTime;
+use crate::flash::op::{FlashOp, OpKind, Owner};
+use crate::ftl::gc_hook::GcHook;
+use crate::metrics::observer::Observer;
+use crate::policy::replication::GcRoles;
+use crate::raid::layer::{RaidLayer, ReplicationProbe};
+use crate::raid::replica::{Copy, ReplicaTable};
+use crate::raid::rmw_rcw::data_mask;
+use rustc_hash::FxHashMap;
+
+/// What the device keeps for replication.
+#[derive(Default)]
+pub(crate) struct ReplState {
+    /// Reorganisations in flight: stripe → when its GC matched it.
+    reorg_started: FxHashMap<u32, SimTime>,
+    /// Matches of the GC being started, applied once the die holds it.
+    pending: Vec<Match>,
+    /// The host went idle when this many requests had been admitted.
+    pub(crate) idle_at: Option<u64>,
+    /// Requests of the run (idle periods count only before the last one).
+    total: u64,
+    /// Entries above which the oldest replicas convert back.
+    pub(crate) high_water: u32,
+    /// What the GC being started moved, by role.
+    roles: GcRoles,
+}
+
+/// One GC-time reorganisation: `chunk`'s copy A takes its slot in `stripe`.
+#[derive(Debug, Clone, Copy)]
+struct Match {
+    stripe: u32,
+    chunk: u32,
+    /// Case (b): the old slot (at `z_ppn`) was in the victim and is dropped.
+    case_b: bool,
+    z_ppn: u32,
+}
+
+/// A victim page's role (rep-raid §3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Valid,
+    SemiValid(u32),
+    SemiInvalid(u32),
+    Replica(u32, Copy),
+}
+
+/// The GC hook of a replicating device: classifies the victim's pages and,
+/// under Rep-RAID, matches them (semi-valid pages first, then copies).
+struct ReorgHook<'a> {
+    table: &'a ReplicaTable,
+    width: u32,
+    reorganize: bool,
+    matches: Vec<Match>,
+    moves: [u32; 4],
+}
+
+impl ReorgHook<'_> {
+    fn role(&self, owner: u32) -> Role {
+        let t = self.table;
+        if t.is_copy(owner) {
+            return t.owner_of(owner).map_or(Role::Valid, |(c, k)| Role::Replica(c, k));
+        }
+        if t.get(owner).is_some() {
+            return Role::SemiInvalid(owner);
+        }
+        let s = owner / self.width;
+        if (0..self.width).any(|p| t.get(s * self.width + p).is_some()) {
+            Role::SemiValid(s)
+        } else {
+            Role::Valid
+        }
+    }
+
+    /// Whether a reorganisation may take `chunk`'s stripe now.
+    fn can_take(&self, chunk: u32, taken: &[u32]) -> bool {
+        let s = chunk / self.width;
+        !taken.contains(&s)
+            && !self.table.locked.contains(&s)
+            && self.table.get(chunk).is_some_and(|e| !e.converting && !e.gone[Copy::A as usize])
+    }
+}
+
+impl GcHook for ReorgHook<'_> {
+    fn drop_pages(&mut self, _plane: u32, valid: &[(u32, u32)], dropped: &mut Vec<usize>) {
+        let roles: Vec<Role> = valid.iter().map(|&(_, o)| self.role(o)).collect();
+        if self.reorganize {
+            let mut used = vec![false; roles.len()];
+            let mut taken = Vec::new();
+            // Case (a): a semi-valid page's stripe takes back a chunk whose
+            // copy B is in the victim: B is dropped, copy A takes the slot.
+            for r in &roles {
+                let Role::SemiValid(s) = *r else { continue };
+                let hit = roles.iter().enumerate().position(|(j, q)| {
+                    matches!(*q, Role::Replica(y, Copy::B) if !used[j] && y / self.width == s && self.can_take(y, &taken))
+                });
+                if let Some(j) = hit {
+                    let Role::Replica(y, _) = roles[j] else { unreachable!() };
+                    used[j] = true;
+                    dropped.push(j);
+                    taken.push(s);
+                    self.matches.push(Match { stripe: s, chunk: y, case_b: false, z_ppn: 0 });
+                }
+            }
+            // Case (b): a copy A and the old slot it replaces are both here:
+            // the copy moves and takes the slot, the old slot is dropped.
+            let slots: FxHashMap<u32, usize> = roles
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| if let Role::SemiInvalid(c) = *r { Some((c, i)) } else { None })
+                .collect();
+            for j in 0..roles.len() {
+                let Role::Replica(y, Copy::A) = roles[j] else { continue };
+                let Some(&i) = slots.get(&y) else { continue };
+                if used[j] || used[i] || !self.can_take(y, &taken) {
+                    continue;
+                }
+                used[i] = true;
+                dropped.push(i);
+                taken.push(y / self.width);
+                self.matches.push(Match { stripe: y / self.width, chunk: y, case_b: true, z_ppn: valid[i].0 });
+            }
+            dropped.sort_unstable();
+        }
+        for (i, r) in roles.iter().enumerate() {
+            if dropped.binary_search(&i).is_err() {
+                let k = match r {
+                    Role::Valid => 0,
+                    Role::SemiValid(_) => 1,
+                    Role::SemiInvalid(_) => 2,
+                    Role::Replica(..) => 3,
+                };
+                self.moves[k] += 1;
+            }
+        }
+    }
+}
+
+impl ReplState {
+    /// State for a device converting above `high_water` entries.
+    pub(crate) fn new(high_water: u32) -> Self {
+        ReplState { high_water, ..Default::default() }
+    }
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Whether replication runs on this device.
+    #[inline]
+    pub(crate) fn replicating(&self) -> bool {
+        self.repl.is_some()
+    }
+
+    fn table(&self) -> &ReplicaTable {
+        self.replicas.as_ref().expect("replication is on")
+    }
+
+    /// The positions of a write of `written` to `stripe` (a request of
+    /// `bytes`) that the policy replicates: updates of written chunks, never
+    /// in a full-stripe write.
+    pub(crate) fn replica_positions(&mut self, stripe: u32, written: u64, bytes: u32) -> u64 {
+        let w = self.stripes.width;
+        if written == data_mask(w, self.stripes.parity_pos(stripe)) {
+            return 0;
+        }
+        let mut rep = 0u64;
+        for pos in crate::raid::replica_job::ones(written) {
+            let c = stripe * w + pos;
+            if self.ftl.lookup(c).is_none() && self.table().get(c).is_none() {
+                continue;
+            }
+            let view = device_view!(self);
+            if self.policies.replication.replicate(&view, c, bytes) {
+                rep |= 1 << pos;
+            }
+        }
+        rep
+    }
+
+    /// After a replica write of `rep` positions of `stripe` was submitted:
+    /// CR5M's whole-stripe conversion, and the high-water mark.
+    pub(crate) fn after_replica_submit(&mut self, stripe: u32, rep: u64) {
+        let w = self.stripes.width;
+        if self.policies.replication.converts_full_stripes() {
+            let data = data_mask(w, self.stripes.parity_pos(stripe));
+            let t = self.table();
+            let all = crate::raid::replica_job::ones(data)
+                .all(|p| rep & (1 << p) != 0 || t.get(stripe * w + p).is_some_and(|e| !e.converting));
+            if all {
+                self.convert_stripe(stripe, 2);
+            }
+        }
+        let high = self.policies_high_water();
+        if self.table().len() > high {
+            if let Some(c) = self.table().oldest() {
+                self.convert_stripe(c / w, 1);
+            }
+        }
+    }
+
+    fn policies_high_water(&self) -> usize {
+        self.repl.as_ref().map_or(usize::MAX, |r| r.high_water as usize)
+    }
+
+    /// Converts every replicated chunk of `stripe` not yet converting.
+    fn convert_stripe(&mut self, stripe: u32, reason: u8) {
+        let w = self.stripes.width;
+        let t = self.table();
+        let m = (0..w)
+            .filter(|&p| t.get(stripe * w + p).is_some_and(|e| !e.converting))
+            .fold(0u64, |m, p| m | 1 << p);
+        if m == 0 {
+            return;
+        }
+        self.obs.replication(ReplicationProbe::ConvertStarted { reason });
+        self.with_raid(|r, s| r.convert(stripe, m, 0, 0, s));
+    }
+
+    /// Serves a host read of a replicated chunk from the copy whose die is
+    /// predicted to free first; `false` when no copy is written yet.
+    pub(crate) fn replica_read(&mut self, id: u32, chunk: u32) -> bool {
+        let Some(e) = self.table().get(chunk).copied() else { return false };
+        let t = self.table();
+        let ids = [t.copy_id(e.pair, Copy::A), t.copy_id(e.pair, Copy::B)];
+        let mut best: Option<(SimTime, u8, u32)> = None;
+        let mut other = None;
+        for k in 0..2u8 {
+            if e.gone[k as usize] {
+                continue;
+            }
+            let Some(ppn) = self.ftl.lookup(ids[k as usize]) else { continue };
+            let wait = self.predicted_wait(self.layout.die_of(ppn));
+            match best {
+                Some((w, ..)) if w <= wait => other = Some(wait),
+                _ => {
+                    other = best.map(|b| b.0);
+                    best = Some((wait, k, ppn));
+                }
+            }
+        }
+        let Some((wait, k, ppn)) = best else { return false };
+        if let Some(o) = other {
+            self.policies.replication.on_replica_read(o - wait);
+        }
+        self.obs.replication(ReplicationProbe::ReplicaRead);
+        self.host.req_mut(id).pending += 1;
+        self.enqueue_read(chunk, ppn, Owner::ReplicaRead(id, k));
+        true
+    }
+
+    /// Wait before a new read could start on `die`: what its operation or GC
+    /// still needs, then the reads queued for it (unloaded read time each).
+    fn predicted_wait(&self, die: u32) -> SimTime {
+        let now = self.q.now();
+        let d = &self.flash.dies()[die as usize];
+        let busy = if d.gc_until.is_some() {
+            d.gc_remaining(now)
+        } else if let Some(op) = d.op {
+            let full = if op.origin().kind() == OpKind::Read { self.t.read } else { self.t.program };
+            full.saturating_sub(now - d.busy_since)
+        } else {
+            0
+        };
+        let ch = self.layout.channel_of_die(die);
+        let local = die - self.layout.first_die(ch);
+        busy + self.channels[ch as usize].sched.reads_queued_for(local) as SimTime * self.t.read
+    }
+
+    /// The mapping id a host read of `op.chunk` reads now: a copy while the
+    /// chunk is replicated and a copy is written (the one asked for, else the
+    /// other), otherwise the chunk's slot.
+    #[inline(never)]
+    pub(crate) fn read_id(&self, op: &FlashOp) -> u32 {
+        let want = match op.owner {
+            Owner::ReplicaRead(_, k) => k as usize,
+            Owner::HostRead(_) => 0,
+            _ => return op.chunk,
+        };
+        let t = self.table();
+        let Some(e) = t.get(op.chunk) else { return op.chunk };
+        for k in [want, 1 - want] {
+            let id = t.copy_id(e.pair, if k == 0 { Copy::A } else { Copy::B });
+            if !e.gone[k] && self.ftl.lookup(id).is_some() {
+                return id;
+            }
+        }
+        op.chunk
+    }
+
+    /// Verify mode: the version a stripe write of replicated `chunk` merges
+    /// over (its copies', not its slot's).
+    pub(crate) fn newest_token(&self, chunk: u32) -> Option<u32> {
+        let v = self.verifier.as_ref()?;
+        let t = self.table();
+        let e = t.get(chunk)?;
+        let k = if e.gone[0] { Copy::B } else { Copy::A };
+        Some(v.latest(t.copy_id(e.pair, k)))
+    }
+
+    /// A stripe write committed new data at `chunk`'s slot: its copies go.
+    pub(crate) fn retire_copies(&mut self, chunk: u32) {
+        let t = self.replicas.as_mut().expect("replication is on");
+        if let Some(ids) = RaidLayer::retire(t, chunk) {
+            for id in ids {
+                self.ftl.drop_id(id);
+            }
+        }
+    }
+
+    /// Copy `keep` of `chunk` takes its slot; `drop` goes.
+    pub(crate) fn promote(&mut self, chunk: u32, keep: u32, drop: u32) {
+        self.ftl.promote(chunk, keep);
+        self.ftl.drop_id(drop);
+        if let Some(v) = &mut self.verifier {
+            v.alias(chunk, keep);
+        }
+    }
+
+    /// A conversion of `stripe` ended: its reorganisation time, and the next
+    /// idle conversion while the host stays idle.
+    pub(crate) fn conversion_ended(&mut self, stripe: u32) {
+        let now = self.q.now();
+        let Some(r) = &mut self.repl else { return };
+        if let Some(t0) = r.reorg_started.remove(&stripe) {
+            self.obs.replication(ReplicationProbe::ReorgTime(now - t0));
+            self.policies.replication.on_reorg(now - t0);
+        }
+        if r.idle_at == Some(self.totals.admitted) && self.host.outstanding() == 0 {
+            // Called from inside the RAID layer: the next conversion starts
+            // from the event queue.
+            self.q.at(now, Ev::Idle(self.totals.admitted));
+        }
+    }
+
+    /// A request completed: arm the idle timer when the host has nothing
+    /// outstanding and more requests are to come.
+    pub(crate) fn maybe_idle(&mut self) {
+        let Some(ns) = self.policies.replication.idle_ns() else { return };
+        let Some(r) = &self.repl else { return };
+        if self.host.outstanding() == 0 && self.host.waiting() == 0 && self.totals.admitted < r.total {
+            let at = self.q.now() + ns;
+            self.q.at(at, Ev::Idle(self.totals.admitted));
+        }
+    }
+
+    /// The idle timer armed at `stamp` admissions fired.
+    pub(crate) fn idle(&mut self, stamp: u64) {
+        if stamp != self.totals.admitted || self.host.outstanding() != 0 {
+            return;
+        }
+        if let Some(r) = &mut self.repl {
+            r.idle_at = Some(stamp);
+        }
+        if let Some(c) = self.table().oldest() {
+            self.convert_stripe(c / self.stripes.width, 0);
+        }
+    }
+
+    /// Records the run's request count (idle periods end at the last one).
+    pub(crate) fn set_total_requests(&mut self, n: usize) {
+        if let Some(r) = &mut self.repl {
+            r.total = n as u64;
+        }
+    }
+
+    /// One GC on `die` with the replication hook; also returns the extra die
+    /// time of its reorganisations (case (b) reads the old slot for the XOR).
+    pub(crate) fn collect_replicating(
+        &mut self,
+        die: u32,
+    ) -> Result<Option<(crate::ftl::GcWork, SimTime)>, crate::ftl::OutOfSpace> {
+        let mut hook = ReorgHook {
+            table: self.replicas.as_ref().expect("replication is on"),
+            width: self.stripes.width,
+            reorganize: self.policies.replication.reorganizes(),
+            matches: Vec::new(),
+            moves: [0; 4],
+        };
+        let work = self.ftl.collect_die_with(die, Some(&mut hook))?;
+        let (matches, m) = (hook.matches, hook.moves);
+        let Some(work) = work else { return Ok(None) };
+        let probe = ReplicationProbe::GcMoves { valid: m[0], semi_valid: m[1], semi_invalid: m[2], replica: m[3] };
+        self.obs.replication(probe);
+        let now = self.q.now();
+        let mut extra = 0;
+        for x in &matches {
+            if !x.case_b {
+                // Copy B was dropped from the victim.
+                let t = self.replicas.as_mut().expect("on");
+                if let Some(e) = t.get_mut(x.chunk) {
+                    e.gone[Copy::B as usize] = true;
+                }
+            } else {
+                extra += self.t.read + self.t.xfer;
+            }
+            self.obs.replication(ReplicationProbe::Reorganized { case_b: x.case_b });
+        }
+        if extra > 0 {
+            self.obs.replication(ReplicationProbe::ReorgTime(extra));
+        }
+        let r = self.repl.as_mut().expect("on");
+        for x in &matches {
+            r.reorg_started.insert(x.stripe, now);
+        }
+        r.pending = matches;
+        r.roles = GcRoles { dur_ns: 0, moved: work.moved, moved_replication: m[2] + m[3] };
+        Ok(Some((work, extra)))
+    }
+
+    /// The GC is running on its die: start the conversions it matched, and
+    /// tell the policy what it cost.
+    pub(crate) fn after_replicating_gc(&mut self, dur: SimTime) {
+        let r = self.repl.as_mut().expect("on");
+        let mut roles = r.roles;
+        let pending = std::mem::take(&mut r.pending);
+        roles.dur_ns = dur;
+        self.policies.replication.on_gc(&roles);
+        let w = self.stripes.width;
+        for x in pending {
+            let pos = 1u64 << (x.chunk % w);
+            let (known, acc) = if x.case_b {
+                let acc = self.verifier.as_ref().map_or(0, |v| {
+                    let t = self.table();
+                    let a = t.copy_id(t.get(x.chunk).expect("matched").pair, Copy::A);
+                    v.peek(x.z_ppn) ^ v.latest(a)
+                });
+                (pos, acc)
+            } else {
+                (0, 0)
+            };
+            self.with_raid(|r, s| r.convert(x.stripe, pos, known, acc, s));
+        }
+    }
+
+    /// The report's `replication` section (`None` without replication).
+    pub fn replication_report(&self, scheme: &str) -> Option<crate::metrics::replication_report::ReplicationReport>
+    where
+        O: AsReplicationCounters,
+    {
+        self.repl.as_ref()?;
+        let t = self.table();
+        let p = &self.policies.replication;
+        let chunks = self.stripes.chunks();
+        let rep_raid = p.threshold().is_some();
+        Some(crate::metrics::replication_report::ReplicationReport {
+            scheme: scheme.into(),
+            counts: self.obs.replication_counters(),
+            entries_end: t.len() as u64,
+            max_entries: t.max_entries as u64,
+            max_table_bytes: 8 * t.max_entries as u64,
+            capacity: t.capacity() as u64,
+            threshold_end: p.threshold(),
+            threshold_history: p.threshold_history(),
+            counter_bytes_paper: if rep_raid { chunks.div_ceil(4) } else { 0 },
+            counter_bytes_model: if rep_raid { 2 * chunks } else { 0 },
+        })
+    }
+
+    /// Verify mode: every replicated chunk's copies hold the same version, on
+    /// two channels (two dies of one channel under CR5M), and reads of it
+    /// return its newest version (the copies').
+    pub(crate) fn check_replicas(&self) -> Result<(), crate::verify::VerifyError> {
+        let (Some(v), Some(_)) = (&self.verifier, &self.repl) else { return Ok(()) };
+        let t = self.table();
+        let same_channel = self.policies.replication.same_channel();
+        let now = self.q.now();
+        let fail = |what: String| Err(crate::verify::VerifyError { time_ns: now, what });
+        for c in t.chunks_sorted() {
+            let e = t.get(c).expect("listed");
+            let ids = [t.copy_id(e.pair, Copy::A), t.copy_id(e.pair, Copy::B)];
+            let pages: Vec<Option<u32>> = ids.iter().map(|&i| self.ftl.lookup(i)).collect();
+            for k in 0..2 {
+                if !e.gone[k] && pages[k].is_none() {
+                    return fail(format!("replicated chunk {c}: copy {k} has no page"));
+                }
+            }
+            if let (Some(a), Some(b)) = (pages[0], pages[1]) {
+                if v.peek(a) != v.peek(b) {
+                    return fail(format!(
+                        "replicated chunk {c}: its copies hold versions {:#x} and {:#x}",
+                        v.peek(a),
+                        v.peek(b)
+                    ));
+                }
+                let (da, db) = (self.layout.die_of(a), self.layout.die_of(b));
+                let (ca, cb) = (self.layout.channel_of_die(da), self.layout.channel_of_die(db));
+                let apart = if same_channel { ca == cb && da != db } else { ca != cb };
+                if !apart {
+                    let want = if same_channel { "two dies of one channel" } else { "two channels" };
+                    return fail(format!(
+                        "replicated chunk {c}: copies on die {da} (channel {ca}) and die {db} (channel {cb}), not on {want}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Observers that count replication (the collector); others report zeros.
+pub trait AsReplicationCounters {
+    /// The counters so far.
+    fn replication_counters(&self) -> crate::metrics::replication_report::ReplicationCounters {
+        Default::default()
+    }
+}
+
+impl AsReplicationCounters for crate::metrics::collector::Collector {
+    fn replication_counters(&self) -> crate::metrics::replication_report::ReplicationCounters {
+        self.replication
+    }
+}
