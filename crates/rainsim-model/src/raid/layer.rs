@@ -286,7 +286,6 @@ impl RaidLayer {
         }
     }
 
-
     /// Turns data tokens on (verify mode).
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;

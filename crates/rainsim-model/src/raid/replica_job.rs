@@ -154,7 +154,12 @@ impl RaidLayer {
     }
 
     /// Conversion `j` ended: its copies A take their slots.
-    pub(crate) fn convert_done(&mut self, j: &crate::raid::update::StripeJob, did_work: bool, port: &mut impl RaidPort) {
+    pub(crate) fn convert_done(
+        &mut self,
+        j: &crate::raid::update::StripeJob,
+        did_work: bool,
+        port: &mut impl RaidPort,
+    ) {
         let w = self.stripes.width;
         let mut probes = 0;
         for pos in ones(j.written) {

@@ -56,6 +56,9 @@ impl ChannelScheduler for DieBound {
         let d = self.die_of(op.chunk);
         self.per_die[d].push_write(op);
     }
+    fn push_write_for(&mut self, die: u32, op: FlashOp) {
+        self.per_die[die as usize].push_write(op);
+    }
     fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
         self.per_die[die as usize].pop_for(0, writes_ok)
     }

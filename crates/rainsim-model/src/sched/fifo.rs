@@ -6,10 +6,13 @@ use super::ChannelScheduler;
 use crate::flash::op::FlashOp;
 use std::collections::VecDeque;
 
-/// Per-die read queues and one channel write queue.
+/// Per-die read queues, one channel write queue, and per-die queues of
+/// programs bound to a die (empty unless a scheme binds them).
 pub struct Fifo {
     reads: Vec<VecDeque<FlashOp>>,
     writes: VecDeque<FlashOp>,
+    bound: Vec<VecDeque<FlashOp>>,
+    bound_count: u32,
     read_count: u32,
     read_priority: bool,
 }
@@ -20,6 +23,8 @@ impl Fifo {
         Fifo {
             reads: (0..dies).map(|_| VecDeque::new()).collect(),
             writes: VecDeque::new(),
+            bound: (0..dies).map(|_| VecDeque::new()).collect(),
+            bound_count: 0,
             read_count: 0,
             read_priority,
         }
@@ -52,7 +57,16 @@ impl ChannelScheduler for Fifo {
     fn push_write(&mut self, op: FlashOp) {
         self.writes.push_back(op);
     }
+    fn push_write_for(&mut self, die: u32, op: FlashOp) {
+        self.bound_count += 1;
+        self.bound[die as usize].push_back(op);
+    }
     fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
+        if self.bound_count > 0 && writes_ok {
+            if let Some(op) = self.pop_bound(die) {
+                return Some(op);
+            }
+        }
         let q = &mut self.reads[die as usize];
         let write = if writes_ok { self.writes.front() } else { None };
         let take_read = match (q.front(), write) {
@@ -75,7 +89,26 @@ impl ChannelScheduler for Fifo {
         self.reads[die as usize].len() as u32
     }
     fn writes_queued(&self) -> u32 {
-        self.writes.len() as u32
+        self.writes.len() as u32 + self.bound_count
+    }
+    fn writes_queued_for(&self, die: u32) -> u32 {
+        self.writes.len() as u32 + self.bound[die as usize].len() as u32
+    }
+}
+
+impl Fifo {
+    /// A program bound to `die`, when it is older than the die's oldest read
+    /// and the channel's oldest program (or reads wait behind programs
+    /// anyway): bound programs keep their place in the FIFO order.
+    fn pop_bound(&mut self, die: u32) -> Option<FlashOp> {
+        let b = self.bound[die as usize].front()?;
+        let read_first = self.reads[die as usize].front().is_some_and(|r| self.read_priority || older(r.seq, b.seq));
+        let write_first = self.writes.front().is_some_and(|w| older(w.seq, b.seq));
+        if read_first || write_first {
+            return None;
+        }
+        self.bound_count -= 1;
+        self.bound[die as usize].pop_front()
     }
 }
 

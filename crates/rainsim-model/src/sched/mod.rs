@@ -21,6 +21,9 @@ pub trait ChannelScheduler {
     fn push_read_front(&mut self, die: u32, op: FlashOp);
     /// Queues a program for any die of the channel.
     fn push_write(&mut self, op: FlashOp);
+    /// Queues a program that only channel-local die `die` may take (CR5M's
+    /// mirror on another die of the channel).
+    fn push_write_for(&mut self, die: u32, op: FlashOp);
     /// Next operation for idle channel-local die `die`, if any; programs only
     /// when `writes_ok` (the die has room for them).
     fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp>;

@@ -38,9 +38,13 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn enqueue_program(&mut self, ch: u32, chunk: u32, owner: Owner) {
         self.seq = self.seq.wrapping_add(1);
         let op = FlashOp { chunk, owner, enqueued: self.q.now(), ppn: u32::MAX, seq: self.seq };
+        let bound = if self.repl.is_some() { self.copy_die(chunk) } else { None };
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
-        c.sched.push_write(op);
+        match bound {
+            Some(d) => c.sched.push_write_for(d, op),
+            None => c.sched.push_write(op),
+        }
         // Any idle die of the channel may take it; stop at the first that does.
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {

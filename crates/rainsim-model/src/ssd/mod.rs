@@ -282,7 +282,8 @@ impl<O: Observer> Ssd<O> {
             ssd.replicas = Some(table);
             let soft = ssd.times.xor_ns + ssd.times.stripe_overhead_ns;
             ssd.policies.replication = cfg.policy.build_replication(chunks, soft);
-            ssd.repl = Some(replication::ReplState::new(cfg.policy.replicas.high_water));
+            let pin = ssd.policies.replication.same_channel().then_some(cfg.policy.replicas.strict_mirror_die);
+            ssd.repl = Some(replication::ReplState::new(cfg.policy.replicas.high_water, pin));
         }
         if cfg.warmup.device_writes > 0.0 {
             let c0 = crate::engine::cpu_seconds();

@@ -31,6 +31,9 @@ pub(crate) struct ReplState {
     pub(crate) high_water: u32,
     /// What the GC being started moved, by role.
     roles: GcRoles,
+    /// CR5M: copies bound to two dies of one channel (`Some(strict)`: the
+    /// mirror on the channel's last die, the dedicated mirroring chip).
+    pub(crate) pin: Option<bool>,
 }
 
 /// One GC-time reorganisation: `chunk`'s copy A takes its slot in `stripe`.
@@ -145,12 +148,34 @@ impl GcHook for ReorgHook<'_> {
 
 impl ReplState {
     /// State for a device converting above `high_water` entries.
-    pub(crate) fn new(high_water: u32) -> Self {
-        ReplState { high_water, ..Default::default() }
+    pub(crate) fn new(high_water: u32, pin: Option<bool>) -> Self {
+        ReplState { high_water, pin, ..Default::default() }
     }
 }
 
 impl<O: Observer> Ssd<O> {
+    /// The channel-local die a program of copy id `id` is bound to (CR5M:
+    /// copy A on its slot's die, copy B on another die of the channel).
+    pub(crate) fn copy_die(&self, id: u32) -> Option<u32> {
+        let strict = self.repl.as_ref()?.pin?;
+        let t = self.table();
+        let dies = self.layout.dies_per_channel;
+        if !t.is_copy(id) || dies < 2 {
+            return None;
+        }
+        let (c, which) = t.owner_of(id)?;
+        let home = self.ftl.lookup(c).map_or(0, |p| {
+            let d = self.layout.die_of(p);
+            d - self.layout.first_die(self.layout.channel_of_die(d))
+        });
+        let mirror = if strict { dies - 1 } else { (home + 1) % dies };
+        Some(match which {
+            Copy::A if strict && home == dies - 1 => dies - 2,
+            Copy::A => home,
+            Copy::B => mirror,
+        })
+    }
+
     /// Whether replication runs on this device.
     #[inline]
     pub(crate) fn replicating(&self) -> bool {
@@ -212,9 +237,7 @@ impl<O: Observer> Ssd<O> {
     fn convert_stripe(&mut self, stripe: u32, reason: u8) {
         let w = self.stripes.width;
         let t = self.table();
-        let m = (0..w)
-            .filter(|&p| t.get(stripe * w + p).is_some_and(|e| !e.converting))
-            .fold(0u64, |m, p| m | 1 << p);
+        let m = (0..w).filter(|&p| t.get(stripe * w + p).is_some_and(|e| !e.converting)).fold(0u64, |m, p| m | 1 << p);
         if m == 0 {
             return;
         }
