@@ -46,6 +46,7 @@ use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
 pub use error::SimError;
 use rainsim_trace::{Op, Request};
+pub use replication::ReplicationCounts;
 
 /// A read-only view for policies, borrowing only the fields it shows (so the
 /// policy objects can be borrowed mutably beside it).

@@ -464,7 +464,7 @@ impl<O: Observer> Ssd<O> {
     /// The report's `replication` section (`None` without replication).
     pub fn replication_report(&self, scheme: &str) -> Option<crate::metrics::replication_report::ReplicationReport>
     where
-        O: AsReplicationCounters,
+        O: ReplicationCounts,
     {
         self.repl.as_ref()?;
         let t = self.table();
@@ -527,15 +527,55 @@ impl<O: Observer> Ssd<O> {
 }
 
 /// Observers that count replication (the collector); others report zeros.
-pub trait AsReplicationCounters {
+pub trait ReplicationCounts {
     /// The counters so far.
     fn replication_counters(&self) -> crate::metrics::replication_report::ReplicationCounters {
         Default::default()
     }
 }
 
-impl AsReplicationCounters for crate::metrics::collector::Collector {
+impl ReplicationCounts for crate::metrics::collector::Collector {
     fn replication_counters(&self) -> crate::metrics::replication_report::ReplicationCounters {
         self.replication
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fig. 7 by hand on 2+1 stripes (width 3), copy ids from 30. Victim:
+    /// d1 (semi-valid: stripe 0 holds replicated d0), copy B of d0, copy A of
+    /// chunk 4 (stripe 1) beside 4's old slot, and an ordinary page. Case (a)
+    /// drops d0's copy B (its copy A takes d0's slot); case (b) drops 4's old
+    /// slot (its copy A moves and takes it); the rest moves.
+    #[test]
+    fn fig7_cases_drop_the_matched_pages_and_move_the_rest() {
+        let mut t = ReplicaTable::new(30, 4);
+        let e0 = t.insert(0, 1).unwrap();
+        let e4 = t.insert(4, 2).unwrap();
+        let b0 = t.copy_id(e0.pair, Copy::B);
+        let a4 = t.copy_id(e4.pair, Copy::A);
+        let victim = [(100, 1), (101, b0), (102, a4), (103, 4), (104, 7)];
+        let mut hook = ReorgHook { table: &t, width: 3, reorganize: true, matches: Vec::new(), moves: [0; 4] };
+        let mut dropped = Vec::new();
+        hook.drop_pages(0, &victim, &mut dropped);
+        assert_eq!(dropped, vec![1, 3], "d0's copy B (case a) and chunk 4's old slot (case b)");
+        let m: Vec<(u32, u32, bool)> = hook.matches.iter().map(|m| (m.stripe, m.chunk, m.case_b)).collect();
+        assert_eq!(m, vec![(0, 0, false), (1, 4, true)]);
+        assert_eq!(hook.matches[1].z_ppn, 103);
+        // Moved: page 104 (valid), d1 (semi-valid), 4's copy A (replica).
+        assert_eq!(hook.moves, [1, 1, 0, 1]);
+        // A locked stripe is not matched; plain GC drops nothing.
+        t.locked.insert(1);
+        let mut hook = ReorgHook { table: &t, width: 3, reorganize: true, matches: Vec::new(), moves: [0; 4] };
+        let mut dropped = Vec::new();
+        hook.drop_pages(0, &victim, &mut dropped);
+        assert_eq!(dropped, vec![1]);
+        let mut hook = ReorgHook { table: &t, width: 3, reorganize: false, matches: Vec::new(), moves: [0; 4] };
+        let mut dropped = Vec::new();
+        hook.drop_pages(0, &victim, &mut dropped);
+        assert!(dropped.is_empty() && hook.matches.is_empty());
+        assert_eq!(hook.moves, [1, 1, 1, 2], "valid, semi-valid, semi-invalid, replica");
     }
 }

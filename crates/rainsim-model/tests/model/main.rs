@@ -18,6 +18,7 @@ mod process_variation;
 mod props;
 mod queueing;
 mod raid_layer;
+mod replication;
 mod request_log;
 mod rotating_gc;
 mod setup;

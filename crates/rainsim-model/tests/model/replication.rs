@@ -1,0 +1,199 @@
+//! The replication axis (rep-raid and its baselines): Eq. 2's threshold and
+//! Eq. 3's window by hand, a replica write's exact latency against the RMW it
+//! replaces, CR5M's whole-stripe conversion, FusionRAID's idle conversion,
+//! GC-time reorganisation kept consistent, and verification mode for the
+//! four schemes on every shared trace.
+
+use super::*;
+use crate::{preset, scheme, trace_files};
+use rainsim_model::flash::op::Origin;
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::policy::rep_raid::{threshold, window_len, RepRaid, RepRaidParams, WindowSums};
+use rainsim_model::policy::{Replication, ReplicationKind};
+use rainsim_model::run::capacity_bytes;
+use rainsim_model::testkit::Bench;
+use rainsim_trace::Request;
+
+const T_R: u64 = 20_000;
+const T_PROG: u64 = 500_000;
+const T_XOR: u64 = 19_000;
+const T_SOFT: u64 = 1_820_000;
+const XFER: u64 = 10_240 + 300;
+
+/// Eq. 2 on per-replicated-chunk estimates: (δ·t̄_GC + α·t̄_Reorg − t̄_R) /
+/// (t_XOR + t_Soft), clamped to the 2-bit counter's [1, 4]; T* = T / f* (Eq. 3).
+#[test]
+fn eq2_threshold_and_eq3_window_by_hand() {
+    let ms = 1e6;
+    // 10 replicated chunks: 30 ms of GC on their pages, 5 ms of
+    // reorganisation, 1 ms saved by replica reads; t_XOR + t_Soft = 1.839 ms.
+    let s = WindowSums { replicated: 10, gc_ns: 30.0 * ms, reorg_ns: 5.0 * ms, saved_ns: 1.0 * ms };
+    let f = threshold(&s, 1.839 * ms).unwrap();
+    assert!((f - (3.0 + 0.5 - 0.1) / 1.839).abs() < 1e-9, "f* = {f}");
+    assert_eq!(window_len(1024, f), 554, "1024 / 1.8488 = 553.9 requests");
+    // Clamped: a huge GC cost stops replication (f* = 4 > any 2-bit count);
+    // savings larger than the costs replicate every update (f* = 1).
+    let big = WindowSums { gc_ns: 1e6 * ms, ..s };
+    assert_eq!(threshold(&big, 1.839 * ms), Some(4.0));
+    let cheap = WindowSums { saved_ns: 100.0 * ms, ..s };
+    assert_eq!(threshold(&cheap, 1.839 * ms), Some(1.0));
+    // Nothing replicated: no estimate, f* stays.
+    assert_eq!(threshold(&WindowSums::default(), 1.839 * ms), None);
+    assert_eq!(window_len(1024, 4.0), 256);
+}
+
+/// Counters count a chunk's updates in the current window only: with f* = 2
+/// over windows of T* = 4 / 2 = 2 requests, the second update in a window
+/// replicates and a new window starts from zero (no sweep).
+#[test]
+fn a_window_roll_resets_the_update_counters() {
+    let b = Bench::new(4, 1);
+    let p = RepRaidParams { window: 4, initial_threshold: 2.0 };
+    let mut m = RepRaid::new(&p, 64, 1_839_000);
+    assert_eq!(m.window_len(), 2);
+    let view = b.view();
+    m.on_request();
+    assert!(!m.replicate(&view, 5, 4096), "first update: count 1 < f* = 2");
+    m.on_request();
+    assert!(m.replicate(&view, 5, 4096), "second update in the window: count 2");
+    assert_eq!(m.count(5), 2);
+    m.on_request(); // the third request opens a new window
+    assert_eq!(m.count(5), 0, "the roll cleared the count");
+    // The roll re-estimated f* from a window that replicated one chunk at no
+    // GC, reorganisation or read cost: Eq. 2 gives 0, clamped to 1.
+    assert_eq!(m.threshold(), Some(1.0));
+    assert_eq!(m.window_len(), 4);
+    assert!(m.replicate(&view, 6, 4096), "f* = 1: a first update replicates");
+    assert_eq!((m.count(5), m.count(6)), (0, 1), "each chunk counts on its own");
+    // The counter saturates at 3 (2 bits).
+    for _ in 0..5 {
+        m.replicate(&view, 7, 4096);
+    }
+    assert_eq!(m.count(7), 3);
+}
+
+/// An idle 3+1 device on 4 single-die channels, every stripe written.
+fn three_plus_one(kind: &str, dies: u32) -> Config {
+    let mut c = tiny(4, dies, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    (c.timing.read_ns, c.timing.program_ns, c.timing.command_ns) = (T_R, T_PROG, 300);
+    (c.timing.xor_ns, c.timing.stripe_overhead_ns) = (T_XOR, T_SOFT);
+    c.policy = scheme(kind).policy;
+    c
+}
+
+fn run(c: &Config, reqs: &[Request]) -> Ssd<Collector> {
+    let mut ssd = Ssd::for_requests(c, Collector::new(c.geometry.channels), true, reqs).unwrap();
+    ssd.run(reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    ssd
+}
+
+fn write(time_ns: u64, page: u64) -> Request {
+    Request { time_ns, offset: page * 4096, size: 4096, device: 0, op: Op::Write }
+}
+
+/// The logical page of data index `d` of the first fully written stripe.
+fn page_of(c: &Config, d: u64) -> u64 {
+    let probe = Ssd::new(c, Collector::new(c.geometry.channels), false).unwrap();
+    full_stripe(&probe) as u64 * 3 + d
+}
+
+/// A one-page update: RMW reads old data and parity, XORs (t_XOR + t_Soft),
+/// programs both; Rep-RAID at f* = 1 programs two copies on two channels in
+/// parallel, with no pre-read, XOR or software time.
+#[test]
+fn a_replica_write_is_two_parallel_programs_without_preread_or_xor() {
+    let base = three_plus_one("baseline", 1);
+    let p = page_of(&base, 0);
+    let rmw = run(&base, &[write(1_000, p)]);
+    assert_eq!(rmw.obs.latency[1].max, (T_R + XFER) + (T_XOR + T_SOFT) + (XFER + T_PROG));
+    let rep = run(&three_plus_one("rep-raid", 1), &[write(1_000, p)]);
+    assert_eq!(rep.obs.latency[1].max, XFER + T_PROG, "two programs on two channels at once");
+    let r = rep.obs.replication;
+    assert_eq!((r.replica_writes, r.new_replicas), (1, 1));
+    assert_eq!((rep.obs.raid.rmw, rep.obs.raid.rcw, rep.obs.raid.prereads), (0, 0, 0));
+}
+
+/// CR5M: each data chunk of a stripe updated once becomes replicated (copy
+/// and mirror on two dies of its channel); the third makes the whole stripe
+/// replicated, and it converts: the copies' XOR is the new parity, the
+/// copies take their slots, the table empties.
+#[test]
+fn cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
+    let c = three_plus_one("cr5m", 2);
+    let p0 = page_of(&c, 0);
+    let reqs: Vec<Request> = (0..3).map(|d| write(1_000 + d * 5_000_000, p0 + d)).collect();
+    let ssd = run(&c, &reqs);
+    let r = ssd.obs.replication;
+    assert_eq!(r.new_replicas, 3);
+    assert_eq!((r.conversions_full_stripe, r.converted_chunks), (1, 3));
+    assert_eq!(ssd.replication_report("cr5m").unwrap().entries_end, 0);
+    // Pre-reads: none for the three replica writes, then the conversion's
+    // three copies (no old parity, no old slot).
+    let prereads: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::PreRead as usize]).sum();
+    assert_eq!(prereads, 3, "whole-stripe conversion reads its copies only");
+    // Six copy programs and one parity program.
+    let programs: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::HostProgram as usize]).sum();
+    let parity: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::ParityProgram as usize]).sum();
+    assert_eq!((programs, parity), (6, 1));
+}
+
+/// FusionRAID converts replicas back once the host has been idle for
+/// `policy.replicas.idle_ns`, and not while requests keep coming.
+#[test]
+fn fusionraid_converts_during_idle_periods_only() {
+    let c = three_plus_one("fusionraid", 1);
+    let p = page_of(&c, 0);
+    let read = |t: u64| Request { time_ns: t, offset: p * 4096, size: 4096, device: 0, op: Op::Read };
+    // 10 ms idle (the default) between the update and the next request.
+    let idle = run(&c, &[write(1_000, p), read(30_000_000)]);
+    let r = idle.obs.replication;
+    assert_eq!((r.conversions_idle, r.converted_chunks), (1, 1));
+    assert_eq!(r.replica_reads, 0, "the read found the chunk back in its stripe");
+    // 5 ms later: still replicated, the read goes to a copy.
+    let busy = run(&c, &[write(1_000, p), read(5_000_000)]);
+    let r = busy.obs.replication;
+    assert_eq!((r.conversions_idle, r.converted_chunks, r.replica_reads), (0, 0, 1));
+}
+
+/// Rep-RAID under GC on a small device: GC moves old slots and copies
+/// (counted by role), and verification (parity = XOR of the slots, copies
+/// equal and on two channels, every read the newest version) holds.
+#[test]
+fn rep_raid_under_gc_keeps_every_stripe_recoverable() {
+    let mut c = tiny(4, 1, 1, 32, 16, Some(4));
+    c.geometry.over_provisioning = 0.25;
+    c.policy = scheme("rep-raid").policy;
+    let mut reqs = Vec::new();
+    let mut x = 12345u64;
+    for i in 0..6_000u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        reqs.push(write(1_000 + i * 3_000_000, (x >> 33) % 150));
+    }
+    let ssd = run(&c, &reqs);
+    let r = ssd.obs.replication;
+    assert!(r.replica_writes > 0, "{r:?}");
+    assert!(r.gc_moves_replica > 0 && r.gc_moves_semi_invalid > 0, "GC moved no replication page: {r:?}");
+}
+
+#[test]
+fn verify_passes_for_every_replication_scheme_on_every_shared_trace_with_gc() {
+    for s in ["baseline", "cr5m", "fusionraid", "rep-raid"] {
+        let mut cfg = preset("degraded-mode-8ch");
+        cfg.policy = scheme(s).policy;
+        crate::gc_from_start(&mut cfg);
+        let mut replicated = 0;
+        for path in trace_files() {
+            let at = format!("{s}, {}", path.display());
+            let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut ssd = Ssd::new(&cfg, Collector::new(cfg.geometry.channels), true).unwrap();
+            let totals = ssd.run(&trace.requests, &mut |_| {}).unwrap_or_else(|e| panic!("{at}: {e}"));
+            assert_eq!(totals.completed, trace.requests.len() as u64, "{at}");
+            replicated += ssd.obs.replication.replica_writes;
+        }
+        let on = cfg.policy.replication != ReplicationKind::None;
+        assert_eq!(replicated > 0, on, "{s}: replica writes {replicated}");
+    }
+}
