@@ -108,7 +108,7 @@ impl ReplicaTable {
     pub fn owner_of(&self, id: u32) -> Option<(u32, Copy)> {
         let k = (id - self.base) / 2;
         let c = *self.pair_chunk.get(k as usize)?;
-        let which = if (id - self.base) % 2 == 0 { Copy::A } else { Copy::B };
+        let which = if (id - self.base).is_multiple_of(2) { Copy::A } else { Copy::B };
         (c != u32::MAX).then_some((c, which))
     }
 

@@ -208,11 +208,7 @@ impl RaidLayer {
     pub(crate) fn start_job(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         match j.kind {
-            JobKind::Replica => {
-                if self.start_replica_job(id, port) {
-                    return;
-                }
-            }
+            JobKind::Replica if self.start_replica_job(id, port) => return,
             JobKind::Convert => return self.start_convert_job(id, port),
             _ => {}
         }

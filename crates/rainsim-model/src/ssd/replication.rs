@@ -498,8 +498,8 @@ impl<O: Observer> Ssd<O> {
             let e = t.get(c).expect("listed");
             let ids = [t.copy_id(e.pair, Copy::A), t.copy_id(e.pair, Copy::B)];
             let pages: Vec<Option<u32>> = ids.iter().map(|&i| self.ftl.lookup(i)).collect();
-            for k in 0..2 {
-                if !e.gone[k] && pages[k].is_none() {
+            for (k, page) in pages.iter().enumerate() {
+                if !e.gone[k] && page.is_none() {
                     return fail(format!("replicated chunk {c}: copy {k} has no page"));
                 }
             }
