@@ -212,12 +212,6 @@ impl Config {
         let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip);
         self.fault.validate(g.channels, dies_per_channel, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
         if self.policy.replication != crate::policy::ReplicationKind::None {
-            if self.raid.level != RaidLevel::Raid5 {
-                return err(format!(
-                    "policy.replication = \"{}\" replicates RAID-5 updates: it needs raid.level = \"raid5\"",
-                    self.policy.replication.name()
-                ));
-            }
             if self.fault.channel.is_some() || self.fault.die.is_some() {
                 return err("policy.replication with a [fault] failure is not modelled (replicas would need their \
                             own rebuild); use policy.replication = \"none\" with [fault]"

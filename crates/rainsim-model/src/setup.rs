@@ -132,6 +132,13 @@ fn notes(cfg: &Config, layout: &Layout, width: u32, parity: bool) -> Vec<String>
                 .into(),
         );
     }
+    if !parity && p.replication != crate::policy::ReplicationKind::None {
+        notes.push(format!(
+            "raid.level = none: policy.replication = \"{}\" replicates updates of parity stripes, and there are \
+             none, so every write is plain",
+            p.replication.name()
+        ));
+    }
     if p.parity_update == ParityUpdateKind::Adaptive && !p.read_priority {
         notes.push(
             "the adaptive parity update assumes pre-reads are served before queued writes, but \

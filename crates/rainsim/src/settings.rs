@@ -11,6 +11,7 @@ use toml::{Table, Value};
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../../configs/default.toml")),
     ("rep-raid-8ch", include_str!("../../../configs/rep-raid-8ch.toml")),
+    ("rep-raid-8ch-7p1", include_str!("../../../configs/rep-raid-8ch-7p1.toml")),
     ("degraded-mode-8ch", include_str!("../../../configs/degraded-mode-8ch.toml")),
     ("degraded-mode-16ch", include_str!("../../../configs/degraded-mode-16ch.toml")),
     ("degraded-mode-16ch-5p1", include_str!("../../../configs/degraded-mode-16ch-5p1.toml")),

@@ -203,7 +203,8 @@ impl<O: Observer> Ssd<O> {
         } = setup;
         let cfg = &cfg;
         let parity = stripes.parity;
-        let replicating = cfg.policy.replication != crate::policy::ReplicationKind::None;
+        // Replication works on parity stripes; without them it is inert (a note says so).
+        let replicating = cfg.policy.replication != crate::policy::ReplicationKind::None && parity;
         let pairs = if replicating { cfg.policy.replicas.capacity() } else { 0 };
         let ids = stripes.chunks() + crate::raid::replica::ReplicaTable::ids(pairs);
         let mut ftl = Ftl::new(layout.clone(), ids, cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
