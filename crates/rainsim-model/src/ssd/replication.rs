@@ -401,7 +401,11 @@ impl<O: Observer> Ssd<O> {
         let mut hook = ReorgHook {
             table: self.replicas.as_ref().expect("replication is on"),
             width: self.stripes.width,
-            reorganize: self.policies.replication.reorganizes(),
+            // A GC started from inside the RAID layer (a program it queued
+            // found its die due for GC) cannot hand it conversions, and a
+            // matched stripe must be taken before anything else runs: such
+            // a GC moves every page, as a plain one does.
+            reorganize: self.policies.replication.reorganizes() && self.raid.is_some(),
             matches: Vec::new(),
             moves: [0; 4],
         };
