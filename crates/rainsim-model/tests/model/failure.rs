@@ -164,7 +164,9 @@ fn lost_chunks_are_conserved_under_load_with_gc() {
 
 /// Every scheme (each of its policy axes) survives a failure, a replacement
 /// and a rebuild under `--verify`, with stripes narrower than the channels
-/// (3+1 on 8) and as wide (4+1 on 5), of a channel or of one die.
+/// (3+1 on 8) and as wide (4+1 on 5), of a channel or of one die. Schemes
+/// that replicate are refused with `[fault]` (replicas have no rebuild), and
+/// the refusal must say so rather than run a wrong model.
 #[test]
 fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/schemes");
@@ -195,6 +197,11 @@ fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
                     Request { time_ns: i * 15_000, offset: page * 4096, size: 4096, device: 0, op }
                 })
                 .collect();
+            if !c.policy.replication.is_none() {
+                let e = Ssd::for_requests(&c, Collector::new(m), true, &reqs).err().expect("refused");
+                assert!(e.to_string().contains("[fault]"), "scheme {name}: {e}");
+                continue;
+            }
             let mut ssd = Ssd::for_requests(&c, Collector::new(m), true, &reqs).unwrap();
             ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("scheme {name}, {k} of {m}, die {die}: {e}"));
             let f = ssd.fault_report().unwrap();
