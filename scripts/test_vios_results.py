@@ -116,10 +116,11 @@ def test_table_1_cells_come_from_the_runs():
     prn = next(line for line in text.splitlines() if line.startswith("| `vios-prn`"))
     cells_ = [c.strip() for c in prn.strip("|").split("|")]
     assert cells_[1:3] == ["37,678 / 261,787", "59.89 %"]  # the paper's row
-    assert cells_[4:7] == ["50.00 %", "25.00 %", "25.00 %"]  # NOOP, PIQ, VIOS: medians of the runs
-    assert cells_[7] == "15.00 %"  # held: median of 100 and 200 of 1,000 requests
+    assert cells_[3:5] == ["125 / 375", "13 % / 25 %"]  # NOOP's conflicts; reads among them: paper, ours
+    assert cells_[5:8] == ["50.00 %", "25.00 %", "25.00 %"]  # NOOP, PIQ, VIOS: medians of the runs
+    assert cells_[8] == "15.00 %"  # held: median of 100 and 200 of 1,000 requests
     sample = next(line for line in text.splitlines() if line.startswith("| `t.csv`"))
-    assert "| – | – |" in sample  # no paper row for a sample
+    assert sample.startswith("| `t.csv` | – | – |")  # no paper row for a sample
 
 
 def test_the_page_renders_with_the_main_panel_only():
