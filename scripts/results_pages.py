@@ -96,6 +96,7 @@ ALL_KEYS = [k for _, k in V.PERCENTILES]
 CHAN_KEYS = ["p99_99_ns", "p99_9_ns", "p99_ns"]
 PCLASS = {
     "read": (lambda r: r["latency"]["read"]["count"], lambda r, k: r["latency"]["read"][k], ALL_KEYS),
+    "write": (lambda r: r["latency"]["write"]["count"], lambda r, k: r["latency"]["write"][k], ALL_KEYS),
     "all": (lambda r: r["latency"]["all"]["count"], lambda r, k: r["latency"]["all"][k], ALL_KEYS),
     # Per-channel read tails: the class is each channel's host reads, so the
     # count is the smallest channel's.
@@ -249,7 +250,12 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
-def protocol(ctx):
+# How the degraded-mode and adaptive pages replay a workload, and what their seed drives.
+REPLAY = "every window is replayed twice (`trace.repeat = 2`)"
+SEED_DRIVES = "preconditioning and the synthetic workloads"
+
+
+def protocol(ctx, replay=REPLAY, seed_drives=SEED_DRIVES):
     n = len(ctx.seeds)
     seeds = f"{ctx.seeds[0]}–{ctx.seeds[-1]}" if n > 1 else str(ctx.seeds[0])
     return "\n".join(
@@ -257,10 +263,10 @@ def protocol(ctx):
             "## Protocol",
             "",
             f"- **Seeds and windows.** Every (device, scheme, workload) runs with seeds {seeds} (`--set seed=N`; the "
-            "seed drives preconditioning and the synthetic workloads). A trace sample longer than "
+            f"seed drives {seed_drives}). A trace sample longer than "
             f"{ctx.window:,} requests is cut into disjoint windows of {ctx.window:,} records in file order (the config "
             "has no windowing key: the script writes each window to a file in the trace's own format, header kept); "
-            "every window is replayed twice (`trace.repeat = 2`). A *replicate* is one (device, window, seed).",
+            f"{replay}. A *replicate* is one (device, window, seed).",
             "- **Paired change.** Per replicate, 100 × (scheme − comparator) / comparator, both run on the same "
             "device, window and seed (a plain difference where the unit says so).",
             f"- **Unit of evidence: the workload.** Per workload, the median of its replicate changes, with a 95 % "
@@ -292,7 +298,7 @@ def protocol(ctx):
     )
 
 
-def header(title, command, ctx, devices_text):
+def header(title, command, ctx, devices_text, replay=REPLAY, seed_drives=SEED_DRIVES):
     lines = [
         f"# {title}",
         "",
@@ -303,7 +309,7 @@ def header(title, command, ctx, devices_text):
     ]
     if ctx.quick:
         lines += ["**Smoke run (`--quick`)**: few seeds and workloads; not a result.", ""]
-    lines += [protocol(ctx), "## Workloads", ""]
+    lines += [protocol(ctx, replay, seed_drives), "## Workloads", ""]
     for wl in ctx.workloads:
         if wl.kind == "profile":
             lines.append(f"- synthetic profile `{wl.name}` (`rainsim run --workload {wl.name}`)")

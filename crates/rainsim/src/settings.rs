@@ -61,6 +61,18 @@ pub const WORKLOADS: &[(&str, &str)] = &[
     ("rep-raid-ts_0", include_str!("../../../configs/workloads/rep-raid-ts_0.toml")),
     ("rep-raid-wdev_0", include_str!("../../../configs/workloads/rep-raid-wdev_0.toml")),
     ("rep-raid-web_0", include_str!("../../../configs/workloads/rep-raid-web_0.toml")),
+    ("vios-fin", include_str!("../../../configs/workloads/vios-fin.toml")),
+    ("vios-hm", include_str!("../../../configs/workloads/vios-hm.toml")),
+    ("vios-mds", include_str!("../../../configs/workloads/vios-mds.toml")),
+    ("vios-prn", include_str!("../../../configs/workloads/vios-prn.toml")),
+    ("vios-proj", include_str!("../../../configs/workloads/vios-proj.toml")),
+    ("vios-rsrch", include_str!("../../../configs/workloads/vios-rsrch.toml")),
+    ("vios-src", include_str!("../../../configs/workloads/vios-src.toml")),
+    ("vios-stg", include_str!("../../../configs/workloads/vios-stg.toml")),
+    ("vios-ts", include_str!("../../../configs/workloads/vios-ts.toml")),
+    ("vios-usr", include_str!("../../../configs/workloads/vios-usr.toml")),
+    ("vios-wdev", include_str!("../../../configs/workloads/vios-wdev.toml")),
+    ("vios-web", include_str!("../../../configs/workloads/vios-web.toml")),
 ];
 
 /// A configuration problem, said for a person.
