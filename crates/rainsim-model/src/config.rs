@@ -4,6 +4,7 @@
 //! a message that says what to change, and the model derives its geometry
 //! from the validated value.
 
+pub use crate::array::params::{Allocation, ArrayParams, Replay};
 pub use crate::controller::ControllerParams;
 pub use crate::error::ConfigError;
 pub use crate::flash::geometry::Geometry;
@@ -63,6 +64,9 @@ pub struct Config {
     /// configs while at its default, so that reports stay as they were.
     #[serde(skip_serializing_if = "RunParams::is_default")]
     pub run: RunParams,
+    /// An array of devices like this one (`[array]`); absent: one device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<ArrayParams>,
 }
 
 /// `[run]`: safeguards of a run, not part of the simulated device.
@@ -120,6 +124,7 @@ impl Default for Config {
             report: ReportOptions::default(),
             fault: FaultParams::default(),
             run: RunParams::default(),
+            array: None,
         }
     }
 }
@@ -238,6 +243,14 @@ impl Config {
             ));
         }
         self.process_variation.validate()?;
+        if let Some(a) = &self.array {
+            a.validate(g.page_bytes).map_err(ConfigError)?;
+            if self.fault.active() {
+                return err("[fault] fails a channel of one device; inside an array it is not modelled: remove \
+                            [fault] or [array]"
+                    .into());
+            }
+        }
         self.ldpc.validate()
     }
 

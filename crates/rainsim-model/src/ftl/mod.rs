@@ -14,6 +14,7 @@ pub mod mapping;
 pub mod params;
 pub mod precondition;
 mod replace;
+mod trim;
 pub mod victim_block;
 
 use crate::flash::address::{Layout, Ppn};

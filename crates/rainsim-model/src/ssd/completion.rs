@@ -45,6 +45,7 @@ impl<O: Observer> Ssd<O> {
         let op = if r.write { Op::Write } else { Op::Read };
         self.obs.request_done(id, op, r.arrival, now, r.size);
         self.totals.completed += 1;
+        self.external_done(id, now);
         // The host scheduler keeps NR itself; the view it gets leaves it out.
         let view = device_view!(self, &[]);
         if let Some(h) = self.host.next_waiting(&view) {

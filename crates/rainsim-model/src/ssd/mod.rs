@@ -16,6 +16,7 @@ mod admit;
 mod completion;
 mod dispatch;
 mod error;
+mod external;
 mod failure;
 mod gc_overlap;
 mod raid_port;
@@ -90,6 +91,8 @@ pub(crate) enum Ev {
     ChannelFails(u8),
     /// The failed channel's replacement is due.
     Replace,
+    /// A request handed in by [`Ssd::submit`] arrives.
+    External(u32),
 }
 
 /// Counters the run loop keeps for its own bookkeeping.
@@ -161,6 +164,8 @@ pub struct Ssd<O: Observer> {
     next_arrival: usize,
     pub(crate) totals: RunTotals,
     pub(crate) error: Option<SimError>,
+    /// Requests handed in by an array, when the device is a member of one.
+    pub(crate) external: Option<Box<external::External>>,
 }
 
 impl<O: Observer> Ssd<O> {
@@ -262,6 +267,7 @@ impl<O: Observer> Ssd<O> {
             next_arrival: 0,
             totals: RunTotals::default(),
             error: None,
+            external: None,
         };
         if cfg.warmup.device_writes > 0.0 {
             let c0 = crate::engine::cpu_seconds();
@@ -492,6 +498,7 @@ impl<O: Observer> Ssd<O> {
             Ev::Raid(e) => self.with_raid(|r, s| r.on_event(e, s)),
             Ev::ChannelFails(which) => self.channel_fails(which),
             Ev::Replace => self.replace(),
+            Ev::External(id) => self.external_arrives(id),
         }
         if let Some(e) = self.error.take() {
             return Err(e);

@@ -1,6 +1,7 @@
 //! Integration tests of the device model (one test binary).
 
 mod ageing;
+mod array;
 mod controller;
 mod cost_edges;
 mod degraded;
