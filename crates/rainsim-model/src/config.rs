@@ -4,7 +4,6 @@
 //! a message that says what to change, and the model derives its geometry
 //! from the validated value.
 
-pub use crate::array::params::{Allocation, ArrayParams, Replay};
 pub use crate::controller::ControllerParams;
 pub use crate::error::ConfigError;
 pub use crate::flash::geometry::Geometry;
@@ -15,6 +14,7 @@ pub use crate::ftl::params::FtlParams;
 pub use crate::host::params::HostParams;
 pub use crate::metrics::options::ReportOptions;
 use crate::policy::PolicySpec;
+pub use crate::raid::array_params::{Allocation, ArrayParams, Replay};
 pub use crate::raid::fault_params::{FaultParams, RebuildPriority};
 pub use crate::raid::params::{RaidLevel, RaidParams};
 use rainsim_trace::{SyntheticSpec, TraceOptions};

@@ -30,9 +30,9 @@
 //! counts those stripes and `--verify` refuses such a layout.
 
 pub mod alloc;
+pub use crate::raid::array_params as params;
 pub mod mapping;
 pub mod model;
-pub mod params;
 mod port;
 pub mod report;
 mod run;
@@ -131,6 +131,8 @@ pub(crate) struct Core {
     pub tokens: Option<Vec<u32>>,
     pub failed: Option<u32>,
     pub error: Option<SimError>,
+    /// Every device request handed in, per device (tests replay them alone).
+    pub record: Option<Vec<Vec<rainsim_trace::Request>>>,
 }
 
 /// S devices under an array RAID-5.
@@ -144,7 +146,9 @@ pub struct Array {
 
 /// Chunk slots one device offers, and the array's stripes over them.
 pub fn shape(cfg: &Config, a: &ArrayParams) -> (u64, u32) {
-    let device = crate::run::device_capacity_bytes(cfg);
+    let (width, parity) = crate::setup::stripe_shape(cfg);
+    let dev_stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
+    let device = dev_stripes * width.saturating_sub(parity as u32) as u64 * cfg.geometry.page_bytes as u64;
     let slots = device / a.chunk_bytes(cfg.geometry.page_bytes);
     let usable = if a.allocation == Allocation::Static { slots } else { (slots as f64 * (1.0 - a.spare)) as u64 };
     (slots, usable.min(u32::MAX as u64 - 1) as u32)
@@ -198,6 +202,7 @@ impl Array {
         }
         let page_bytes = cfg.geometry.page_bytes;
         let chunk_bytes = a.chunk_bytes(page_bytes);
+        debug_assert_eq!(devices[0].capacity_bytes() / chunk_bytes, slots, "shape() sizes the devices as they are");
         let dev_stripes = devices[0].stripe_layout().clone();
         let channels = dev_stripes.channels;
         let channel_of = ChannelOf { stripes: dev_stripes, pages: chunk_bytes / page_bytes as u64 };
@@ -243,6 +248,7 @@ impl Array {
             tokens: verify.then(|| vec![0; chunks as usize]),
             failed: None,
             error: None,
+            record: None,
         };
         Ok(Array { raid, core, params: a, completed: 0, issued: 0 })
     }
@@ -294,6 +300,24 @@ impl Array {
         self.raid.fail(d, None, &lost, 1, false);
         self.core.failed = Some(d);
         debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
+    }
+
+    /// Keeps every request handed to each device from now on.
+    #[doc(hidden)]
+    pub fn record_device_requests(&mut self) {
+        self.core.record = Some(vec![Vec::new(); self.core.devices.len()]);
+    }
+
+    /// The requests each device was handed, when recorded.
+    #[doc(hidden)]
+    pub fn device_requests(&self) -> Option<&[Vec<rainsim_trace::Request>]> {
+        self.core.record.as_deref()
+    }
+
+    /// Injects a test fault into the array's RAID layer (verify must catch it).
+    #[doc(hidden)]
+    pub fn inject_fault(&mut self, f: crate::fault::Fault) {
+        self.raid.set_fault(Some(f));
     }
 
     /// Requests completed so far.

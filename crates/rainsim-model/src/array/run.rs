@@ -276,6 +276,9 @@ impl Core {
         let tag = self.ops.insert(DevOp { owner, chunk, device, slot, channel, delay, write });
         let op = if write { Op::Write } else { Op::Read };
         let r = Request { time_ns: now, offset: range.0, size: range.1, device: 0, op };
+        if let Some(rec) = &mut self.record {
+            rec[device as usize].push(r);
+        }
         self.devices[device as usize].submit(now, r, tag);
     }
 

@@ -2,6 +2,7 @@
 
 mod ageing;
 mod array;
+mod array_alloc;
 mod controller;
 mod cost_edges;
 mod degraded;

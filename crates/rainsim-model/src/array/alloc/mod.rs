@@ -7,7 +7,7 @@
 //! applies it (a free slot of that device and channel, then a trim of the
 //! chunk's old location once the program is done).
 
-mod dls;
+pub mod dls;
 mod egs;
 mod rr;
 mod static_home;

@@ -1,5 +1,6 @@
-//! `[array]`: S devices under an array-level RAID-5 (DESIGN.md §5). Every
-//! device is the one the rest of the configuration describes.
+//! `[array]`: S devices under an array-level RAID-5 (DESIGN.md §5; the
+//! array itself is the `array` module). Every device is the one the rest of the
+//! configuration describes.
 
 use serde::{Deserialize, Serialize};
 
