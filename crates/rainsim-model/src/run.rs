@@ -46,6 +46,13 @@ fn simulate_with(
     opts: RunOptions,
     request_log: bool,
 ) -> Result<(Report, Option<RequestLog>), SimError> {
+    if cfg.array.is_some() {
+        return Err(SimError::Input(
+            "the configuration has an [array] section: an array runs through array::Array (as `rainsim run` does), \
+             not as one device"
+                .into(),
+        ));
+    }
     let t0 = Instant::now();
     let channels = cfg.geometry.channels;
     let obs = if request_log { Collector::with_request_log(channels) } else { Collector::new(channels) };

@@ -131,6 +131,11 @@ pub(crate) struct Core {
     pub tokens: Option<Vec<u32>>,
     pub failed: Option<u32>,
     pub error: Option<SimError>,
+    /// Under free placement: reads in flight per (device << 32 | slot), and
+    /// the slots whose trim waits for them (a queued device read must find
+    /// its page).
+    pub reads_at: rustc_hash::FxHashMap<u64, u32>,
+    pub deferred_trims: rustc_hash::FxHashSet<u64>,
     /// Every device request handed in, per device (tests replay them alone).
     pub record: Option<Vec<Vec<rainsim_trace::Request>>>,
 }
@@ -169,11 +174,54 @@ pub fn device_config(cfg: &Config, i: u32) -> Config {
     c
 }
 
+/// The device reads that stand for what `requests` touch: every home slot
+/// of every stripe they touch (the same slots on every device), as reads at
+/// time 0 (preconditioning maps what a trace reads before writing it).
+fn needed_slots(
+    cfg: &Config,
+    a: &ArrayParams,
+    stripes: u32,
+    requests: &[rainsim_trace::Request],
+) -> Vec<rainsim_trace::Request> {
+    if cfg.precondition.map_trace == crate::config::MapTrace::None || requests.is_empty() {
+        return Vec::new();
+    }
+    let chunk = a.chunk_bytes(cfg.geometry.page_bytes);
+    let dps = a.devices as u64 - 1;
+    let mut touched = vec![false; stripes as usize];
+    for r in requests {
+        let first = r.offset / chunk / dps;
+        let last = (r.offset + r.size.max(1) as u64 - 1) / chunk / dps;
+        for s in first..=last.min(stripes as u64 - 1) {
+            touched[s as usize] = true;
+        }
+    }
+    touched
+        .iter()
+        .enumerate()
+        .filter(|(_, &t)| t)
+        .map(|(s, _)| rainsim_trace::Request {
+            time_ns: 0,
+            offset: s as u64 * chunk,
+            size: chunk as u32,
+            device: 0,
+            op: rainsim_trace::Op::Read,
+        })
+        .collect()
+}
+
 impl Array {
     /// Builds the array `cfg.array` describes. `verify` turns on data tokens
     /// in the array and in every device; it refuses a layout that is not
     /// single-failure tolerant.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self, ConfigError> {
+        Self::for_requests(cfg, verify, &[])
+    }
+
+    /// [`Array::new`] for replaying `requests`: unless `precondition.map_trace`
+    /// is `none`, every device maps the home slots of every stripe the
+    /// requests touch (so reads, pre-reads and rebuild reads find data).
+    pub fn for_requests(cfg: &Config, verify: bool, requests: &[rainsim_trace::Request]) -> Result<Self, ConfigError> {
         let a = cfg.array.clone().ok_or_else(|| ConfigError("no [array] section".into()))?;
         cfg.validate()?;
         if verify && !a.allocation.single_failure_tolerant() {
@@ -195,10 +243,11 @@ impl Array {
                 "the array has {chunks} chunks; at most 2^32 − 2 are supported: raise array.chunk_kib"
             )));
         }
+        let needed = needed_slots(cfg, &a, stripes, requests);
         let mut devices = Vec::with_capacity(s as usize);
         for i in 0..s {
             let dc = device_config(cfg, i);
-            devices.push(Ssd::new(&dc, Collector::new(dc.geometry.channels), verify)?);
+            devices.push(Ssd::for_requests(&dc, Collector::new(dc.geometry.channels), verify, &needed)?);
         }
         let page_bytes = cfg.geometry.page_bytes;
         let chunk_bytes = a.chunk_bytes(page_bytes);
@@ -248,6 +297,8 @@ impl Array {
             tokens: verify.then(|| vec![0; chunks as usize]),
             failed: None,
             error: None,
+            reads_at: Default::default(),
+            deferred_trims: Default::default(),
             record: None,
         };
         Ok(Array { raid, core, params: a, completed: 0, issued: 0 })

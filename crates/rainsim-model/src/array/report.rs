@@ -120,6 +120,8 @@ pub struct ArrayReport {
     pub trace: serde_json::Value,
     /// The configuration.
     pub config: serde_json::Value,
+    /// How long the simulation took (filled by the caller).
+    pub timing: crate::metrics::report::RunTiming,
 }
 
 /// A device's full report (timing left empty), as a single run would give it.
@@ -223,6 +225,7 @@ impl Array {
             min_predicted_lifetime_s: min_life,
             trace,
             config: serde_json::to_value(cfg).expect("config serialises"),
+            timing: Default::default(),
         }
     }
 

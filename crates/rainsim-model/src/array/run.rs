@@ -178,6 +178,9 @@ impl Array {
         } else {
             load.reads -= 1;
         }
+        if !op.write && self.core.allocation != super::params::Allocation::Static {
+            self.core.read_done_at(op.device, op.slot);
+        }
         let flash = FlashOp { chunk: op.chunk, owner: op.owner, enqueued: 0, ppn: op.slot, seq: 0 };
         let token = self.core.tokens.as_ref().map(|t| t[op.chunk as usize]);
         match op.owner {
@@ -209,14 +212,12 @@ impl Array {
         if !c.stale {
             if let Some((dev, slot)) = self.core.map.set(op.chunk, op.device, op.slot) {
                 self.core.counters.moves += 1;
-                if self.core.failed != Some(dev) {
-                    let pages = self.core.chunk_bytes / self.core.page_bytes as u64;
-                    for p in 0..pages {
-                        self.core.devices[dev as usize].trim(slot as u64 * pages + p);
-                    }
+                let key = (dev as u64) << 32 | slot as u64;
+                if self.core.reads_at.contains_key(&key) {
+                    self.core.deferred_trims.insert(key);
+                } else {
+                    self.core.trim(dev, slot);
                 }
-                self.core.map.release(dev, slot);
-                self.core.loads[dev as usize].free.copy_from_slice(self.core.map.free(dev));
             }
         }
         if let (Some(tokens), Some(t)) = (&mut self.core.tokens, c.token) {
@@ -273,6 +274,9 @@ impl Core {
             load.reads += 1;
             self.counters.device_ops[device as usize][0] += 1;
         }
+        if !write && self.allocation != super::params::Allocation::Static {
+            *self.reads_at.entry((device as u64) << 32 | slot as u64).or_insert(0) += 1;
+        }
         let tag = self.ops.insert(DevOp { owner, chunk, device, slot, channel, delay, write });
         let op = if write { Op::Write } else { Op::Read };
         let r = Request { time_ns: now, offset: range.0, size: range.1, device: 0, op };
@@ -280,6 +284,31 @@ impl Core {
             rec[device as usize].push(r);
         }
         self.devices[device as usize].submit(now, r, tag);
+    }
+
+    /// A read of `slot` on `device` finished: a trim that waited for it runs.
+    fn read_done_at(&mut self, device: u32, slot: u32) {
+        let key = (device as u64) << 32 | slot as u64;
+        let n = self.reads_at.get_mut(&key).expect("counted at issue");
+        *n -= 1;
+        if *n == 0 {
+            self.reads_at.remove(&key);
+            if self.deferred_trims.remove(&key) {
+                self.trim(device, slot);
+            }
+        }
+    }
+
+    /// Trims the slot a chunk moved away from and gives it back.
+    fn trim(&mut self, device: u32, slot: u32) {
+        if self.failed != Some(device) {
+            let pages = self.chunk_bytes / self.page_bytes as u64;
+            for p in 0..pages {
+                self.devices[device as usize].trim(slot as u64 * pages + p);
+            }
+        }
+        self.map.release(device, slot);
+        self.loads[device as usize].free.copy_from_slice(self.map.free(device));
     }
 
     /// One unit of array request `id` is done; the last completes it.
