@@ -100,6 +100,9 @@ pub struct ArrayCounters {
     pub device_bytes: Vec<u64>,
     /// Data chunks written somewhere else than where they lived.
     pub moves: u64,
+    /// Of those, the ones whose old slot was trimmed only after reads of it
+    /// in flight finished.
+    pub deferred_trims: u64,
     /// First issue and last completion.
     pub first_issue: Option<SimTime>,
     /// Last completion.
@@ -146,7 +149,10 @@ pub struct Array {
     core: Core,
     params: ArrayParams,
     completed: u64,
+    /// Arrivals scheduled in this run.
     issued: usize,
+    /// Index of the next request to enter.
+    next: usize,
 }
 
 /// Chunk slots one device offers, and the array's stripes over them.
@@ -301,7 +307,7 @@ impl Array {
             deferred_trims: Default::default(),
             record: None,
         };
-        Ok(Array { raid, core, params: a, completed: 0, issued: 0 })
+        Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0 })
     }
 
     /// Host-visible capacity, bytes.

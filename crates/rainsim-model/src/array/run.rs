@@ -16,6 +16,7 @@ impl Array {
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<(), SimError> {
         self.check(requests)?;
         self.issued = 0;
+        self.next = 0;
         let base = self.completed;
         for d in &mut self.core.devices {
             d.begin(&[])?;
@@ -119,9 +120,10 @@ impl Array {
     /// The next request enters the array now and is split.
     fn arrive(&mut self, requests: &[Request]) {
         let now = self.core.now;
-        let r = requests[self.issued - 1];
+        let r = requests[self.next];
+        self.next += 1;
         if !self.closed() {
-            if let Some(n) = requests.get(self.issued) {
+            if let Some(n) = requests.get(self.next) {
                 self.schedule_arrival(n.time_ns);
             }
         }
@@ -215,6 +217,7 @@ impl Array {
                 let key = (dev as u64) << 32 | slot as u64;
                 if self.core.reads_at.contains_key(&key) {
                     self.core.deferred_trims.insert(key);
+                    self.core.counters.deferred_trims += 1;
                 } else {
                     self.core.trim(dev, slot);
                 }

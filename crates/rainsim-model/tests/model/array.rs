@@ -115,4 +115,16 @@ fn closed_loop_keeps_queue_depth_requests_in_flight() {
     assert_eq!(c.latency[2].count(), 9);
     assert_eq!(c.latency[0].max, READ_NS, "one read at a time: no queueing");
     assert_eq!(c.last_completion, XOR_NS + PROG_NS + 8 * READ_NS);
+
+    // At depth 4 the first four requests enter together, each its own: the
+    // reads of lpns 0, 1, 2 go to devices 0, 1, 2, then lpn 3's to device 3.
+    let mut cfg = array_cfg(5, Allocation::Static);
+    let p = cfg.array.as_mut().unwrap();
+    p.replay = Replay::Closed;
+    p.queue_depth = 4;
+    let reqs: Vec<Request> = (0..4).map(|l| req(l, l, 1, Op::Read)).chain([req(9, 0, 4, Op::Write)]).collect();
+    let a = run(&cfg, false, &reqs);
+    let reads: Vec<u64> = a.counters().device_ops.iter().map(|o| o[0]).collect();
+    assert_eq!(reads, [1, 1, 1, 1, 0]);
+    assert_eq!(a.counters().stripe_writes[0], 1, "and the write came last, whole");
 }

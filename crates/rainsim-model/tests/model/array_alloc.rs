@@ -152,6 +152,36 @@ fn free_placement_moves_chunks_and_trims_their_old_pages() {
 }
 
 #[test]
+fn a_moved_chunks_old_slot_is_trimmed_only_after_the_reads_of_it_in_flight() {
+    // Closed loop at depth 32 over 24 hot chunks, reads and single-chunk
+    // writes mixed, reads (2 ms) slower than programs: a read of a chunk's old
+    // slot issued while its write programs elsewhere is still in flight when
+    // the move commits.
+    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        let mut cfg = array_cfg(5, alloc);
+        cfg.timing.read_ns = 2_000_000;
+        let p = cfg.array.as_mut().unwrap();
+        p.replay = rainsim_model::config::Replay::Closed;
+        p.queue_depth = 32;
+        let reqs: Vec<Request> =
+            (0..600u64).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % 24) } else { w(i, (i / 2 * 7) % 24, 1) }).collect();
+        let mut a = Array::new(&cfg, false).unwrap();
+        a.run(&reqs, &mut |_| {}).unwrap();
+        let c = a.counters();
+        assert!(c.deferred_trims > 0, "{alloc:?}: some trims waited for reads");
+        assert_eq!(c.latency[2].count(), 600);
+        let layout = a.stripe_layout().clone();
+        let mut written: Vec<u32> = (0..24).map(|l| layout.chunk_of_lpn(l).1).collect();
+        written.extend((0..6).map(|s| layout.parity_chunk(s)));
+        for (d, dev) in a.devices().iter().enumerate() {
+            let mapped = (0..dev.stripe_layout().chunks() as u32).filter(|&c| dev.ftl.lookup(c).is_some()).count();
+            let here = written.iter().filter(|&&c| a.location(c).unwrap().0 == d as u32).count();
+            assert_eq!(mapped, here, "{alloc:?}: device {d} holds no stale page once the reads are done");
+        }
+    }
+}
+
+#[test]
 fn dls_avoids_a_device_whose_channels_wait_and_takes_the_least_delay_channel() {
     let service = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
     // Equal bytes written (equal lives); device 1 has reads queued on both
