@@ -420,6 +420,9 @@ pub fn bench(
     outln!("config: {config}, scheme {scheme}, {} synthetic requests{what}, seed {}", trace.requests.len(), cfg.seed);
     let mut speeds = Vec::new();
     let mut first: Option<Report> = None;
+    if cfg.array.is_some() {
+        return bench_array(&cfg, &trace, scheme, runs);
+    }
     for i in 0..runs {
         let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped")?;
         let t = std::mem::take(&mut report.timing);
@@ -472,6 +475,42 @@ pub fn bench(
             kb as f64 * 1024.0 / pages as f64
         );
     }
+    Ok(())
+}
+
+/// `rainsim bench` of an array configuration.
+fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
+    let mut speeds = Vec::new();
+    let mut first = None;
+    for i in 0..runs {
+        let mut report = rainsim::simulate_array(cfg, trace, scheme, false, &mut |_| {})
+            .map_err(|e| -> Box<dyn std::error::Error> { e })?;
+        let t = std::mem::take(&mut report.timing);
+        outln!(
+            "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",
+            i + 1,
+            t.setup_s,
+            t.wall_s,
+            t.cpu_s,
+            t.requests_per_cpu_s
+        );
+        speeds.push(t.requests_per_cpu_s);
+        match &first {
+            None => first = Some(report),
+            Some(f) if *f != report => return Err("two runs of the same input gave different reports".into()),
+            Some(_) => {}
+        }
+    }
+    speeds.sort_by(f64::total_cmp);
+    let a = cfg.array.as_ref().expect("an array");
+    outln!(
+        "array of {} devices × {} channels: speed best {:.0}, median {:.0} host requests per CPU-second over {} runs",
+        a.devices,
+        cfg.geometry.channels,
+        speeds[speeds.len() - 1],
+        speeds[speeds.len() / 2],
+        speeds.len()
+    );
     Ok(())
 }
 

@@ -21,6 +21,8 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("vios-128g", include_str!("../../../configs/vios-128g.toml")),
     ("dls-4ssd", include_str!("../../../configs/dls-4ssd.toml")),
     ("dls-8ssd", include_str!("../../../configs/dls-8ssd.toml")),
+    ("dls-4ssd-30-400", include_str!("../../../configs/dls-4ssd-30-400.toml")),
+    ("dls-8ssd-30-400", include_str!("../../../configs/dls-8ssd-30-400.toml")),
 ];
 
 /// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).

@@ -139,6 +139,8 @@ pub(crate) struct Core {
     /// its page).
     pub reads_at: rustc_hash::FxHashMap<u64, u32>,
     pub deferred_trims: rustc_hash::FxHashSet<u64>,
+    /// Devices whose next event time may have changed since the loop looked.
+    pub touched: Vec<u32>,
     /// Every device request handed in, per device (tests replay them alone).
     pub record: Option<Vec<Vec<rainsim_trace::Request>>>,
 }
@@ -305,6 +307,7 @@ impl Array {
             error: None,
             reads_at: Default::default(),
             deferred_trims: Default::default(),
+            touched: Vec::new(),
             record: None,
         };
         Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0 })

@@ -32,10 +32,31 @@ impl Array {
         }
         let mut done = Vec::new();
         let mut reported = 0;
+        // Each device's next event time, refreshed only for the devices an
+        // event touched (the one stepped, the ones handed requests).
+        let mut times: Vec<Option<SimTime>> = self.core.devices.iter().map(|d| d.next_event_time()).collect();
         loop {
+            // Completions of the touched devices go back up; handling them may
+            // touch more devices, whose completions follow in turn.
+            let mut k = 0;
+            while k < self.core.touched.len() {
+                let d = self.core.touched[k] as usize;
+                self.core.devices[d].take_done(&mut done);
+                for (tag, t) in done.drain(..) {
+                    self.device_done(tag, t);
+                }
+                k += 1;
+            }
+            for d in self.core.touched.drain(..) {
+                times[d as usize] = self.core.devices[d as usize].next_event_time();
+            }
+            if let Some(e) = self.core.error.take() {
+                return Err(e);
+            }
+            self.refill(requests.len());
             let mut next: Option<(SimTime, usize)> = None;
-            for (i, d) in self.core.devices.iter().enumerate() {
-                if let Some(t) = d.next_event_time() {
+            for (i, t) in times.iter().enumerate() {
+                if let Some(t) = *t {
                     if next.is_none_or(|(best, _)| t < best) {
                         next = Some((t, i));
                     }
@@ -58,15 +79,8 @@ impl Array {
                 let (t, i) = next.expect("a device event");
                 self.core.now = t;
                 self.core.devices[i].step(&[])?;
-                self.core.devices[i].take_done(&mut done);
-                for (tag, t) in done.drain(..) {
-                    self.device_done(tag, t);
-                }
+                self.core.touched.push(i as u32);
             }
-            if let Some(e) = self.core.error.take() {
-                return Err(e);
-            }
-            self.refill(requests.len());
             if self.completed >= reported + 4096 {
                 reported = self.completed;
                 progress(reported);
@@ -270,7 +284,12 @@ impl Core {
         let now = self.now;
         let channel = self.map.channel(slot);
         let load = &mut self.loads[device as usize];
-        let delay = load.delays.issue(channel, now, write, &self.service);
+        // Only DLS reads the delay model.
+        let delay = if self.allocation == super::params::Allocation::Dls {
+            load.delays.issue(channel, now, write, &self.service)
+        } else {
+            0.0
+        };
         if write {
             load.writes += 1;
         } else {
@@ -286,7 +305,8 @@ impl Core {
         if let Some(rec) = &mut self.record {
             rec[device as usize].push(r);
         }
-        self.devices[device as usize].submit(now, r, tag);
+        self.devices[device as usize].arrive_now(now, r, tag);
+        self.touched.push(device);
     }
 
     /// A read of `slot` on `device` finished: a trim that waited for it runs.

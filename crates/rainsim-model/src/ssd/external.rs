@@ -30,6 +30,17 @@ impl<O: Observer> Ssd<O> {
         self.q.at(at, Ev::External(id));
     }
 
+    /// Hands in request `r` arriving now, at `at`: the device's time moves
+    /// to `at` (no pending event of the device may be earlier) and the
+    /// request enters at once, without an event of its own. Its completion
+    /// comes back from [`Ssd::take_done`] with `tag`.
+    pub fn arrive_now(&mut self, at: SimTime, mut r: Request, tag: u32) {
+        self.q.advance_to(at);
+        r.time_ns = at;
+        self.external.get_or_insert_with(Default::default);
+        self.enter_external(r, tag);
+    }
+
     /// Moves the completions since the last call into `out`, as (tag, time).
     pub fn take_done(&mut self, out: &mut Vec<(u32, SimTime)>) {
         if let Some(x) = &mut self.external {
@@ -54,7 +65,12 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn external_arrives(&mut self, id: u32) {
         let x = self.external.as_mut().expect("handed in through submit");
         let (r, tag) = x.waiting.remove(id);
+        self.enter_external(r, tag);
+    }
+
+    fn enter_external(&mut self, r: Request, tag: u32) {
         let (slot, entered) = self.host.arrive(&r);
+        let x = self.external.as_mut().expect("handed in");
         if x.tags.len() <= slot as usize {
             x.tags.resize(slot as usize + 1, u32::MAX);
         }
