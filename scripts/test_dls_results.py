@@ -9,7 +9,7 @@ import dls_results as dr
 def row(preset, scheme, workload, seed, iops, cv=0.01):
     return {"preset": preset, "scheme": scheme, "workload": workload, "seed": seed, "error": None,
             "requests": 1000, "iops": iops, "exec_ms": 1000 / iops * 1000, "mean_us": 100.0,
-            "cv_programs": cv, "programs": [1, 1, 1, 1], "co_resident": 0}
+            "cv_programs": cv, "programs": [1, 1, 1, 1], "co_resident": 0, "gc": 0}
 
 
 def rows_for(gain, seeds=3):
@@ -49,6 +49,14 @@ class DlsPage(unittest.TestCase):
         assert v[-1] == "**Verdict: reproduced.**"
         v = verdicts(dr.page(rows_for(-5.0), 3, 1000))
         assert v[0] == "**Verdict: contradicted.**"
+
+    def test_the_summary_lists_every_claim_with_its_verdict(self):
+        text = dr.page(rows_for(10.0), 3, 1000)
+        summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
+        rows = [line for line in summary.splitlines() if line.startswith("| IOPS") or line.startswith("| cv")]
+        assert len(rows) == len(dr.CLAIMS) + 2
+        assert rows[0].endswith("| direction only |") and rows[1].endswith("| reproduced |")
+        assert "never collected" in text
 
 
     def test_a_failed_run_is_listed_and_left_out_of_the_pairs(self):

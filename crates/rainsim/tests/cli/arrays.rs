@@ -86,3 +86,16 @@ fn bad_array_keys_say_what_to_change() {
         .fails();
     assert!(err.contains("--request-log") && err.contains("array"), "{err}");
 }
+
+#[test]
+fn the_same_array_run_twice_gives_the_same_report() {
+    let dir = TempDir::new("arrays-determinism");
+    let args = ["--config", "dls-8ssd", "--set", "array.allocation=dls", "--set", "array.replay=closed"];
+    let mut a = run_json(&dir, "a", &args);
+    let mut b = run_json(&dir, "b", &args);
+    for r in [&mut a, &mut b] {
+        r.as_object_mut().unwrap().remove("timing");
+    }
+    assert!(a == b, "two runs of the same input differ");
+    assert!(a["raid"]["moves"].as_u64().unwrap() > 0);
+}
