@@ -14,6 +14,7 @@ pub use crate::ftl::params::FtlParams;
 pub use crate::host::params::HostParams;
 pub use crate::metrics::options::ReportOptions;
 use crate::policy::PolicySpec;
+pub use crate::raid::array_params::{Allocation, ArrayParams, Replay};
 pub use crate::raid::fault_params::{FaultParams, RebuildPriority};
 pub use crate::raid::params::{RaidLevel, RaidParams};
 use rainsim_trace::{SyntheticSpec, TraceOptions};
@@ -63,6 +64,9 @@ pub struct Config {
     /// configs while at its default, so that reports stay as they were.
     #[serde(skip_serializing_if = "RunParams::is_default")]
     pub run: RunParams,
+    /// An array of devices like this one (`[array]`); absent: one device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<ArrayParams>,
 }
 
 /// `[run]`: safeguards of a run, not part of the simulated device.
@@ -120,6 +124,7 @@ impl Default for Config {
             report: ReportOptions::default(),
             fault: FaultParams::default(),
             run: RunParams::default(),
+            array: None,
         }
     }
 }
@@ -245,6 +250,14 @@ impl Config {
             ));
         }
         self.process_variation.validate()?;
+        if let Some(a) = &self.array {
+            a.validate(g.page_bytes).map_err(ConfigError)?;
+            if self.fault.active() {
+                return err("[fault] fails a channel of one device; inside an array it is not modelled: remove \
+                            [fault] or [array]"
+                    .into());
+            }
+        }
         self.ldpc.validate()
     }
 

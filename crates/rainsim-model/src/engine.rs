@@ -149,6 +149,15 @@ impl<E> EventQueue<E> {
         None
     }
 
+    /// Advances time to `t` without popping an event, for a caller that acts
+    /// on the queue's owner at `t` from outside; no pending event may be
+    /// earlier than `t`.
+    pub fn advance_to(&mut self, t: SimTime) {
+        debug_assert!(t >= self.now && self.peek_time().is_none_or(|p| p >= t), "time runs forward");
+        self.now = t;
+        self.cur = t >> SLOT_BITS;
+    }
+
     /// Removes the earliest event and advances time to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {

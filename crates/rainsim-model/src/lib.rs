@@ -10,6 +10,7 @@
 //! Several [`ssd::Ssd`] values can live in one process; there is no global state.
 #![warn(missing_docs)]
 
+pub mod array;
 pub mod config;
 pub mod controller;
 pub mod device_state;

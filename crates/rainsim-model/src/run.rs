@@ -46,6 +46,13 @@ fn simulate_with(
     opts: RunOptions,
     request_log: bool,
 ) -> Result<(Report, Option<RequestLog>), SimError> {
+    if cfg.array.is_some() {
+        return Err(SimError::Input(
+            "the configuration has an [array] section: an array runs through array::Array (as `rainsim run` does), \
+             not as one device"
+                .into(),
+        ));
+    }
     let t0 = Instant::now();
     let channels = cfg.geometry.channels;
     let obs = if request_log { Collector::with_request_log(channels) } else { Collector::new(channels) };
@@ -148,9 +155,17 @@ fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_
     report
 }
 
-/// Host-visible capacity of the device `cfg` describes, in bytes (needed to
-/// map trace addresses before the device is built).
+/// Host-visible capacity of the device (or, with `[array]`, the array) `cfg`
+/// describes, in bytes (needed to map trace addresses before it is built).
 pub fn capacity_bytes(cfg: &Config) -> u64 {
+    match &cfg.array {
+        Some(a) => crate::array::capacity_bytes(cfg, a),
+        None => device_capacity_bytes(cfg),
+    }
+}
+
+/// Host-visible capacity of one device as `cfg` describes it, in bytes.
+pub fn device_capacity_bytes(cfg: &Config) -> u64 {
     let (width, parity) = crate::setup::stripe_shape(cfg);
     let stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
     stripes * width.saturating_sub(parity as u32) as u64 * cfg.geometry.page_bytes as u64

@@ -45,7 +45,26 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
     if cfg.run.ignore_memory_budget {
         return Ok(());
     }
-    let mut est = memory_estimate(cfg, requests, verify);
+    let mut est = match &cfg.array {
+        None => memory_estimate(cfg, requests, verify),
+        Some(a) => {
+            // Every device as one run, and the array's mapping (5 bytes a chunk).
+            let mut one = cfg.clone();
+            one.array = None;
+            let mut e = memory_estimate(&one, requests, verify);
+            e.bytes = e.bytes.saturating_mul(a.devices as u64);
+            for p in &mut e.parts {
+                p.1 = p.1.saturating_mul(a.devices as u64);
+            }
+            let chunks = rainsim_model::run::capacity_bytes(cfg) / a.chunk_bytes(cfg.geometry.page_bytes).max(1)
+                * a.devices as u64
+                / (a.devices as u64 - 1).max(1);
+            e.bytes = e.bytes.saturating_add(chunks * 5);
+            e.parts.push(("the array mapping (array.devices, array.chunk_kib)", chunks * 5));
+            e.parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+            e
+        }
+    };
     if request_log {
         let b = requests.saturating_mul(REQUEST_LOG_BYTES);
         est.bytes = est.bytes.saturating_add(b);

@@ -2,6 +2,7 @@
 //! (the Python package, `crates/rainsim-py`) resolve configurations, load
 //! traces and run exactly as `rainsim run` does.
 
+pub mod array_summary;
 pub mod budget;
 pub mod parquet;
 pub mod request_log;
@@ -9,6 +10,7 @@ pub mod settings;
 pub mod summary;
 pub mod workload;
 
+use rainsim_model::array::report::ArrayReport;
 use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{run::RunOptions, Config, Report};
 use std::path::{Path, PathBuf};
@@ -85,6 +87,37 @@ pub fn simulate_logged(
     } else {
         (rainsim_model::simulate(cfg, &trace.requests, opts)?, None)
     })
+}
+
+/// Runs an array configuration (`[array]`) on its requests.
+pub fn simulate_array(
+    cfg: &Config,
+    trace: &rainsim_trace::Trace,
+    scheme: &str,
+    verify: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ArrayReport, Error> {
+    budget::check(cfg, trace.requests.len() as u64, verify, false)?;
+    let t0 = std::time::Instant::now();
+    let mut array = rainsim_model::array::Array::for_requests(cfg, verify, &trace.requests)?;
+    let setup_s = t0.elapsed().as_secs_f64();
+    let (w0, c0) = (std::time::Instant::now(), rainsim_model::run::cpu_seconds());
+    array.run(&trace.requests, progress)?;
+    let (wall_s, cpu_s) = (w0.elapsed().as_secs_f64(), rainsim_model::run::cpu_seconds() - c0);
+    let mut report = array.report(cfg, scheme, serde_json::to_value(&trace.info)?);
+    report.timing.wall_s = wall_s;
+    report.timing.cpu_s = cpu_s;
+    report.timing.setup_s = setup_s;
+    report.timing.requests_per_cpu_s = if cpu_s > 0.0 { trace.requests.len() as f64 / cpu_s } else { 0.0 };
+    Ok(report)
+}
+
+/// `rainsim run` of an array configuration without printing.
+pub fn run_array(spec: &RunSpec, verify: bool) -> Result<ArrayReport, Error> {
+    let scheme = spec.scheme_name();
+    let cfg = spec.resolve(Some(scheme), &[])?;
+    let trace = workload::load(&cfg, spec.trace.as_deref())?;
+    simulate_array(&cfg, &trace, scheme, verify, &mut |_| {})
 }
 
 /// `rainsim run` without printing: resolve, load, simulate.

@@ -20,6 +20,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("adaptive-parity-8ch", include_str!("../../../configs/adaptive-parity-8ch.toml")),
     ("adaptive-parity-8ch-7p1", include_str!("../../../configs/adaptive-parity-8ch-7p1.toml")),
     ("vios-128g", include_str!("../../../configs/vios-128g.toml")),
+    ("dls-4ssd", include_str!("../../../configs/dls-4ssd.toml")),
+    ("dls-8ssd", include_str!("../../../configs/dls-8ssd.toml")),
+    ("dls-4ssd-30-400", include_str!("../../../configs/dls-4ssd-30-400.toml")),
+    ("dls-8ssd-30-400", include_str!("../../../configs/dls-8ssd-30-400.toml")),
 ];
 
 /// Schemes (named sets of policy-axis values, `configs/schemes/*.toml`).

@@ -15,6 +15,7 @@ pub mod params;
 pub mod precondition;
 mod replace;
 mod replica_pages;
+mod trim;
 pub mod victim_block;
 
 use crate::flash::address::{Layout, Ppn};

@@ -2,6 +2,7 @@
 //! writes, RMW, RCW and degraded updates, with pre-reads), degraded reads and
 //! stripe locks, as one component (`layer.rs`) that the device drives.
 
+pub mod array_params;
 pub mod degraded_read;
 pub mod failure;
 pub mod fault_params;

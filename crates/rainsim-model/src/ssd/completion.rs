@@ -48,6 +48,7 @@ impl<O: Observer> Ssd<O> {
         if self.repl.is_some() {
             self.maybe_idle();
         }
+        self.external_done(id, now);
         // The host scheduler keeps NR itself; the view it gets leaves it out.
         let view = device_view!(self, &[]);
         if let Some(h) = self.host.next_waiting(&view) {

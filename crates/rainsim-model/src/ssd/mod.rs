@@ -16,6 +16,7 @@ mod admit;
 mod completion;
 mod dispatch;
 mod error;
+mod external;
 mod failure;
 mod gc_overlap;
 mod raid_port;
@@ -95,6 +96,8 @@ pub(crate) enum Ev {
     Idle(u64),
     /// The failed channel's replacement is due.
     Replace,
+    /// A request handed in by [`Ssd::submit`] arrives.
+    External(u32),
 }
 
 /// Counters the run loop keeps for its own bookkeeping.
@@ -170,6 +173,8 @@ pub struct Ssd<O: Observer> {
     next_arrival: usize,
     pub(crate) totals: RunTotals,
     pub(crate) error: Option<SimError>,
+    /// Requests handed in by an array, when the device is a member of one.
+    pub(crate) external: Option<Box<external::External>>,
 }
 
 impl<O: Observer> Ssd<O> {
@@ -277,6 +282,7 @@ impl<O: Observer> Ssd<O> {
             next_arrival: 0,
             totals: RunTotals::default(),
             error: None,
+            external: None,
         };
         if replicating {
             let chunks = ssd.stripes.chunks();
@@ -518,6 +524,7 @@ impl<O: Observer> Ssd<O> {
             Ev::ChannelFails(which) => self.channel_fails(which),
             Ev::Idle(stamp) => self.idle(stamp),
             Ev::Replace => self.replace(),
+            Ev::External(id) => self.external_arrives(id),
         }
         if let Some(e) = self.error.take() {
             return Err(e);

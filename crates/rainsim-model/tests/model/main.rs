@@ -1,6 +1,8 @@
 //! Integration tests of the device model (one test binary).
 
 mod ageing;
+mod array;
+mod array_alloc;
 mod controller;
 mod cost_edges;
 mod degraded;

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod arrays;
 mod compare;
 mod config;
 mod determinism;

@@ -1,0 +1,392 @@
+//! An array of S devices under an array-level RAID-5 (DESIGN.md §5, the DLS
+//! paper): every device is a full rainsim [`Ssd`], all of them in one
+//! simulated time, and the RAID layer of `raid/` runs above them with a
+//! device as the stripe member.
+//!
+//! ```text
+//!  requests ─▶ Array (split into chunks; stripe jobs of the RaidLayer)
+//!                │  RaidPort = Core: member(chunk) = (device, slot) from the ArrayMap,
+//!                │  Read / Program actions become device requests (Ssd::submit),
+//!                │  a Program of a data chunk goes where the write allocation says
+//!                ▼
+//!   Ssd 0   Ssd 1   …   Ssd S−1      each device: host → RAID? → channels → FTL
+//!                │  completions (Ssd::take_done) come back as the owner's events;
+//!                │  a chunk that moved is trimmed at its old slot
+//! ```
+//!
+//! The stripe has S chunks (S − 1 data + parity), position j of every
+//! stripe on device j, parity rotating one position per stripe (the layout
+//! of `raid::stripe` with channels = width = S). A chunk is one or more
+//! device pages; its slot is its run of device logical pages.
+//!
+//! One loop drives everything: it runs the earliest event of the array or
+//! any device, the array first at equal times and devices by index, so a run
+//! is deterministic.
+//!
+//! **Failure semantics:** the static layout keeps every stripe on distinct
+//! devices (single-failure tolerant). Free placement (`rr`, `egs`, `dls`)
+//! keeps parity on its rotating device but lets two data chunks of a stripe
+//! share a device, so one device failure can lose a stripe; the report
+//! counts those stripes and `--verify` refuses such a layout.
+
+pub mod alloc;
+pub use crate::raid::array_params as params;
+pub mod mapping;
+pub mod model;
+mod port;
+pub mod report;
+mod run;
+
+use crate::config::{Config, ConfigError};
+use crate::controller::Controller;
+use crate::engine::{EventQueue, SimTime};
+use crate::flash::op::Owner;
+use crate::metrics::collector::{Collector, LatencyStats};
+use crate::raid::layer::{RaidEvent, RaidLayer, RaidTimes};
+use crate::raid::stripe::StripeLayout;
+use crate::slab::Slab;
+use crate::ssd::{SimError, Ssd};
+use alloc::{ArrayWriteAllocation, DeviceLoad};
+use mapping::{ArrayMap, ChannelOf};
+use model::{ChannelDelays, ServiceTimes};
+use params::{Allocation, ArrayParams, Replay};
+
+/// Events of the array itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ArrayEv {
+    /// The next request is issued (its trace time, or a free slot in closed loop).
+    Arrival,
+    /// A controller timer of the array's RAID layer.
+    Raid(RaidEvent),
+}
+
+/// A device request the array has outstanding.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DevOp {
+    pub owner: Owner,
+    pub chunk: u32,
+    pub device: u32,
+    pub slot: u32,
+    pub channel: u32,
+    /// Its Eq. 9 wait, predicted at issue.
+    pub delay: f64,
+    pub write: bool,
+}
+
+/// An array request in flight.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ArrayReq {
+    pub arrival: SimTime,
+    pub pending: u32,
+    pub write: bool,
+}
+
+/// What the array counts.
+#[derive(Debug, Clone, Default)]
+pub struct ArrayCounters {
+    /// Reads, writes, all.
+    pub latency: [LatencyStats; 3],
+    /// Full-stripe, RMW, RCW, fresh stripe writes.
+    pub stripe_writes: [u64; 4],
+    /// Pre-reads issued.
+    pub prereads: u64,
+    /// XORs.
+    pub xors: u64,
+    /// Reads rebuilt from their stripe.
+    pub degraded_reads: u64,
+    /// Per device: reads, data programs, parity programs the array issued.
+    pub device_ops: Vec<[u64; 3]>,
+    /// Per device: bytes the array programmed on it.
+    pub device_bytes: Vec<u64>,
+    /// Data chunks written somewhere else than where they lived.
+    pub moves: u64,
+    /// Of those, the ones whose old slot was trimmed only after reads of it
+    /// in flight finished.
+    pub deferred_trims: u64,
+    /// First issue and last completion.
+    pub first_issue: Option<SimTime>,
+    /// Last completion.
+    pub last_completion: SimTime,
+}
+
+/// Everything of the array except its RAID layer: the layer's port.
+pub(crate) struct Core {
+    /// Simulated time now: the time of the event being handled.
+    pub now: SimTime,
+    pub devices: Vec<Ssd<Collector>>,
+    pub q: EventQueue<ArrayEv>,
+    pub stripes: StripeLayout,
+    pub map: ArrayMap,
+    pub alloc: Box<dyn ArrayWriteAllocation>,
+    pub allocation: Allocation,
+    pub loads: Vec<DeviceLoad>,
+    pub service: ServiceTimes,
+    /// Physical capacity of one device, bytes.
+    pub device_bytes: u64,
+    pub pe_limit: u32,
+    pub chunk_bytes: u64,
+    pub page_bytes: u32,
+    pub ops: Slab<DevOp>,
+    pub reqs: Slab<ArrayReq>,
+    pub controller: Controller,
+    pub counters: ArrayCounters,
+    /// Each chunk's data token (verify mode).
+    pub tokens: Option<Vec<u32>>,
+    pub failed: Option<u32>,
+    pub error: Option<SimError>,
+    /// Under free placement: reads in flight per (device << 32 | slot), and
+    /// the slots whose trim waits for them (a queued device read must find
+    /// its page).
+    pub reads_at: rustc_hash::FxHashMap<u64, u32>,
+    pub deferred_trims: rustc_hash::FxHashSet<u64>,
+    /// Devices whose next event time may have changed since the loop looked.
+    pub touched: Vec<u32>,
+    /// Every device request handed in, per device (tests replay them alone).
+    pub record: Option<Vec<Vec<rainsim_trace::Request>>>,
+}
+
+/// S devices under an array RAID-5.
+pub struct Array {
+    raid: RaidLayer,
+    core: Core,
+    params: ArrayParams,
+    completed: u64,
+    /// Arrivals scheduled in this run.
+    issued: usize,
+    /// Index of the next request to enter.
+    next: usize,
+}
+
+/// Chunk slots one device offers, and the array's stripes over them.
+pub fn shape(cfg: &Config, a: &ArrayParams) -> (u64, u32) {
+    let (width, parity) = crate::setup::stripe_shape(cfg);
+    let dev_stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
+    let device = dev_stripes * width.saturating_sub(parity as u32) as u64 * cfg.geometry.page_bytes as u64;
+    let slots = device / a.chunk_bytes(cfg.geometry.page_bytes);
+    let usable = if a.allocation == Allocation::Static { slots } else { (slots as f64 * (1.0 - a.spare)) as u64 };
+    (slots, usable.min(u32::MAX as u64 - 1) as u32)
+}
+
+/// Host-visible capacity of the array `cfg` describes, bytes.
+pub fn capacity_bytes(cfg: &Config, a: &ArrayParams) -> u64 {
+    let (_, stripes) = shape(cfg, a);
+    stripes as u64 * (a.devices as u64 - 1) * a.chunk_bytes(cfg.geometry.page_bytes)
+}
+
+/// The configuration of device `i` of the array `cfg` describes: the same
+/// device, its own seed (`seed + i`), no `[array]`.
+pub fn device_config(cfg: &Config, i: u32) -> Config {
+    let mut c = cfg.clone();
+    c.array = None;
+    c.seed = cfg.seed.wrapping_add(i as u64);
+    c
+}
+
+/// The device reads that stand for what `requests` touch: every home slot
+/// of every stripe they touch (the same slots on every device), as reads at
+/// time 0 (preconditioning maps what a trace reads before writing it).
+fn needed_slots(
+    cfg: &Config,
+    a: &ArrayParams,
+    stripes: u32,
+    requests: &[rainsim_trace::Request],
+) -> Vec<rainsim_trace::Request> {
+    if cfg.precondition.map_trace == crate::config::MapTrace::None || requests.is_empty() {
+        return Vec::new();
+    }
+    let chunk = a.chunk_bytes(cfg.geometry.page_bytes);
+    let dps = a.devices as u64 - 1;
+    let mut touched = vec![false; stripes as usize];
+    for r in requests {
+        let first = r.offset / chunk / dps;
+        let last = (r.offset + r.size.max(1) as u64 - 1) / chunk / dps;
+        for s in first..=last.min(stripes as u64 - 1) {
+            touched[s as usize] = true;
+        }
+    }
+    touched
+        .iter()
+        .enumerate()
+        .filter(|(_, &t)| t)
+        .map(|(s, _)| rainsim_trace::Request {
+            time_ns: 0,
+            offset: s as u64 * chunk,
+            size: chunk as u32,
+            device: 0,
+            op: rainsim_trace::Op::Read,
+        })
+        .collect()
+}
+
+impl Array {
+    /// Builds the array `cfg.array` describes. `verify` turns on data tokens
+    /// in the array and in every device; it refuses a layout that is not
+    /// single-failure tolerant.
+    pub fn new(cfg: &Config, verify: bool) -> Result<Self, ConfigError> {
+        Self::for_requests(cfg, verify, &[])
+    }
+
+    /// [`Array::new`] for replaying `requests`: unless `precondition.map_trace`
+    /// is `none`, every device maps the home slots of every stripe the
+    /// requests touch (so reads, pre-reads and rebuild reads find data).
+    pub fn for_requests(cfg: &Config, verify: bool, requests: &[rainsim_trace::Request]) -> Result<Self, ConfigError> {
+        let a = cfg.array.clone().ok_or_else(|| ConfigError("no [array] section".into()))?;
+        cfg.validate()?;
+        if verify && !a.allocation.single_failure_tolerant() {
+            return Err(ConfigError(format!(
+                "--verify: array.allocation = \"{}\" places data chunks freely, so two chunks of a stripe can \
+                 share a device and one device failure can lose data: the layout is not single-failure tolerant \
+                 and cannot be verified as RAID-5; only array.allocation = \"static\" is",
+                a.allocation.name()
+            )));
+        }
+        let s = a.devices;
+        let (slots, stripes) = shape(cfg, &a);
+        if stripes == 0 {
+            return Err(ConfigError("the array has no stripes: the devices hold less than one chunk each".into()));
+        }
+        let chunks = stripes as u64 * s as u64;
+        if chunks >= u32::MAX as u64 {
+            return Err(ConfigError(format!(
+                "the array has {chunks} chunks; at most 2^32 − 2 are supported: raise array.chunk_kib"
+            )));
+        }
+        let needed = needed_slots(cfg, &a, stripes, requests);
+        let mut devices = Vec::with_capacity(s as usize);
+        for i in 0..s {
+            let dc = device_config(cfg, i);
+            devices.push(Ssd::for_requests(&dc, Collector::new(dc.geometry.channels), verify, &needed)?);
+        }
+        let page_bytes = cfg.geometry.page_bytes;
+        let chunk_bytes = a.chunk_bytes(page_bytes);
+        debug_assert_eq!(devices[0].capacity_bytes() / chunk_bytes, slots, "shape() sizes the devices as they are");
+        let dev_stripes = devices[0].stripe_layout().clone();
+        let channels = dev_stripes.channels;
+        let channel_of = ChannelOf { stripes: dev_stripes, pages: chunk_bytes / page_bytes as u64 };
+        let map = ArrayMap::new(s, stripes, slots, channel_of);
+        let t = &cfg.timing;
+        let service = ServiceTimes::new(t.channel_mb_s, page_bytes, a.dls_batch, t.read_ns, t.program_ns);
+        let dies = cfg.geometry.chips_per_channel * cfg.geometry.dies_per_chip;
+        let loads = (0..s)
+            .map(|d| DeviceLoad {
+                delays: ChannelDelays::new(channels, dies),
+                written_bytes: 0,
+                reads: 0,
+                writes: 0,
+                free: map.free(d).to_vec(),
+            })
+            .collect();
+        let times = RaidTimes { xor_ns: t.xor_ns, stripe_overhead_ns: t.stripe_overhead_ns, decision_ns: 0 };
+        let layout = StripeLayout::new(s, s, true, stripes);
+        let mut raid = RaidLayer::new(layout.clone(), times);
+        raid.set_verify(verify);
+        let core = Core {
+            now: 0,
+            devices,
+            q: EventQueue::default(),
+            stripes: layout,
+            map,
+            alloc: alloc::build(&a, &service),
+            allocation: a.allocation,
+            loads,
+            service,
+            device_bytes: cfg.physical_pages() * page_bytes as u64,
+            pe_limit: cfg.ftl.pe_cycle_limit,
+            chunk_bytes,
+            page_bytes,
+            ops: Slab::default(),
+            reqs: Slab::default(),
+            controller: Controller::new(cfg.controller.cores),
+            counters: ArrayCounters {
+                device_ops: vec![[0; 3]; s as usize],
+                device_bytes: vec![0; s as usize],
+                ..Default::default()
+            },
+            tokens: verify.then(|| vec![0; chunks as usize]),
+            failed: None,
+            error: None,
+            reads_at: Default::default(),
+            deferred_trims: Default::default(),
+            touched: Vec::new(),
+            record: None,
+        };
+        Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0 })
+    }
+
+    /// Host-visible capacity, bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.core.stripes.logical_pages() * self.core.chunk_bytes
+    }
+
+    /// The devices (their reports are built from their collectors).
+    pub fn devices(&self) -> &[Ssd<Collector>] {
+        &self.core.devices
+    }
+
+    /// Mutable access to the devices (tests inspect their FTLs).
+    #[doc(hidden)]
+    pub fn devices_mut(&mut self) -> &mut [Ssd<Collector>] {
+        &mut self.core.devices
+    }
+
+    /// The array's counters.
+    pub fn counters(&self) -> &ArrayCounters {
+        &self.core.counters
+    }
+
+    /// Where array chunk `chunk` lives: (device, slot).
+    pub fn location(&self, chunk: u32) -> Option<(u32, u32)> {
+        self.core.map.get(chunk)
+    }
+
+    /// The array's stripe layout (chunk ids, parity positions).
+    pub fn stripe_layout(&self) -> &StripeLayout {
+        &self.core.stripes
+    }
+
+    /// Stripes with two chunks on one device (one device failure can lose them).
+    pub fn co_resident_stripes(&self) -> u64 {
+        self.core.map.co_resident_stripes(self.core.stripes.width)
+    }
+
+    /// Device `d` fails now: its chunks are lost, reads of them are rebuilt
+    /// from their stripes and writes to them are kept in parity only (no
+    /// replacement is modelled at array level).
+    pub fn fail_device(&mut self, d: u32) {
+        let w = self.core.stripes.width;
+        let lost: Vec<u32> = (0..self.core.stripes.chunks() as u32)
+            .filter(|&c| self.core.map.get(c).is_some_and(|(dev, _)| dev == d))
+            .collect();
+        self.raid.fail(d, None, &lost, 1, false);
+        self.core.failed = Some(d);
+        debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
+    }
+
+    /// Keeps every request handed to each device from now on.
+    #[doc(hidden)]
+    pub fn record_device_requests(&mut self) {
+        self.core.record = Some(vec![Vec::new(); self.core.devices.len()]);
+    }
+
+    /// The requests each device was handed, when recorded.
+    #[doc(hidden)]
+    pub fn device_requests(&self) -> Option<&[Vec<rainsim_trace::Request>]> {
+        self.core.record.as_deref()
+    }
+
+    /// Injects a test fault into the array's RAID layer (verify must catch it).
+    #[doc(hidden)]
+    pub fn inject_fault(&mut self, f: crate::fault::Fault) {
+        self.raid.set_fault(Some(f));
+    }
+
+    /// Requests completed so far.
+    pub fn completed(&self) -> u64 {
+        self.completed
+    }
+
+    /// Whether `params.replay` is closed-loop.
+    fn closed(&self) -> bool {
+        self.params.replay == Replay::Closed
+    }
+}

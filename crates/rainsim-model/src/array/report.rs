@@ -1,0 +1,236 @@
+//! The array's report: array-level latency, IOPS and execution time, the
+//! RAID-5 routines, and per device its operations, blocked requests, GC,
+//! erases, bytes written and predicted lifetime, with the spread (cv) of
+//! each across the devices.
+
+use super::model::life_days;
+use super::params::{ArrayParams, Replay};
+use super::Array;
+use crate::config::Config;
+use crate::metrics::class_latency::{ClassLatency, Latency};
+use crate::metrics::collector::Collector;
+use crate::metrics::report::{cv, Report, ReportInputs};
+use serde::Serialize;
+
+/// One device of the array.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DeviceSummary {
+    /// Reads the array sent it (host reads, pre-reads, rebuild reads).
+    pub reads: u64,
+    /// Data chunks the array wrote to it.
+    pub data_programs: u64,
+    /// Parity chunks the array wrote to it.
+    pub parity_programs: u64,
+    /// Requests it held back at its host queue depth (blocked).
+    pub blocked_requests: u64,
+    /// Σ over its channels of the queue length at each completion.
+    pub blocked_sum: u64,
+    /// Garbage collections.
+    pub gc: u64,
+    /// Erases.
+    pub erases: u64,
+    /// GC page moves.
+    pub pages_moved: u64,
+    /// Bytes programmed: the array's writes, the device's own parity and GC moves.
+    pub bytes_written: u64,
+    /// Its write amplification (flash programs per host page program).
+    pub waf: f64,
+    /// Predicted lifetime from its erase rate (`wear.predicted_lifetime_s` of a device report).
+    pub predicted_lifetime_s: Option<f64>,
+    /// Remaining life by Eq. 12 at the end of the run, days (absent: nothing written).
+    pub life_days_eq12: Option<f64>,
+    /// Its mean request latency, ns.
+    pub mean_latency_ns: f64,
+}
+
+/// Spread of the per-device values.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DeviceBalance {
+    /// cv of the chunks written (data + parity): the paper's Fig. 8.
+    pub cv_programs: f64,
+    /// cv of bytes written.
+    pub cv_bytes_written: f64,
+    /// cv of erases.
+    pub cv_erases: f64,
+    /// cv of GCs.
+    pub cv_gc: f64,
+    /// cv of blocked requests.
+    pub cv_blocked: f64,
+    /// Largest over smallest chunks written (1: even; 0 when a device took none).
+    pub max_min_programs: f64,
+}
+
+/// Array RAID-5 routines.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ArrayRaid {
+    /// Full-stripe writes.
+    pub full_stripe_writes: u64,
+    /// Read-modify-writes.
+    pub rmw: u64,
+    /// Reconstruct-writes.
+    pub rcw: u64,
+    /// Writes to stripes with nothing to pre-read.
+    pub fresh: u64,
+    /// Pre-reads.
+    pub prereads: u64,
+    /// XORs.
+    pub xors: u64,
+    /// Reads rebuilt from their stripe (a failed device).
+    pub degraded_reads: u64,
+    /// Data chunks written to another place than where they lived.
+    pub moves: u64,
+}
+
+/// The report of an array run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ArrayReport {
+    /// Simulator version.
+    pub version: String,
+    /// Scheme name.
+    pub scheme: String,
+    /// Seed (device i uses seed + i).
+    pub seed: u64,
+    /// `[array]` as run.
+    pub array: ArrayParams,
+    /// Whether one device failure can never lose a stripe.
+    pub single_failure_tolerant: bool,
+    /// Stripes with two chunks on one device at the end.
+    pub co_resident_stripes: u64,
+    /// Host-visible capacity, bytes.
+    pub capacity_bytes: u64,
+    /// Stripes.
+    pub stripes: u32,
+    /// Requests completed.
+    pub requests: u64,
+    /// Array-level latency (from arrival, or from issue in closed loop).
+    pub latency: Latency,
+    /// Requests per second over the execution time.
+    pub iops: f64,
+    /// First issue to last completion, ns (the trace's execution time in closed loop).
+    pub execution_time_ns: u64,
+    /// Array RAID-5 routines.
+    pub raid: ArrayRaid,
+    /// Per device.
+    pub devices: Vec<DeviceSummary>,
+    /// Spread across devices.
+    pub balance: DeviceBalance,
+    /// Shortest predicted lifetime of any device, s.
+    pub min_predicted_lifetime_s: Option<f64>,
+    /// Trace identity.
+    pub trace: serde_json::Value,
+    /// The configuration.
+    pub config: serde_json::Value,
+    /// How long the simulation took (filled by the caller).
+    pub timing: crate::metrics::report::RunTiming,
+}
+
+/// A device's full report (timing left empty), as a single run would give it.
+pub fn device_report(ssd: &Ssd, cfg: &Config, scheme: &str) -> Report {
+    Report::build(
+        &ssd.obs,
+        &ssd.ftl,
+        ReportInputs {
+            scheme,
+            seed: cfg.seed,
+            config: serde_json::to_value(cfg).expect("config serialises"),
+            trace: serde_json::Value::Null,
+            dies_per_channel: ssd.layout().dies_per_channel,
+            capacity_bytes: ssd.capacity_bytes(),
+            cdf_points: cfg.report.cdf_points,
+            pe_cycle_limit: cfg.ftl.pe_cycle_limit,
+            ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
+        },
+    )
+}
+
+type Ssd = crate::ssd::Ssd<Collector>;
+
+impl Array {
+    /// The report after [`Array::run`].
+    pub fn report(&self, cfg: &Config, scheme: &str, trace: serde_json::Value) -> ArrayReport {
+        let c = &self.core.counters;
+        let page = self.core.page_bytes as u64;
+        let devices: Vec<DeviceSummary> = self
+            .core
+            .devices
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let r = device_report(d, &super::device_config(cfg, i as u32), scheme);
+                let ops = c.device_ops[i];
+                let parity: u64 = r.flash_ops.parity_program;
+                let bytes = c.device_bytes[i] + (r.flash_ops.gc_program + parity) * page;
+                DeviceSummary {
+                    reads: ops[0],
+                    data_programs: ops[1],
+                    parity_programs: ops[2],
+                    blocked_requests: r.host.held_by_queue_depth,
+                    blocked_sum: r.channels.iter().map(|x| x.blocked_sum).sum(),
+                    gc: r.gc.count,
+                    erases: r.flash_ops.erase,
+                    pages_moved: r.channels.iter().map(|x| x.pages_moved).sum(),
+                    bytes_written: bytes,
+                    waf: r.waf,
+                    predicted_lifetime_s: r.wear.predicted_lifetime_s,
+                    life_days_eq12: Some(life_days(self.core.device_bytes, self.core.pe_limit, bytes, self.core.now))
+                        .filter(|x| x.is_finite()),
+                    mean_latency_ns: r.latency.all.mean_ns,
+                }
+            })
+            .collect();
+        let col = |f: &dyn Fn(&DeviceSummary) -> f64| devices.iter().map(f).collect::<Vec<f64>>();
+        let programs = col(&|d| (d.data_programs + d.parity_programs) as f64);
+        let (lo, hi) = programs.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        let balance = DeviceBalance {
+            cv_programs: cv(&programs),
+            cv_bytes_written: cv(&col(&|d| d.bytes_written as f64)),
+            cv_erases: cv(&col(&|d| d.erases as f64)),
+            cv_gc: cv(&col(&|d| d.gc as f64)),
+            cv_blocked: cv(&col(&|d| d.blocked_requests as f64)),
+            max_min_programs: if lo > 0.0 { hi / lo } else { 0.0 },
+        };
+        let span = c.last_completion.saturating_sub(c.first_issue.unwrap_or(0));
+        let count = c.latency[2].count();
+        let cdf = cfg.report.cdf_points;
+        let min_life = devices.iter().filter_map(|d| d.predicted_lifetime_s).min_by(f64::total_cmp);
+        ArrayReport {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            scheme: scheme.to_string(),
+            seed: cfg.seed,
+            array: self.params.clone(),
+            single_failure_tolerant: self.params.allocation.single_failure_tolerant(),
+            co_resident_stripes: self.co_resident_stripes(),
+            capacity_bytes: self.capacity_bytes(),
+            stripes: self.core.stripes.stripes,
+            requests: count,
+            latency: Latency {
+                read: ClassLatency::new(&c.latency[0], cdf, true),
+                write: ClassLatency::new(&c.latency[1], cdf, true),
+                all: ClassLatency::new(&c.latency[2], cdf, false),
+            },
+            iops: if span == 0 { 0.0 } else { count as f64 * 1e9 / span as f64 },
+            execution_time_ns: span,
+            raid: ArrayRaid {
+                full_stripe_writes: c.stripe_writes[0],
+                rmw: c.stripe_writes[1],
+                rcw: c.stripe_writes[2],
+                fresh: c.stripe_writes[3],
+                prereads: c.prereads,
+                xors: c.xors,
+                degraded_reads: c.degraded_reads,
+                moves: c.moves,
+            },
+            devices,
+            balance,
+            min_predicted_lifetime_s: min_life,
+            trace,
+            config: serde_json::to_value(cfg).expect("config serialises"),
+            timing: Default::default(),
+        }
+    }
+
+    /// Whether the run replayed in closed loop.
+    pub fn closed_loop(&self) -> bool {
+        self.params.replay == Replay::Closed
+    }
+}

@@ -1,0 +1,365 @@
+//! The array's run loop: requests in (open loop at their trace times, or
+//! closed loop with `queue_depth` in flight), split into chunk reads and
+//! stripe jobs, device completions back to their owners.
+
+use super::{Array, ArrayEv, ArrayReq, Core, DevOp};
+use crate::engine::SimTime;
+use crate::flash::op::{FlashOp, Owner};
+use crate::raid::layer::{RaidAction, Token};
+use crate::ssd::SimError;
+use crate::verify::VerifyError;
+use rainsim_trace::{Op, Request};
+
+impl Array {
+    /// Replays `requests` (sorted by time) to completion; `progress` gets the
+    /// completed count every few thousand requests.
+    pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<(), SimError> {
+        self.check(requests)?;
+        self.issued = 0;
+        self.next = 0;
+        let base = self.completed;
+        for d in &mut self.core.devices {
+            d.begin(&[])?;
+        }
+        match (self.closed(), requests.first()) {
+            (_, None) => {}
+            (false, Some(r)) => self.schedule_arrival(r.time_ns),
+            (true, Some(_)) => {
+                for _ in 0..(self.params.queue_depth as usize).min(requests.len()) {
+                    self.schedule_arrival(0);
+                }
+            }
+        }
+        let mut done = Vec::new();
+        let mut reported = 0;
+        // Each device's next event time, refreshed only for the devices an
+        // event touched (the one stepped, the ones handed requests).
+        let mut times: Vec<Option<SimTime>> = self.core.devices.iter().map(|d| d.next_event_time()).collect();
+        loop {
+            // Completions of the touched devices go back up; handling them may
+            // touch more devices, whose completions follow in turn.
+            let mut k = 0;
+            while k < self.core.touched.len() {
+                let d = self.core.touched[k] as usize;
+                self.core.devices[d].take_done(&mut done);
+                for (tag, t) in done.drain(..) {
+                    self.device_done(tag, t);
+                }
+                k += 1;
+            }
+            for d in self.core.touched.drain(..) {
+                times[d as usize] = self.core.devices[d as usize].next_event_time();
+            }
+            if let Some(e) = self.core.error.take() {
+                return Err(e);
+            }
+            self.refill(requests.len());
+            let mut next: Option<(SimTime, usize)> = None;
+            for (i, t) in times.iter().enumerate() {
+                if let Some(t) = *t {
+                    if next.is_none_or(|(best, _)| t < best) {
+                        next = Some((t, i));
+                    }
+                }
+            }
+            let array_first = match (self.core.q.peek_time(), next) {
+                (Some(a), Some((t, _))) => a <= t,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if array_first {
+                let (t, ev) = self.core.q.pop().expect("peeked");
+                self.core.now = t;
+                match ev {
+                    ArrayEv::Arrival => self.arrive(requests),
+                    ArrayEv::Raid(e) => self.raid.on_event(e, &mut self.core),
+                }
+            } else {
+                let (t, i) = next.expect("a device event");
+                self.core.now = t;
+                self.core.devices[i].step(&[])?;
+                self.core.touched.push(i as u32);
+            }
+            if self.completed >= reported + 4096 {
+                reported = self.completed;
+                progress(reported);
+            }
+        }
+        progress(self.completed);
+        for d in &mut self.core.devices {
+            d.finish()?;
+        }
+        if self.completed - base != requests.len() as u64 {
+            return Err(VerifyError {
+                time_ns: self.core.now,
+                what: format!(
+                    "{} array requests issued but {} completed when the event queues ran dry",
+                    requests.len(),
+                    self.completed - base
+                ),
+            }
+            .into());
+        }
+        self.verify_stripes()
+    }
+
+    fn check(&self, requests: &[Request]) -> Result<(), SimError> {
+        let cap = self.capacity_bytes();
+        if let Some((index, r)) =
+            requests.iter().enumerate().find(|(_, r)| r.offset.saturating_add(r.size as u64) > cap)
+        {
+            return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
+        }
+        if let Some((index, r)) = requests.iter().enumerate().find(|(_, r)| r.time_ns > 1 << 62) {
+            return Err(SimError::TooLate { index, time_ns: r.time_ns });
+        }
+        if let Some(index) = requests.iter().position(|r| r.size == 0) {
+            return Err(SimError::Input(format!("request {index} has size 0")));
+        }
+        if let Some(index) = requests.windows(2).position(|w| w[1].time_ns < w[0].time_ns) {
+            return Err(SimError::Input(format!(
+                "request {} arrives before request {index}: requests must be sorted by time",
+                index + 1
+            )));
+        }
+        Ok(())
+    }
+
+    fn schedule_arrival(&mut self, at: SimTime) {
+        self.issued += 1;
+        self.core.q.at(at, ArrayEv::Arrival);
+    }
+
+    /// The next request enters the array now and is split.
+    fn arrive(&mut self, requests: &[Request]) {
+        let now = self.core.now;
+        let r = requests[self.next];
+        self.next += 1;
+        if !self.closed() {
+            if let Some(n) = requests.get(self.next) {
+                self.schedule_arrival(n.time_ns);
+            }
+        }
+        let c = &mut self.core.counters;
+        c.first_issue.get_or_insert(now);
+        let write = r.op == Op::Write;
+        let id = self.core.reqs.insert(ArrayReq { arrival: now, pending: 1, write });
+        let cb = self.core.chunk_bytes;
+        let (first, end) = (r.offset / cb, r.offset + r.size as u64);
+        let last = (end - 1) / cb;
+        let dps = self.core.stripes.data_per_stripe() as u64;
+        if write {
+            let mut lpn = first;
+            while lpn <= last {
+                let stripe = (lpn / dps) as u32;
+                let stripe_end = ((stripe as u64 + 1) * dps - 1).min(last);
+                let (mut written, mut partial) = (0u64, 0u64);
+                for l in lpn..=stripe_end {
+                    let pos = self.core.stripes.data_pos(stripe, (l % dps) as u32);
+                    written |= 1 << pos;
+                    if l * cb < r.offset || (l + 1) * cb > end {
+                        partial |= 1 << pos;
+                    }
+                }
+                lpn = stripe_end + 1;
+                self.core.reqs[id].pending += 1;
+                self.raid.submit_job(id, stripe, written, partial, &mut self.core);
+            }
+        } else {
+            for lpn in first..=last {
+                let (_, chunk) = self.core.stripes.chunk_of_lpn(lpn);
+                self.core.reqs[id].pending += 1;
+                if self.raid.is_lost(chunk) {
+                    self.raid.reconstruct_read(id, chunk, &mut self.core);
+                    continue;
+                }
+                let (lo, hi) = ((lpn * cb).max(r.offset), ((lpn + 1) * cb).min(end));
+                let (device, slot) = self.core.map.get(chunk).expect("every chunk has a location");
+                let dev = slot as u64 * cb + (lo - lpn * cb);
+                self.core.issue(Owner::HostRead(id), chunk, device, slot, (dev, (hi - lo) as u32), false);
+            }
+        }
+        self.core.unit_done(id);
+    }
+
+    /// A device request completed at `t`: its owner hears of it.
+    fn device_done(&mut self, tag: u32, t: SimTime) {
+        debug_assert_eq!(t, self.core.now);
+        let op = self.core.ops.remove(tag);
+        let load = &mut self.core.loads[op.device as usize];
+        load.delays.done(op.channel, op.delay);
+        if op.write {
+            load.writes -= 1;
+        } else {
+            load.reads -= 1;
+        }
+        if !op.write && self.core.allocation != super::params::Allocation::Static {
+            self.core.read_done_at(op.device, op.slot);
+        }
+        let flash = FlashOp { chunk: op.chunk, owner: op.owner, enqueued: 0, ppn: op.slot, seq: 0 };
+        let token = self.core.tokens.as_ref().map(|t| t[op.chunk as usize]);
+        match op.owner {
+            Owner::HostRead(req) => self.core.unit_done(req),
+            Owner::PreRead(job) => self.raid.preread_done(job, flash, token, &mut self.core),
+            Owner::DegradedRead(id) => self.raid.partner_read_done(id, token, &mut self.core),
+            Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op, flash),
+            // The array's RAID layer keeps no replicas (its port has none).
+            Owner::ReplicaRead(..) => unreachable!("replica read in an array"),
+        }
+    }
+
+    /// Counts the requests completed by the last event; in closed loop each
+    /// one lets the next request in now.
+    fn refill(&mut self, total: usize) {
+        let before = self.completed;
+        self.completed = self.core.counters.latency[2].count();
+        if self.closed() {
+            for _ in before..self.completed {
+                if self.issued < total {
+                    self.schedule_arrival(self.core.now);
+                }
+            }
+        }
+    }
+
+    /// A program of job `job` is done: the mapping takes it (the old slot is
+    /// trimmed and freed), then the RAID layer hears of it.
+    fn program_done(&mut self, job: u32, op: DevOp, flash: FlashOp) {
+        let c = self.raid.commit_of(job, &flash, None);
+        if !c.stale {
+            if let Some((dev, slot)) = self.core.map.set(op.chunk, op.device, op.slot) {
+                self.core.counters.moves += 1;
+                let key = (dev as u64) << 32 | slot as u64;
+                if self.core.reads_at.contains_key(&key) {
+                    self.core.deferred_trims.insert(key);
+                    self.core.counters.deferred_trims += 1;
+                } else {
+                    self.core.trim(dev, slot);
+                }
+            }
+        }
+        if let (Some(tokens), Some(t)) = (&mut self.core.tokens, c.token) {
+            tokens[op.chunk as usize] = match t {
+                Token::Parity(x) => x,
+                Token::Data { token, .. } => token,
+            };
+        }
+        if self.raid.failure().is_some() {
+            self.raid.committed(job, op.chunk, op.device, op.device);
+        }
+        self.raid.program_done(job, &mut self.core);
+    }
+
+    /// Verify mode: every stripe's tokens XOR to zero (parity matches its
+    /// data) and no stripe has two chunks on one device.
+    fn verify_stripes(&self) -> Result<(), SimError> {
+        let Some(tokens) = &self.core.tokens else { return Ok(()) };
+        let now = self.core.now;
+        let w = self.core.stripes.width as usize;
+        for (s, chunk) in tokens.chunks(w).enumerate() {
+            let lost = (0..w).any(|p| self.raid.is_lost((s * w + p) as u32));
+            if !lost && chunk.iter().fold(0, |x, t| x ^ t) != 0 {
+                return Err(VerifyError {
+                    time_ns: now,
+                    what: format!("array stripe {s}: parity does not match its data"),
+                }
+                .into());
+            }
+        }
+        let co = self.co_resident_stripes();
+        if co > 0 {
+            return Err(VerifyError {
+                time_ns: now,
+                what: format!("{co} array stripes hold two chunks on one device: not single-failure tolerant"),
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
+
+impl Core {
+    /// Hands device `device` a request of `range` = (byte offset, size) for
+    /// `owner`, on chunk `chunk` at `slot`.
+    pub(crate) fn issue(&mut self, owner: Owner, chunk: u32, device: u32, slot: u32, range: (u64, u32), write: bool) {
+        let now = self.now;
+        let channel = self.map.channel(slot);
+        let load = &mut self.loads[device as usize];
+        // Only DLS reads the delay model.
+        let delay = if self.allocation == super::params::Allocation::Dls {
+            load.delays.issue(channel, now, write, &self.service)
+        } else {
+            0.0
+        };
+        if write {
+            load.writes += 1;
+        } else {
+            load.reads += 1;
+            self.counters.device_ops[device as usize][0] += 1;
+        }
+        if !write && self.allocation != super::params::Allocation::Static {
+            *self.reads_at.entry((device as u64) << 32 | slot as u64).or_insert(0) += 1;
+        }
+        let tag = self.ops.insert(DevOp { owner, chunk, device, slot, channel, delay, write });
+        let op = if write { Op::Write } else { Op::Read };
+        let r = Request { time_ns: now, offset: range.0, size: range.1, device: 0, op };
+        if let Some(rec) = &mut self.record {
+            rec[device as usize].push(r);
+        }
+        self.devices[device as usize].arrive_now(now, r, tag);
+        self.touched.push(device);
+    }
+
+    /// A read of `slot` on `device` finished: a trim that waited for it runs.
+    fn read_done_at(&mut self, device: u32, slot: u32) {
+        let key = (device as u64) << 32 | slot as u64;
+        let n = self.reads_at.get_mut(&key).expect("counted at issue");
+        *n -= 1;
+        if *n == 0 {
+            self.reads_at.remove(&key);
+            if self.deferred_trims.remove(&key) {
+                self.trim(device, slot);
+            }
+        }
+    }
+
+    /// Trims the slot a chunk moved away from and gives it back.
+    fn trim(&mut self, device: u32, slot: u32) {
+        if self.failed != Some(device) {
+            let pages = self.chunk_bytes / self.page_bytes as u64;
+            for p in 0..pages {
+                self.devices[device as usize].trim(slot as u64 * pages + p);
+            }
+        }
+        self.map.release(device, slot);
+        self.loads[device as usize].free.copy_from_slice(self.map.free(device));
+    }
+
+    /// One unit of array request `id` is done; the last completes it.
+    pub(crate) fn unit_done(&mut self, id: u32) {
+        let r = &mut self.reqs[id];
+        r.pending -= 1;
+        if r.pending > 0 {
+            return;
+        }
+        let r = self.reqs.remove(id);
+        let now = self.now;
+        let lat = now - r.arrival;
+        self.counters.latency[r.write as usize].record(lat);
+        self.counters.latency[2].record(lat);
+        self.counters.last_completion = now;
+    }
+
+    /// Records a failure of the run (the first one wins).
+    pub(crate) fn fail(&mut self, e: impl Into<SimError>) {
+        if self.error.is_none() {
+            self.error = Some(e.into());
+        }
+    }
+
+    /// A RAID action the array cannot carry out.
+    pub(crate) fn unsupported(&mut self, a: RaidAction) {
+        self.fail(SimError::Unsupported(format!("array RAID layer: {a:?}")));
+    }
+}

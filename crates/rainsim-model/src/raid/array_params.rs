@@ -1,0 +1,141 @@
+//! `[array]`: S devices under an array-level RAID-5 (DESIGN.md §5; the
+//! array itself is the `array` module). Every device is the one the rest of the
+//! configuration describes.
+
+use serde::{Deserialize, Serialize};
+
+/// Array write allocation: which device (and, inside it, which channel) a new
+/// data chunk goes to.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocation {
+    /// Plain RAID-5: a chunk lives at its layout home, updated in place.
+    Static,
+    /// Round robin over the devices (and over the channels inside one).
+    Rr,
+    /// Weighted equal windows (baselines.md §5, next-wave-spec.md §3.b).
+    Egs,
+    /// Delay- and life-aware (the DLS paper, Eq. 1–12).
+    Dls,
+}
+
+impl Allocation {
+    /// The name used in configurations and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Allocation::Static => "static",
+            Allocation::Rr => "rr",
+            Allocation::Egs => "egs",
+            Allocation::Dls => "dls",
+        }
+    }
+
+    /// Whether every stripe keeps its chunks on distinct devices, so that one
+    /// failed device loses at most one chunk of any stripe. Only the static
+    /// layout does: free placement lets two chunks of a stripe share a device.
+    pub fn single_failure_tolerant(self) -> bool {
+        self == Allocation::Static
+    }
+}
+
+/// How requests enter the array.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Replay {
+    /// Each request arrives at its trace time.
+    Open,
+    /// Every request is available at time 0; `queue_depth` are in flight at
+    /// once, the next one issued when one completes (latency counts from issue).
+    Closed,
+}
+
+/// `[array]` keys.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ArrayParams {
+    /// Devices S in the array (3 to 64: a RAID-5 stripe of S − 1 data chunks and parity).
+    pub devices: u32,
+    /// Chunk size, KiB: a multiple of the device page (the paper: one page).
+    pub chunk_kib: u32,
+    /// `static`, `rr`, `egs` or `dls`.
+    pub allocation: Allocation,
+    /// Fraction of every device's chunk slots kept free for chunks that move
+    /// (free placement only; the static layout uses every slot).
+    pub spare: f64,
+    /// `open` (trace times) or `closed` (queue_depth requests in flight).
+    pub replay: Replay,
+    /// Requests in flight in closed-loop replay.
+    pub queue_depth: u32,
+    /// EGS: weight of a write against a read (0: t_flash_w / t_flash_r of Eq. 6–7).
+    pub egs_write_weight: f64,
+    /// EGS: a device takes writes while its bytes written ≤ mean × (1 + θ).
+    pub egs_theta: f64,
+    /// DLS: page transfers batched into one flash operation, N of Eq. 1.
+    pub dls_batch: u32,
+}
+
+impl Default for ArrayParams {
+    fn default() -> Self {
+        ArrayParams {
+            devices: 4,
+            chunk_kib: 0,
+            allocation: Allocation::Static,
+            spare: 0.1,
+            replay: Replay::Open,
+            queue_depth: 32,
+            egs_write_weight: 0.0,
+            egs_theta: 0.1,
+            dls_batch: 1,
+        }
+    }
+}
+
+impl ArrayParams {
+    /// Checks the keys against the device's page size.
+    pub fn validate(&self, page_bytes: u32) -> Result<(), String> {
+        if !(3..=64).contains(&self.devices) {
+            return Err(format!(
+                "array.devices = {} must be between 3 and 64 (a RAID-5 stripe needs two data chunks and parity)",
+                self.devices
+            ));
+        }
+        let chunk = self.chunk_bytes(page_bytes);
+        if !chunk.is_multiple_of(page_bytes as u64) || chunk == 0 {
+            return Err(format!(
+                "array.chunk_kib = {} must be a multiple of the device page ({} bytes); 0 means one page",
+                self.chunk_kib, page_bytes
+            ));
+        }
+        if !(self.spare.is_finite() && (0.0..0.9).contains(&self.spare)) {
+            return Err(format!("array.spare = {} must be in [0, 0.9)", self.spare));
+        }
+        if self.allocation != Allocation::Static && self.spare == 0.0 {
+            return Err(format!(
+                "array.allocation = \"{}\" moves chunks and needs free slots: set array.spare above 0 (e.g. 0.1)",
+                self.allocation.name()
+            ));
+        }
+        if self.replay == Replay::Closed && !(1..=1 << 20).contains(&self.queue_depth) {
+            return Err(format!("array.queue_depth = {} must be between 1 and 2^20", self.queue_depth));
+        }
+        if !(self.egs_write_weight.is_finite() && self.egs_write_weight >= 0.0) {
+            return Err(format!("array.egs_write_weight = {} must be ≥ 0 (0: Eq. 6 / Eq. 7)", self.egs_write_weight));
+        }
+        if !(self.egs_theta.is_finite() && self.egs_theta >= 0.0) {
+            return Err(format!("array.egs_theta = {} must be ≥ 0", self.egs_theta));
+        }
+        if !(1..=64).contains(&self.dls_batch) {
+            return Err(format!("array.dls_batch = {} must be between 1 and 64", self.dls_batch));
+        }
+        Ok(())
+    }
+
+    /// Chunk size in bytes (0 KiB: one page).
+    pub fn chunk_bytes(&self, page_bytes: u32) -> u64 {
+        if self.chunk_kib == 0 {
+            page_bytes as u64
+        } else {
+            self.chunk_kib as u64 * 1024
+        }
+    }
+}

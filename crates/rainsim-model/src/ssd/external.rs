@@ -1,0 +1,93 @@
+//! The device as a member of an array: requests are handed in at a time (not
+//! read from a trace), completions are handed back with the caller's tag, and
+//! a chunk that moved elsewhere is trimmed.
+
+use super::{Ev, Ssd};
+use crate::engine::SimTime;
+use crate::metrics::observer::Observer;
+use crate::slab::Slab;
+use rainsim_trace::Request;
+
+/// Requests handed in and not yet arrived, the tags of the ones in the
+/// device, and the completions not yet collected.
+#[derive(Default)]
+pub(crate) struct External {
+    waiting: Slab<(Request, u32)>,
+    /// Caller's tag by host slot.
+    tags: Vec<u32>,
+    /// (tag, completion time) in completion order.
+    done: Vec<(u32, SimTime)>,
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Hands in request `r` to arrive at `at` (no earlier than the device's
+    /// current time); its completion comes back from [`Ssd::take_done`] with `tag`.
+    pub fn submit(&mut self, at: SimTime, mut r: Request, tag: u32) {
+        debug_assert!(at >= self.q.now(), "a request cannot arrive in the device's past");
+        r.time_ns = at;
+        let x = self.external.get_or_insert_with(Default::default);
+        let id = x.waiting.insert((r, tag));
+        self.q.at(at, Ev::External(id));
+    }
+
+    /// Hands in request `r` arriving now, at `at`: the device's time moves
+    /// to `at` (no pending event of the device may be earlier) and the
+    /// request enters at once, without an event of its own. Its completion
+    /// comes back from [`Ssd::take_done`] with `tag`.
+    pub fn arrive_now(&mut self, at: SimTime, mut r: Request, tag: u32) {
+        self.q.advance_to(at);
+        r.time_ns = at;
+        self.external.get_or_insert_with(Default::default);
+        self.enter_external(r, tag);
+    }
+
+    /// Moves the completions since the last call into `out`, as (tag, time).
+    pub fn take_done(&mut self, out: &mut Vec<(u32, SimTime)>) {
+        if let Some(x) = &mut self.external {
+            out.append(&mut x.done);
+        }
+    }
+
+    /// The chunk holding logical page `lpn` is no longer needed: its page is
+    /// invalidated without a write.
+    pub fn trim(&mut self, lpn: u64) {
+        let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
+        if let Some(old) = self.ftl.trim(chunk) {
+            let die = self.layout.die_of(old);
+            if self.flash.idle(die) {
+                self.try_start(die);
+            }
+        }
+    }
+
+    /// A handed-in request arrives now (as a trace arrival does, with the
+    /// tag recorded before it may complete).
+    pub(crate) fn external_arrives(&mut self, id: u32) {
+        let x = self.external.as_mut().expect("handed in through submit");
+        let (r, tag) = x.waiting.remove(id);
+        self.enter_external(r, tag);
+    }
+
+    fn enter_external(&mut self, r: Request, tag: u32) {
+        let (slot, entered) = self.host.arrive(&r);
+        let x = self.external.as_mut().expect("handed in");
+        if x.tags.len() <= slot as usize {
+            x.tags.resize(slot as usize + 1, u32::MAX);
+        }
+        x.tags[slot as usize] = tag;
+        self.totals.admitted += 1;
+        if entered {
+            self.enter(slot);
+        } else {
+            self.obs.host_held();
+        }
+    }
+
+    /// A host request of slot `slot` completed at `now`: its tag goes back.
+    #[inline]
+    pub(crate) fn external_done(&mut self, slot: u32, now: SimTime) {
+        if let Some(x) = &mut self.external {
+            x.done.push((x.tags[slot as usize], now));
+        }
+    }
+}

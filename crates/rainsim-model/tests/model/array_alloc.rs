@@ -1,0 +1,275 @@
+//! Array write allocation: the DLS paper's worked numbers (Eq. 1–7), the
+//! delay state (Eq. 8–9), the selection rule on hand-built device states
+//! (with the "no SSD qualifies" fallback and unwritten devices), EGS on a
+//! hand-built view, DLS's choice of device and channel on a hand-built view,
+//! and whole arrays: free placement trims what moved, static placement is plain RAID-5
+//! whose devices report as separate runs, and `--verify` is refused for
+//! layouts that are not single-failure tolerant and catches a parity bug
+//! in the one that is.
+
+use crate::array::array_cfg;
+use rainsim_model::array::alloc::dls::{select_device, DeviceState};
+use rainsim_model::array::alloc::{ArrayView, ArrayWriteAllocation, Choice, DeviceLoad, Dls, Egs};
+use rainsim_model::array::model::{life_days, ChannelDelays, ServiceTimes};
+use rainsim_model::array::params::Allocation;
+use rainsim_model::array::report::device_report;
+use rainsim_model::array::{device_config, Array};
+use rainsim_model::fault::Fault;
+use rainsim_model::RunOptions;
+use rainsim_trace::{Op, Request};
+
+const PAGE: u64 = 4096;
+
+#[test]
+fn eq_1_to_7_give_the_papers_numbers_for_a_50_mb_s_bus() {
+    // 2 KiB pages, N = 1, tR = 20 µs, tPROG = 200 µs.
+    let t = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    assert_eq!(t.bus_ns, 20.0);
+    assert!((t.commands_ns - 140.0).abs() < 1e-9, "T_commands = 0.14 µs");
+    assert!((t.data_ns - 40_960.0).abs() < 1e-9, "T_data = 40.96 µs");
+    assert!((t.flash_w_ns - 241_100.0).abs() < 1e-9, "T_flash_w = 241.1 µs");
+    assert!((t.flash_r_ns - 61_100.0).abs() < 1e-9, "T_flash_r = 61.1 µs");
+    // N = 2 doubles the channel part only.
+    let t2 = ServiceTimes::new(50, 2048, 2, 20_000, 200_000);
+    assert!((t2.flash_w_ns - (2.0 * 41_100.0 + 200_000.0)).abs() < 1e-9);
+}
+
+#[test]
+fn a_batch_waits_for_the_bus_and_a_free_die_and_its_wait_leaves_on_completion() {
+    let t = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let mut d = ChannelDelays::new(2, 1);
+    assert_eq!(d.issue(0, 0, true, &t), 0.0, "an idle channel starts at once");
+    // The one die is busy until 241.1 µs: a read issued at 100 µs waits 141.1 µs.
+    let w = d.issue(0, 100_000, false, &t);
+    assert!((w - 141_100.0).abs() < 1e-6);
+    assert!((d.ssd_delay() - 141_100.0).abs() < 1e-6, "Eq. 10: the worst channel");
+    assert_eq!(d.ssd_min_delay(), 0.0, "Eq. 15: channel 1 is idle");
+    d.done(0, w);
+    assert_eq!(d.ssd_delay(), 0.0);
+}
+
+#[test]
+fn life_by_eq_12_counts_the_days_left_at_the_daily_write_rate() {
+    // 1 GB × 100 P/E, 10 GB written in 1 day: (100 − 10) GB / 10 GB per day = 9 days.
+    let day = 86_400_000_000_000;
+    assert!((life_days(1_000_000_000, 100, 10_000_000_000, day) - 9.0).abs() < 1e-9);
+    assert!(life_days(1_000_000_000, 100, 0, day).is_infinite(), "nothing written: infinite");
+}
+
+fn st(delay: f64, min_delay: f64, life: f64) -> DeviceState {
+    DeviceState { delay, min_delay, life }
+}
+
+#[test]
+fn dls_keeps_devices_below_average_delay_and_above_average_life_and_picks_the_least_min_delay() {
+    let all = [true; 4];
+    // avg_d = 100: device 3 (delay 200) is out although its best channel is idle.
+    let s = [st(100.0, 10.0, 100.0), st(50.0, 40.0, 100.0), st(50.0, 5.0, 100.0), st(200.0, 0.0, 100.0)];
+    assert_eq!(select_device(&s, &all), Some(2));
+    // Equal delays; avg_l = 100 keeps devices 1 and 2; 2 has the lesser min delay.
+    let s = [st(0.0, 0.0, 50.0), st(0.0, 3.0, 150.0), st(0.0, 2.0, 150.0), st(0.0, 0.0, 50.0)];
+    assert_eq!(select_device(&s, &all), Some(2));
+    // A device that may not take the write is not a candidate, nor in the averages.
+    assert_eq!(select_device(&s, &[true, true, false, true]), Some(1));
+}
+
+#[test]
+fn when_no_device_qualifies_life_decides() {
+    // Short delays (0, 3) have short lives; long lives (1, 2) have long delays:
+    // nobody passes both tests, so the long-lived devices stay, and of them the
+    // one with the least min delay takes the write.
+    let s = [st(10.0, 0.0, 50.0), st(300.0, 7.0, 150.0), st(300.0, 3.0, 150.0), st(10.0, 0.0, 50.0)];
+    assert_eq!(select_device(&s, &[true; 4]), Some(2));
+}
+
+#[test]
+fn while_a_device_is_unwritten_only_unwritten_devices_pass_the_life_test() {
+    let inf = f64::INFINITY;
+    let s = [st(30.0, 30.0, inf), st(0.0, 0.0, 100.0), st(10.0, 10.0, inf), st(0.0, 0.0, 5.0)];
+    assert_eq!(select_device(&s, &[true; 4]), Some(2), "device 0's delay is above average");
+    assert_eq!(select_device(&s, &[false; 4]), None);
+}
+
+fn load(reads: u32, writes: u32, written: u64) -> DeviceLoad {
+    DeviceLoad { delays: ChannelDelays::new(2, 1), written_bytes: written, reads, writes, free: vec![5, 5] }
+}
+
+#[test]
+fn egs_takes_the_least_weighted_load_among_devices_within_the_wear_slack() {
+    let service = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let view = |devices: &[DeviceLoad]| -> Option<Choice> {
+        let v = ArrayView { now: 1, devices, capacity_bytes: 1 << 30, pe_limit: 3000, service };
+        Egs::new(4.0, 0.1).choose(&v, &[true; 3])
+    };
+    // Loads 1 + 4·2 = 9, 6 reads = 6, 4·1 = 4: device 2.
+    let d = [load(1, 2, 100), load(6, 0, 100), load(0, 1, 100)];
+    assert_eq!(view(&d).map(|c| c.device), Some(2));
+    // Device 2 wrote far more than the mean × 1.1: out; device 1 is next.
+    let d = [load(1, 2, 100), load(6, 0, 100), load(0, 1, 400)];
+    assert_eq!(view(&d).map(|c| c.device), Some(1));
+}
+
+fn w(t: u64, lpn: u64, pages: u32) -> Request {
+    Request { time_ns: t, offset: lpn * PAGE, size: pages * PAGE as u32, device: 0, op: Op::Write }
+}
+
+fn r(t: u64, lpn: u64) -> Request {
+    Request { time_ns: t, offset: lpn * PAGE, size: PAGE as u32, device: 0, op: Op::Read }
+}
+
+/// Single-chunk writes over the first `stripes` stripes, `gap` ns apart,
+/// each chunk twice.
+fn rewrites(stripes: u64, gap: u64) -> Vec<Request> {
+    (0..2 * 4 * stripes).map(|i| w(i * gap, (i * 7) % (4 * stripes), 1)).collect()
+}
+
+#[test]
+fn free_placement_moves_chunks_and_trims_their_old_pages() {
+    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        let cfg = array_cfg(5, alloc);
+        let reqs = rewrites(8, 50_000);
+        let mut a = Array::new(&cfg, false).unwrap();
+        a.run(&reqs, &mut |_| {}).unwrap();
+        assert!(a.counters().moves > 0, "{alloc:?}: data chunks moved");
+        // Chunks ever written: the data chunks written and their stripes' parity.
+        let layout = a.stripe_layout().clone();
+        let mut written: Vec<u32> = reqs.iter().map(|q| layout.chunk_of_lpn(q.offset / PAGE).1).collect();
+        written.extend(reqs.iter().map(|q| layout.parity_chunk(layout.chunk_of_lpn(q.offset / PAGE).0)));
+        written.sort_unstable();
+        written.dedup();
+        // Each device maps exactly the slots of chunks living on it: nothing
+        // stale is left where a chunk moved away.
+        for (d, dev) in a.devices().iter().enumerate() {
+            let mapped = (0..dev.stripe_layout().chunks() as u32).filter(|&c| dev.ftl.lookup(c).is_some()).count();
+            let here = written.iter().filter(|&&c| a.location(c).unwrap().0 == d as u32).count();
+            assert_eq!(mapped, here, "{alloc:?}: device {d}");
+        }
+        let parity_elsewhere = (0..layout.stripes)
+            .filter(|&s| a.location(layout.parity_chunk(s)).unwrap().0 != layout.parity_pos(s))
+            .count();
+        assert_eq!(parity_elsewhere, 0, "{alloc:?}: parity stays on its rotating device");
+    }
+}
+
+#[test]
+fn a_moved_chunks_old_slot_is_trimmed_only_after_the_reads_of_it_in_flight() {
+    // Closed loop at depth 32 over 24 hot chunks, reads and single-chunk
+    // writes mixed, reads (2 ms) slower than programs: a read of a chunk's old
+    // slot issued while its write programs elsewhere is still in flight when
+    // the move commits.
+    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        let mut cfg = array_cfg(5, alloc);
+        cfg.timing.read_ns = 2_000_000;
+        let p = cfg.array.as_mut().unwrap();
+        p.replay = rainsim_model::config::Replay::Closed;
+        p.queue_depth = 32;
+        let reqs: Vec<Request> =
+            (0..600u64).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % 24) } else { w(i, (i / 2 * 7) % 24, 1) }).collect();
+        let mut a = Array::new(&cfg, false).unwrap();
+        a.run(&reqs, &mut |_| {}).unwrap();
+        let c = a.counters();
+        assert!(c.deferred_trims > 0, "{alloc:?}: some trims waited for reads");
+        assert_eq!(c.latency[2].count(), 600);
+        let layout = a.stripe_layout().clone();
+        let mut written: Vec<u32> = (0..24).map(|l| layout.chunk_of_lpn(l).1).collect();
+        written.extend((0..6).map(|s| layout.parity_chunk(s)));
+        for (d, dev) in a.devices().iter().enumerate() {
+            let mapped = (0..dev.stripe_layout().chunks() as u32).filter(|&c| dev.ftl.lookup(c).is_some()).count();
+            let here = written.iter().filter(|&&c| a.location(c).unwrap().0 == d as u32).count();
+            assert_eq!(mapped, here, "{alloc:?}: device {d} holds no stale page once the reads are done");
+        }
+    }
+}
+
+#[test]
+fn dls_avoids_a_device_whose_channels_wait_and_takes_the_least_delay_channel() {
+    let service = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    // Equal bytes written (equal lives); device 1 has reads queued on both
+    // channels (SSD_delay and min delay high); device 2 has one busy channel.
+    let mut d = [load(0, 0, 4096), load(0, 0, 4096), load(0, 0, 4096)];
+    for _ in 0..3 {
+        d[1].delays.issue(0, 0, false, &service);
+        d[1].delays.issue(1, 0, false, &service);
+    }
+    d[2].delays.issue(0, 0, true, &service);
+    d[2].delays.issue(0, 0, true, &service);
+    let v = ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service };
+    let mut dls = Dls::default();
+    // SSD delays (Eq. 10): 0; 0 + 61.1 + 122.2 = 183.3 µs; 241.1 µs (the second
+    // write waits for the first). avg = 141.5 µs: only device 0 qualifies.
+    assert_eq!(dls.choose(&v, &[true; 3]), Some(Choice { device: 0, channel: 0 }));
+    // Without device 0: device 1 (183.3 ≤ avg 212.2 µs) although device 2 has
+    // an idle channel — the filter reads the worst channel, not the best.
+    assert_eq!(dls.choose(&v, &[false, true, true]), Some(Choice { device: 1, channel: 0 }));
+    // Inside device 2, the channel with no wait.
+    assert_eq!(dls.choose(&v, &[false, false, true]), Some(Choice { device: 2, channel: 1 }));
+    // Device 2 has written the most: its life is below average and device 0 is
+    // the only candidate left; device 1 only when nothing else may be chosen.
+    d[2].written_bytes = 1 << 20;
+    let v = ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service };
+    assert_eq!(dls.choose(&v, &[true; 3]).map(|c| c.device), Some(0));
+    assert_eq!(dls.choose(&v, &[false, true, false]).map(|c| c.device), Some(1));
+}
+
+fn json_of(rep: &rainsim_model::Report) -> serde_json::Value {
+    let v = serde_json::to_value(rep).unwrap();
+    let keep = ["latency", "channels", "flash_ops", "gc", "wear", "raid", "host", "iops", "waf"];
+    keep.iter().map(|k| (k.to_string(), v[k].clone())).collect::<serde_json::Map<_, _>>().into()
+}
+
+#[test]
+fn under_static_placement_each_device_reports_as_a_separate_run_of_its_requests() {
+    // Traffic without cross-device dependence: reads, and full-stripe writes of
+    // distinct stripes (no pre-read, no wait for another job), at random ns
+    // times. Each device's recorded requests, replayed alone through the
+    // single-device run, give that device's numbers exactly. (A pre-read issued
+    // when another job's program completes arrives at the very time of that
+    // completion; a trace replay cannot order the two causally, so with such
+    // traffic a same-time queue-length sample may differ.)
+    let cfg = array_cfg(4, Allocation::Static);
+    let mut reqs = Vec::new();
+    let (mut x, mut t, mut stripe) = (12345u64, 0, 0);
+    for i in 0..600u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        t += 1 + (x >> 33) % 40_000;
+        reqs.push(if i % 4 == 0 {
+            stripe += 1;
+            w(t, 3 * stripe, 3)
+        } else {
+            r(t, (x >> 20) % 450)
+        });
+    }
+    let mut a = Array::new(&cfg, true).unwrap();
+    a.record_device_requests();
+    a.run(&reqs, &mut |_| {}).unwrap();
+    assert_eq!(a.counters().stripe_writes[0], stripe, "full-stripe writes only");
+    let recorded = a.device_requests().unwrap().to_vec();
+    for (i, dev) in a.devices().iter().enumerate() {
+        let dc = device_config(&cfg, i as u32);
+        assert!(recorded[i].len() > 200, "device {i} had work");
+        let opts = RunOptions { scheme: "s", verify: true, trace: serde_json::Value::Null, progress: &mut |_| {} };
+        let alone = rainsim_model::simulate(&dc, &recorded[i], opts).unwrap();
+        let (x, y) = (json_of(&device_report(dev, &dc, "s")), json_of(&alone));
+        assert!(x["latency"]["all"]["count"].as_u64().unwrap() > 200);
+        assert!(x == y, "device {i} differs from its run alone");
+    }
+}
+
+#[test]
+fn verify_refuses_free_placement_and_catches_a_parity_bug_in_the_static_layout() {
+    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        let e = Array::new(&array_cfg(5, alloc), true).err().expect("refused").to_string();
+        assert!(e.contains("not single-failure tolerant"), "{alloc:?}: {e}");
+        assert!(!alloc.single_failure_tolerant());
+    }
+    assert!(Allocation::Static.single_failure_tolerant());
+    let cfg = array_cfg(5, Allocation::Static);
+    let reqs = rewrites(8, 50_000);
+    let mut a = Array::new(&cfg, true).unwrap();
+    a.run(&reqs, &mut |_| {}).unwrap();
+    assert_eq!(a.co_resident_stripes(), 0);
+    let mut a = Array::new(&cfg, true).unwrap();
+    a.inject_fault(Fault::ParityMissesChunk);
+    let e = a.run(&reqs, &mut |_| {}).expect_err("verify catches it").to_string();
+    assert!(e.contains("parity does not match"), "{e}");
+}

@@ -1,0 +1,101 @@
+//! Arrays of devices from the command line: the DLS presets run, every
+//! allocation runs in open and closed loop, the report has the per-device
+//! numbers, `--verify` passes on the tolerant layout and refuses the others
+//! with a message, bad `[array]` keys say what to change.
+
+use crate::support::*;
+use serde_json::Value;
+
+const SMALL: &[&str] = &["--set", "workload.requests=1500", "--set", "geometry.blocks_per_plane=16"];
+
+fn run_json(dir: &TempDir, name: &str, args: &[&str]) -> Value {
+    let out = dir.join(&format!("{name}.json"));
+    let out_s = out.to_string_lossy().into_owned();
+    let mut all = vec!["run", "--quiet", "--out", &out_s];
+    all.extend_from_slice(args);
+    all.extend_from_slice(SMALL);
+    rainsim(&all).ok();
+    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+}
+
+#[test]
+fn each_allocation_runs_on_the_dls_presets_and_reports_every_device() {
+    let dir = TempDir::new("arrays");
+    for (preset, n) in [("dls-4ssd", 4), ("dls-8ssd-30-400", 8)] {
+        for alloc in ["static", "rr", "egs", "dls"] {
+            let set = format!("array.allocation={alloc}");
+            let r = run_json(&dir, &format!("{preset}-{alloc}"), &["--config", preset, "--set", &set]);
+            let devices = r["devices"].as_array().unwrap();
+            assert_eq!(devices.len(), n, "{preset} {alloc}");
+            assert_eq!(r["requests"], 1500);
+            assert!(r["iops"].as_f64().unwrap() > 0.0);
+            let written: u64 = devices.iter().map(|d| d["data_programs"].as_u64().unwrap()).sum();
+            assert!(written > 0 && devices.iter().all(|d| d["bytes_written"].as_u64().unwrap() > 0));
+            assert!(r["balance"]["cv_programs"].as_f64().unwrap() >= 0.0);
+            assert_eq!(r["single_failure_tolerant"], alloc == "static", "{preset} {alloc}");
+            let moved = r["raid"]["moves"].as_u64().unwrap();
+            assert_eq!(moved == 0, alloc == "static", "{preset} {alloc}: only free placement moves chunks");
+        }
+    }
+}
+
+#[test]
+fn closed_loop_replays_at_the_queue_depth_and_reports_the_execution_time() {
+    let dir = TempDir::new("arrays-closed");
+    let base = ["--config", "dls-4ssd", "--set", "array.replay=closed"];
+    let q1 = run_json(&dir, "q1", &[&base[..], &["--set", "array.queue_depth=1"]].concat());
+    let q32 = run_json(&dir, "q32", &[&base[..], &["--set", "array.queue_depth=32"]].concat());
+    let t1 = q1["execution_time_ns"].as_u64().unwrap();
+    let t32 = q32["execution_time_ns"].as_u64().unwrap();
+    assert!(t32 * 4 < t1, "32 requests in flight finish far sooner than one at a time ({t32} vs {t1} ns)");
+    // One at a time, the execution time is the sum of the latencies.
+    let sum = q1["latency"]["all"]["sum_ns"].as_u64().unwrap();
+    assert_eq!(t1, sum);
+}
+
+#[test]
+fn verify_passes_on_static_and_refuses_free_placement_with_a_reason() {
+    let out = rainsim([&["run", "--config", "dls-4ssd", "--verify"][..], SMALL].concat()).ok();
+    assert!(out.stdout.contains("verify: passed"), "{}", out.stdout);
+    for alloc in ["rr", "egs", "dls"] {
+        let set = format!("array.allocation={alloc}");
+        let err = rainsim([&["run", "--quiet", "--config", "dls-4ssd", "--verify", "--set", &set][..], SMALL].concat())
+            .fails();
+        assert!(err.contains("not single-failure tolerant") && err.contains(alloc), "{err}");
+    }
+}
+
+#[test]
+fn bad_array_keys_say_what_to_change() {
+    for (set, words) in [
+        ("array.devices=2", &["array.devices", "3"][..]),
+        ("array.chunk_kib=3", &["array.chunk_kib", "multiple"][..]),
+        ("array.allocation=fastest", &["fastest"][..]),
+        ("array.spare=0", &["array.spare"][..]),
+    ] {
+        let mut args = vec!["run", "--quiet", "--config", "dls-4ssd", "--set", set];
+        if set == "array.spare=0" {
+            args.extend(["--set", "array.allocation=dls"]);
+        }
+        let err = rainsim([&args[..], SMALL].concat()).fails();
+        for w in words {
+            assert!(err.contains(w), "{set}: {err}");
+        }
+    }
+    let err = rainsim([&["run", "--quiet", "--config", "dls-4ssd", "--request-log", "x.parquet"][..], SMALL].concat())
+        .fails();
+    assert!(err.contains("--request-log") && err.contains("array"), "{err}");
+}
+
+#[test]
+fn the_same_array_run_twice_gives_the_same_report() {
+    let dir = TempDir::new("arrays-determinism");
+    let args = ["--config", "dls-8ssd", "--set", "array.allocation=dls", "--set", "array.replay=closed"];
+    let mut a = run_json(&dir, "a", &args);
+    let mut b = run_json(&dir, "b", &args);
+    for r in [&mut a, &mut b] {
+        r.as_object_mut().unwrap().remove("timing");
+    }
+    assert!(a == b, "two runs of the same input differ");
+    assert!(a["raid"]["moves"].as_u64().unwrap() > 0);
+}

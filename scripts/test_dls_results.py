@@ -1,0 +1,73 @@
+"""The DLS page's pairing and verdicts, on rows made by hand (run by pytest and by
+`python3 -m unittest discover -s scripts -p 'test_*.py'`)."""
+
+import unittest
+
+import dls_results as dr
+
+
+def row(preset, scheme, workload, seed, iops, cv=0.01):
+    return {"preset": preset, "scheme": scheme, "workload": workload, "seed": seed, "error": None,
+            "requests": 1000, "iops": iops, "exec_ms": 1000 / iops * 1000, "mean_us": 100.0,
+            "cv_programs": cv, "programs": [1, 1, 1, 1], "co_resident": 0, "gc": 0}
+
+
+def rows_for(gain, seeds=3):
+    """DLS `gain` % above RR and EGS on every write-intensive workload and preset."""
+    out = []
+    for preset in dr.PRESETS:
+        for w in list(dr.WRITE_INTENSIVE) + list(dr.READ_INTENSIVE):
+            for seed in range(1, seeds + 1):
+                base = 1000.0 + 10 * seed
+                out.append(row(preset, "rr", w, seed, base))
+                out.append(row(preset, "egs", w, seed, base, cv=0.02))
+                out.append(row(preset, "dls", w, seed, base * (1 + gain / 100), cv=0.01))
+    return out
+
+
+def verdicts(text):
+    return [line for line in text.splitlines() if line.startswith("**Verdict")]
+
+
+
+class DlsPage(unittest.TestCase):
+    def test_changes_pair_runs_by_workload_and_seed(self):
+        rs = rows_for(10.0)
+        ch = dr.changes(rs, "dls-4ssd", "dls", "rr", "iops", list(dr.WRITE_INTENSIVE))
+        assert set(ch) == set(dr.WRITE_INTENSIVE)
+        for strata in ch.values():
+            assert len(strata[0]) == 3
+            assert all(abs(x - 10.0) < 1e-9 for x in strata[0])
+
+
+    def test_a_gain_short_of_the_papers_is_direction_only_and_a_loss_contradicts(self):
+        v = verdicts(dr.page(rows_for(10.0), 3, 1000))
+        # RR claims (+20.2 %, +30 %) are not reached by +10 %; EGS claims (+8.0 %, +8.8 %) are.
+        assert v[0] == "**Verdict: direction only.**" and v[2] == "**Verdict: direction only.**"
+        assert v[1] == "**Verdict: reproduced.**" and v[3] == "**Verdict: reproduced.**"
+        # Fig. 8: DLS's cv (0.01) below EGS's (0.02) on every workload.
+        assert v[-1] == "**Verdict: reproduced.**"
+        v = verdicts(dr.page(rows_for(-5.0), 3, 1000))
+        assert v[0] == "**Verdict: contradicted.**"
+
+    def test_the_summary_lists_every_claim_with_its_verdict(self):
+        text = dr.page(rows_for(10.0), 3, 1000)
+        summary = text.split("## Summary", 1)[1].split("\n## ", 1)[0]
+        rows = [line for line in summary.splitlines() if line.startswith("| IOPS") or line.startswith("| cv")]
+        assert len(rows) == len(dr.CLAIMS) + 2
+        assert rows[0].endswith("| direction only |") and rows[1].endswith("| reproduced |")
+        assert "never collected" in text
+
+
+    def test_a_failed_run_is_listed_and_left_out_of_the_pairs(self):
+        rs = rows_for(10.0)
+        rs[2] = {"preset": rs[2]["preset"], "scheme": "dls", "workload": rs[2]["workload"], "seed": 1,
+                 "error": "out of range"}
+        text = dr.page(rs, 3, 1000)
+        assert "error: out of range" in text
+        ch = dr.changes(rs, rs[2]["preset"], "dls", "rr", "iops", [rs[2]["workload"]])
+        assert len(ch[rs[2]["workload"]][0]) == 2
+
+
+if __name__ == "__main__":
+    unittest.main()
