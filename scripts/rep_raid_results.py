@@ -493,7 +493,7 @@ def gc_split_table(reports, preset, workloads, seeds):
         for sc in SCHEMES:
             g = med(vals(reports, preset, sc, wl, seeds, gc_die_time))
             o = med(vals(reports, preset, sc, wl, seeds, reorg_time))
-            cells.append(f"{g / 1e9:,.1f} + {o / 1e9:,.2f}")
+            cells.append("–" if g is None else f"{g / 1e9:,.1f} + {o / 1e9:,.2f}")
         rows.append(cells)
     return RP.table(["workload"] + [f"{NAMES[s]}: GC + reorg (s)" for s in SCHEMES], rows)
 

@@ -192,6 +192,12 @@ def test_a_failed_run_takes_its_workload_out_of_every_comparison():
     del reps[(rr.PRESET, rr.R, "rep-raid-wdev_0", 1)]
     res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("workload",))
     assert res["workload"]["W3"]["per_workload"]["rep-raid-wdev_0"]["n"] == 2
+    # Every seed of one profile failed: its cells say so, the rest renders.
+    for s in SEEDS:
+        reps.pop((rr.PRESET, rr.R, "rep-raid-mds_0", s), None)
+    row = next(line for line in rr.gc_split_table(reps, rr.PRESET, rr.PROFILES, SEEDS).splitlines()
+               if line.startswith("| `mds_0` |"))
+    assert row.endswith("| 2.0 + 0.00 | – |")
     a = argparse.Namespace(seeds=3, wide_seeds=0, trace_seeds=3, requests=None)
     fail = {(rr.PRESET, rr.R, "rep-raid-hm_0", 2): {"failed": "exit status 101: boom", "command": "rainsim run x"}}
     text = rr.page(reps, a, [], [], "abc1234", fail)
