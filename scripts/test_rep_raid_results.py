@@ -1,0 +1,221 @@
+"""The rep-raid page's metrics, tables and verdicts, on report dicts made by hand
+(no simulation runs)."""
+
+import argparse
+import functools
+
+import pytest
+
+import rep_raid_results as rr
+import verdict as V
+
+SEEDS = [1, 2, 3]
+
+
+@pytest.fixture(autouse=True)
+def fewer_resamples(monkeypatch):
+    """The page's bootstrap with 300 resamples instead of 10,000 (the tests check
+    which verdict and which cells, not the intervals' last digit)."""
+    monkeypatch.setattr(V, "bootstrap_ci", functools.partial(V.bootstrap_ci, resamples=300))
+    monkeypatch.setattr(V, "hierarchical_ci", functools.partial(V.hierarchical_ci, resamples=300))
+
+
+def report(write_ms=2.0, read_ms=0.1, n_write=150_000, n_read=50_000, p9999_ms=10.0, moves=800, gcs=100,
+           gc_mean_ms=20.0, reorg_ms=0.0, busy=0.1, span_s=500.0, repl=None, cpu_s=1.0):
+    """A report with the keys the page reads."""
+    n_all = n_write + n_read
+    all_ms = (write_ms * n_write + read_ms * n_read) / n_all
+
+    def cls(n, mean_ms):
+        return {"count": n, "mean_ns": mean_ms * 1e6, "p99_ns": 2e6, "p99_9_ns": 5e6, "p99_99_ns": p9999_ms * 1e6,
+                "p90_ns": 1e6, "p50_ns": 5e5}
+
+    r = {
+        "latency": {"write": cls(n_write, write_ms), "read": cls(n_read, read_ms), "all": cls(n_all, all_ms)},
+        "channels": [{"pages_moved": moves / 8, "busy_fraction": busy, "gc_count": gcs / 8, "reads": n_read / 8,
+                      "ops_by_origin": {"host_program": n_write / 8}}
+                     for _ in range(8)],
+        "gc": {"count": gcs, "mean_ns": gc_mean_ms * 1e6},
+        "sim": {"span_ns": span_s * 1e9},
+        "trace": {"span_ns": span_s * 1e9, "requests": n_all},
+        "timing": {"cpu_s": cpu_s, "setup_s": 0.5},
+    }
+    if repl is not None or reorg_ms:
+        r["replication"] = dict({"reorg_ns": reorg_ms * 1e6, "replica_writes": 1000, "new_replicas": 500,
+                                 "replica_reads": 10, "converted_chunks": 100, "conversions_idle": 0,
+                                 "conversions_high_water": 5, "conversions_full_stripe": 0, "reorg_case_a": 2,
+                                 "reorg_case_b": 1, "table_full": 0, "max_entries": 60_000,
+                                 "max_table_bytes": 480_000, "threshold_end": 1.0,
+                                 "threshold_history": [[0, 1.0]], "counter_bytes_paper": 3_565_158,
+                                 "counter_bytes_model": 28_521_264, "gc_moves_valid": moves,
+                                 "gc_moves_semi_valid": 0, "gc_moves_semi_invalid": 0, "gc_moves_replica": 0},
+                                **(repl or {}))
+    return r
+
+
+def grid(scheme_kw, preset=rr.PRESET, profiles=rr.PROFILES, seeds=SEEDS):
+    """reports[(preset, scheme, profile, seed)]: scheme_kw[scheme](profile index, seed) -> report kwargs."""
+    out = {}
+    for i, wl in enumerate(profiles):
+        for s in seeds:
+            for sc in rr.SCHEMES:
+                kw = scheme_kw.get(sc, lambda i, s: {})(i, s)
+                if sc != rr.B:
+                    kw.setdefault("repl", {})
+                out[(preset, sc, wl, s)] = report(**kw)
+    return out
+
+
+def verdicts(reports, unit="seed", preset=rr.PRESET):
+    comps = rr.claims([preset])
+    return {k: v["verdict"] for k, v in rr.evaluate_all(reports, preset, rr.PROFILES, SEEDS, comps, (unit,))[unit].items()}
+
+
+def test_metrics_read_the_right_keys():
+    r = report(write_ms=3.0, read_ms=1.0, n_write=100_000, n_read=100_000, moves=640, gcs=40, gc_mean_ms=25.0,
+               reorg_ms=7.0)
+    assert rr.write_mean(r) == 3e6 and rr.read_mean(r) == 1e6 and rr.all_mean(r) == 2e6
+    assert rr.page_moves(r) == 640 and rr.gc_erases(r) == 40
+    assert rr.gc_die_time(r) == 40 * 25e6
+    assert rr.gc_time(r) == 40 * 25e6 + 7e6  # Fig. 11: GC plus reorganisation
+    assert rr.reorg_time(report()) == 0  # RAID-5 has no replication section
+    assert rr.read_mean(report(n_read=0)) is None  # no reads: no mean, not 0
+
+
+def test_write_latency_verdicts_follow_size_and_direction():
+    # Rep-RAID 40 % below RAID-5 everywhere (paper −34.7 %): reproduced; FusionRAID 10 % below
+    # (paper −22.5 %): direction only; CR5M 5 % above (paper −6.5 %): contradicted.
+    jitter = lambda i, s: 0.01 * ((i * 3 + s) % 5)  # noqa: E731  (distinct changes, no ties)
+    reps = grid({
+        rr.B: lambda i, s: {"write_ms": 2.0},
+        rr.R: lambda i, s: {"write_ms": 2.0 * (0.60 - jitter(i, s))},
+        rr.F: lambda i, s: {"write_ms": 2.0 * (0.90 - jitter(i, s))},
+        rr.C5: lambda i, s: {"write_ms": 2.0 * (1.05 + jitter(i, s))},
+    })
+    v = verdicts(reps)
+    assert v["W3"] == V.REPRODUCED
+    assert v["W2"] == V.DIRECTION_ONLY
+    assert v["W1"] == V.CONTRADICTED
+    # Rep-RAID vs FusionRAID: about −33 to −35 %, beyond the paper's −16.3 %.
+    assert v["W4"] == V.REPRODUCED
+    # The profile as unit agrees here (every seed the same way).
+    assert verdicts(reps, "workload")["W3"] == V.REPRODUCED
+
+
+def test_mixed_directions_are_inconclusive():
+    reps = grid({rr.R: lambda i, s: {"read_ms": 0.1 * (0.9 if (i + s) % 2 else 1.1)}})
+    assert verdicts(reps)["R3"] == V.INCONCLUSIVE
+
+
+def test_saturated_runs_leave_the_verdicts():
+    # Rep-RAID faster on every workload, but 8 of 9 profiles saturate in one run: one profile
+    # (3 workloads) is too few for any verdict.
+    reps = grid({rr.R: lambda i, s: {"write_ms": 1.0, "busy": 0.99 if i else 0.1}})
+    comps = rr.claims([rr.PRESET])
+    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("seed",))["seed"]["W3"]
+    assert res["counts"]["saturated"] == 24
+    assert res["verdict"] == V.INCONCLUSIVE
+    assert rr.sat_mark(reps, rr.PRESET, rr.R, rr.PROFILES[1], SEEDS) == " †"
+
+
+def test_tail_claim_only_from_enough_samples():
+    # Fewer than 100,000 requests per run: p99.99 is not used, the claim falls back to p99.9.
+    small = grid({sc: (lambda i, s: {"n_write": 60_000, "n_read": 20_000}) for sc in rr.SCHEMES})
+    comps = rr.claims([rr.PRESET])
+    res = rr.evaluate_all(small, rr.PRESET, rr.PROFILES, SEEDS, comps, ("seed",))["seed"]["T2"]
+    assert res["used"] == "p99_9_ns" and "n too small" in res["note"]
+    rs = [small[(rr.PRESET, rr.B, rr.PROFILES[0], s)] for s in SEEDS]
+    assert rr.tail_cell(rs, "all", "99.99") == "n too small"
+    big = [report(p9999_ms=12.0) for _ in SEEDS]
+    assert rr.tail_cell(big, "all", "99.99") == "12.00"
+    assert V.percentile_valid("99.99", 200_000)
+
+
+def test_table4_rows_are_ours_beside_the_papers():
+    # Erases: RAID-5 100, CR5M 110 (+10 %), FusionRAID 105, Rep-RAID 101.
+    reps = grid({rr.B: lambda i, s: {"gcs": 100}, rr.C5: lambda i, s: {"gcs": 110},
+                 rr.F: lambda i, s: {"gcs": 105}, rr.R: lambda i, s: {"gcs": 101}})
+    t = rr.table4(reps, rr.PRESET, SEEDS)
+    row = next(line for line in t.splitlines() if line.startswith("| `hm_0` |"))
+    assert "| 100 / 35,011 | 110 / 37,361 | 105 / 36,068 | 101 / 35,638 |" in row
+    assert "+10.0 % / +6.71 %" in row  # CR5M: ours, then the paper's own hm_0 row
+    last = t.splitlines()[-1]
+    assert last.startswith("| mean of the traces' changes |")
+    assert "+10.0 % / +2.15 %" in last and "+5.0 % / +1.04 %" in last and "+1.0 % / +0.65 %" in last
+    v = verdicts(reps)
+    # +1 % vs the paper's +0.69 %: significant upward, size reached.
+    assert v["E1"] == V.REPRODUCED
+
+
+def test_page_moves_claims_use_the_comparators_combined():
+    # RAID-5 moves fewer pages than every other scheme; CR5M the most.
+    reps = grid({rr.B: lambda i, s: {"moves": 800}, rr.C5: lambda i, s: {"moves": 4000},
+                 rr.F: lambda i, s: {"moves": 1600}, rr.R: lambda i, s: {"moves": 1000}})
+    v = verdicts(reps)
+    assert v["M1"] == V.REPRODUCED  # −37.5 % vs the paper's −31.9 %
+    assert v["M2"] == V.REPRODUCED  # RAID-5 below min(others) = Rep-RAID's 1,000
+    assert v["M3"] == V.REPRODUCED  # CR5M above max(others)
+    assert v["M4"] == V.REPRODUCED  # 5× reaches "more than 4.4×"
+    assert v["M5"] == V.DIRECTION_ONLY  # 2× does not reach "more than 2.5×"
+
+
+def test_the_page_renders_from_reports():
+    reps = grid({rr.R: lambda i, s: {"write_ms": 1.0, "reorg_ms": 50.0}, rr.F: lambda i, s: {"write_ms": 1.2}})
+    reps.update(grid({}, preset=rr.WIDE))
+    a = argparse.Namespace(seeds=3, wide_seeds=3, trace_seeds=3, requests=None)
+    text = rr.page(reps, a, [], [], "abc1234")
+    assert "at commit `abc1234`" in text
+    assert "## 7+1 stripes: `rep-raid-8ch-7p1`" in text
+    # Fig. 8a row: RAID-5 2.00 ms, Rep-RAID 1.00 ms (−50 %).
+    row = next(line for line in text.splitlines() if line.startswith("| `wdev_0` | 2.00 |"))
+    assert "1.00 (-50.0 %)" in row
+    # Fig. 11: 100 GCs × 20 ms = 2.0 s of GC, plus 0.05 s of reorganisation for Rep-RAID.
+    assert "| 2.0 + 0.05 |" in text
+    # Known gaps count the reorganisations: 27 runs × (2 + 1).
+    assert "81 reorganisations happened (case (a)\n  54, case (b) 27)" in text
+    assert "Runs that failed" not in text
+
+
+def test_a_failed_run_takes_its_workload_out_of_every_comparison():
+    # Rep-RAID 40 % faster everywhere, but its hm_0 seed-2 run failed.
+    reps = grid({rr.R: lambda i, s: {"write_ms": 1.2}})
+    del reps[(rr.PRESET, rr.R, "rep-raid-hm_0", 2)]
+    ok = rr.complete(reps, rr.PRESET, rr.PROFILES, SEEDS)
+    assert ok["rep-raid-hm_0"] == [1, 3] and ok["rep-raid-wdev_0"] == SEEDS
+    comps = [c for c in rr.claims([rr.PRESET]) if c.cid in ("W2", "W3")]
+    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps)
+    # 26 workloads (also for FusionRAID, which did not fail), and hm_0 as a profile with 2 seeds.
+    assert len(res["seed"]["W3"]["per_workload"]) == 26 and len(res["seed"]["W2"]["per_workload"]) == 26
+    assert res["workload"]["W3"]["per_workload"]["rep-raid-hm_0"]["n"] == 2
+    assert res["seed"]["W3"]["verdict"] == V.REPRODUCED
+    # A failed first seed does not hide the profile's other seeds.
+    del reps[(rr.PRESET, rr.R, "rep-raid-wdev_0", 1)]
+    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("workload",))
+    assert res["workload"]["W3"]["per_workload"]["rep-raid-wdev_0"]["n"] == 2
+    # Every seed of one profile failed: its cells say so, the rest renders.
+    for s in SEEDS:
+        reps.pop((rr.PRESET, rr.R, "rep-raid-mds_0", s), None)
+    row = next(line for line in rr.gc_split_table(reps, rr.PRESET, rr.PROFILES, SEEDS).splitlines()
+               if line.startswith("| `mds_0` |"))
+    assert row.endswith("| 2.0 + 0.00 | – |")
+    a = argparse.Namespace(seeds=3, wide_seeds=0, trace_seeds=3, requests=None)
+    fail = {(rr.PRESET, rr.R, "rep-raid-hm_0", 2): {"failed": "exit status 101: boom", "command": "rainsim run x"}}
+    text = rr.page(reps, a, [], [], "abc1234", fail)
+    assert "and 1 that failed" in text and "| `rainsim run x` | exit status 101: boom |" in text
+
+
+def test_channel_balance_and_far_beyond_the_papers_size():
+    reps = grid({rr.F: lambda i, s: {"gcs": 150}})
+    for (p, sc, wl, s), r in reps.items():
+        if sc == rr.F:
+            r["channels"][0]["ops_by_origin"]["host_program"] *= 6  # copies B piling onto channel 0
+    t = rr.balance_table(reps, rr.PRESET, rr.PROFILES, SEEDS)
+    row = next(line for line in t.splitlines() if line.startswith("| FusionRAID |"))
+    assert "6.00–6.00 (median 6.00) | channel 0 in 27 of 27 runs |" in row
+    assert rr.balance_ratio(reps, rr.PRESET, rr.B, rr.PROFILES, SEEDS) == 1.0
+    # FusionRAID's erases +50 % against the paper's +1.08 %: reproduced, but flagged.
+    comps = rr.claims([rr.PRESET])
+    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("seed",))["seed"]
+    assert res["E2"]["verdict"] == V.REPRODUCED
+    note = rr.oversize_note(comps, res)
+    assert note.startswith("Reproduced only in the sense") and "E2 (+50.0 % against +1.1 %)" in note
