@@ -14,6 +14,7 @@ pub mod steady_state;
 
 use super::Ftl;
 use crate::error::ConfigError;
+use crate::flash::address::Ppn;
 use crate::raid::stripe::StripeLayout;
 use params::{AgeLayout, Precondition};
 use rand::{seq::SliceRandom, RngExt, SeedableRng};
@@ -87,7 +88,12 @@ pub fn precondition(
     let forced = needed.stripes.len() as u64;
     let want = ((p.valid * total as f64) as u64 / k).min(all).max(forced);
     rep.stripes_written = want;
-    let per_plane = deal(stripes, &lay, &needed.stripes, want);
+    // Two passes over the dealt chunks: count each plane's, then (once each
+    // plane's plan fixes its slots) map them in stripe order, which keeps
+    // the forward map's writes sequential.
+    let mut counts = vec![0u64; lay.planes() as usize];
+    deal(stripes, &lay, &needed.stripes, want, |_, plane| counts[plane as usize] += 1);
+    let mut slots: Vec<Slots> = Vec::with_capacity(counts.len());
     let ppb = lay.pages_per_block as u64;
     let bpp = lay.blocks_per_plane as u64;
     let plane_pages = ppb * bpp;
@@ -99,8 +105,7 @@ pub fn precondition(
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x7072_6563_6f6e_6431);
     let (mut victims, mut planes_with_victim, mut written_blocks) = (0u64, 0u64, 0u64);
     let (mut hot_valid, mut hot_pages) = (0u64, 0u64);
-    for (plane, chunks) in per_plane.iter().enumerate() {
-        let nvalid = chunks.len() as u64;
+    for (plane, &nvalid) in counts.iter().enumerate() {
         let mut ninvalid = invalid_per_plane;
         if (nvalid + ninvalid).div_ceil(ppb) > room {
             if nvalid.div_ceil(ppb) > room || p.free_margin.is_none() {
@@ -146,36 +151,15 @@ pub fn precondition(
             }
         };
         let first_block = lay.first_block(plane);
-        // Hot blocks take the plane's lowest stripes (where a skewed workload's
-        // hot region starts), cold blocks the rest.
-        let (mut next, mut next_cold) = (0usize, plan.hot_valid as usize);
+        slots.push(Slots::of(&plan, lay.first_page(first_block), ppb));
+        debug_assert_eq!(slots[plane as usize].runs.iter().map(|r| r.1 as u64).sum::<u64>(), nvalid);
         let mut min_valid = u64::MAX;
         for (b, &v) in plan.valid.iter().enumerate() {
-            let gb = first_block + b as u32;
-            let first_page = lay.first_page(gb);
-            let cursor = if plan.hot.as_ref().is_some_and(|h| !h[b]) { &mut next_cold } else { &mut next };
-            match &plan.slots {
-                Some(mask) => {
-                    for s in 0..ppb as usize {
-                        if mask[b * ppb as usize + s] {
-                            ftl.map.set(chunks[*cursor], first_page + s as u32);
-                            *cursor += 1;
-                        }
-                    }
-                }
-                None => {
-                    for s in 0..v {
-                        ftl.map.set(chunks[*cursor], first_page + s);
-                        *cursor += 1;
-                    }
-                }
-            }
-            let meta = &mut ftl.blocks[gb as usize];
+            let meta = &mut ftl.blocks[(first_block + b as u32) as usize];
             meta.valid = v as u16;
             meta.written = ppb as u16;
             min_valid = min_valid.min(v as u64);
         }
-        debug_assert_eq!(next.max(next_cold), chunks.len());
         let used = plan.valid.len() as u64;
         let invalid = used * ppb - nvalid;
         ftl.planes[plane as usize].invalid = invalid;
@@ -189,6 +173,13 @@ pub fn precondition(
             planes_with_victim += 1;
         }
     }
+    let mut batch = Batch::new(lay.planes() as usize);
+    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| {
+        if batch.push(chunk, plane) {
+            batch.flush(&mut slots, &mut ftl.map);
+        }
+    });
+    batch.flush(&mut slots, &mut ftl.map);
     rep.victim_valid_mean = if planes_with_victim == 0 { 0.0 } else { victims as f64 / planes_with_victim as f64 };
     rep.written_valid_fraction =
         if written_blocks == 0 { 0.0 } else { rep.valid_pages as f64 / (written_blocks * ppb) as f64 };
@@ -210,47 +201,167 @@ pub fn layout_name(l: AgeLayout) -> &'static str {
     }
 }
 
-/// Chunks per plane (global plane index), in stripe order: `want` stripes,
-/// the `forced` ones and others spread evenly, dealt round-robin over the
-/// planes of each chunk's channel.
-fn deal(stripes: &StripeLayout, lay: &crate::flash::address::Layout, forced: &[u32], want: u64) -> Vec<Vec<u32>> {
+/// Deals the chunks of `want` stripes, the `forced` ones and others spread
+/// evenly, in stripe order, round-robin over the planes of each chunk's
+/// channel: `f(chunk, global plane)` for each.
+fn deal(
+    stripes: &StripeLayout,
+    lay: &crate::flash::address::Layout,
+    forced: &[u32],
+    want: u64,
+    mut f: impl FnMut(u32, u32),
+) {
     let all = stripes.stripes as u64;
+    let (w, channels) = (stripes.width, stripes.channels);
     let planes_per_ch = lay.dies_per_channel * lay.planes_per_die;
-    let mut per_plane: Vec<Vec<u32>> = vec![Vec::new(); lay.planes() as usize];
-    let mut deal = vec![0u32; lay.channels as usize];
+    // Round-robin positions, kept reduced (no division per chunk).
+    let mut deal = vec![0u32; channels as usize];
     let mut deal_die = vec![0u32; lay.dies() as usize];
     let rest_all = all - forced.len() as u64;
     let rest_want = want - forced.len() as u64;
-    let (mut f, mut rest_i) = (0usize, 0u64);
+    // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when
+    // (i·W mod S) + W reaches S (W ≤ S).
+    debug_assert!(rest_want <= rest_all);
+    let (mut fi, mut rem) = (0usize, 0u64);
     for s in 0..all {
-        let take = if forced.get(f) == Some(&(s as u32)) {
-            f += 1;
+        let take = if forced.get(fi) == Some(&(s as u32)) {
+            fi += 1;
             true
         } else {
-            let i = rest_i;
-            rest_i += 1;
-            rest_want > 0 && (i + 1) * rest_want / rest_all != i * rest_want / rest_all
+            rem += rest_want;
+            let t = rest_want > 0 && rem >= rest_all;
+            if t {
+                rem -= rest_all;
+            }
+            t
         };
         if !take {
             continue;
         }
         let s = s as u32;
-        for j in 0..stripes.width {
-            let ch = stripes.channel(s, j);
-            let local = match stripes.column(s) {
+        debug_assert_eq!(stripes.channel(s, 0), ((s as u64 * w as u64) % channels as u64) as u32);
+        let mut ch = ((s as u64 * w as u64) % channels as u64) as u32;
+        let column = stripes.column(s);
+        for j in 0..w {
+            let local = match column {
                 // Bound to a die (rotating GC): deal over that die's planes.
                 Some(col) => {
                     let n = &mut deal_die[(ch * lay.dies_per_channel + col) as usize];
-                    *n += 1;
-                    col * lay.planes_per_die + (*n - 1) % lay.planes_per_die
+                    let local = col * lay.planes_per_die + *n;
+                    *n = if *n + 1 == lay.planes_per_die { 0 } else { *n + 1 };
+                    local
                 }
-                None => deal[ch as usize] % planes_per_ch,
+                None => deal[ch as usize],
             };
-            deal[ch as usize] += 1;
-            per_plane[(ch * planes_per_ch + local) as usize].push(s * stripes.width + j);
+            let d = &mut deal[ch as usize];
+            *d = if *d + 1 == planes_per_ch { 0 } else { *d + 1 };
+            f(s * w + j, ch * planes_per_ch + local);
+            ch += 1;
+            if ch == channels {
+                ch = 0;
+            }
         }
     }
-    per_plane
+}
+
+/// A plane's valid slots in the order its dealt chunks take them: runs of
+/// consecutive pages (hot blocks first, then cold ones, each in block order,
+/// so hot blocks take the plane's lowest stripes, where a skewed workload's
+/// hot region starts).
+struct Slots {
+    runs: Vec<(Ppn, u32)>,
+    run: usize,
+    at: u32,
+}
+
+impl Slots {
+    fn of(plan: &Plan, first_page: Ppn, ppb: u64) -> Slots {
+        let mut runs: Vec<(Ppn, u32)> = Vec::new();
+        let mut push = |page: Ppn, n: u32| match runs.last_mut() {
+            Some((p, m)) if *p + *m == page => *m += n,
+            _ if n > 0 => runs.push((page, n)),
+            _ => {}
+        };
+        let ppb32 = ppb as u32;
+        for hot in [true, false] {
+            for (b, &v) in plan.valid.iter().enumerate() {
+                if plan.hot.as_ref().is_none_or(|h| h[b]) != hot {
+                    continue;
+                }
+                let page = first_page + b as u32 * ppb32;
+                match &plan.slots {
+                    Some(mask) => {
+                        for s in 0..ppb32 {
+                            if mask[(b as u32 * ppb32 + s) as usize] {
+                                push(page + s, 1);
+                            }
+                        }
+                    }
+                    None => push(page, v),
+                }
+            }
+        }
+        Slots { runs, run: 0, at: 0 }
+    }
+
+    /// The next slot (the caller takes exactly as many as there are).
+    #[inline]
+    fn next(&mut self) -> Ppn {
+        let (page, n) = self.runs[self.run];
+        let p = page + self.at;
+        self.at += 1;
+        if self.at == n {
+            (self.run, self.at) = (self.run + 1, 0);
+        }
+        p
+    }
+}
+
+/// Dealt chunks mapped a batch at a time, grouped by plane (stably, so each
+/// plane's chunks keep their order): consecutive chunks go to different
+/// planes, and mapping them one by one would write the reverse map in as
+/// many interleaved streams as there are planes, each store a cache miss.
+struct Batch {
+    items: Vec<(u32, u32)>,
+    sorted: Vec<u32>,
+    starts: Vec<usize>,
+}
+
+impl Batch {
+    /// Chunks per batch: their forward-map entries (128 KiB) stay in cache.
+    const LEN: usize = 1 << 15;
+
+    fn new(planes: usize) -> Self {
+        Batch { items: Vec::with_capacity(Self::LEN), sorted: vec![0; Self::LEN], starts: vec![0; planes + 1] }
+    }
+
+    /// Takes one chunk; true when the batch is full.
+    #[inline]
+    fn push(&mut self, chunk: u32, plane: u32) -> bool {
+        self.items.push((chunk, plane));
+        self.items.len() == Self::LEN
+    }
+
+    fn flush(&mut self, slots: &mut [Slots], map: &mut super::mapping::Mapping) {
+        self.starts.fill(0);
+        for &(_, plane) in &self.items {
+            self.starts[plane as usize + 1] += 1;
+        }
+        for p in 1..self.starts.len() {
+            self.starts[p] += self.starts[p - 1];
+        }
+        let mut at = self.starts.clone();
+        for &(chunk, plane) in &self.items {
+            self.sorted[at[plane as usize]] = chunk;
+            at[plane as usize] += 1;
+        }
+        for (plane, w) in self.starts.windows(2).enumerate() {
+            for &chunk in &self.sorted[w[0]..w[1]] {
+                map.set(chunk, slots[plane].next());
+            }
+        }
+        self.items.clear();
+    }
 }
 
 /// How one plane's used blocks are filled: valid pages per block, and (for
