@@ -216,12 +216,12 @@ impl Config {
         self.policy.validate().map_err(ConfigError)?;
         let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip);
         self.fault.validate(g.channels, dies_per_channel, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
-        if self.policy.replication != crate::policy::ReplicationKind::None {
-            if self.fault.channel.is_some() || self.fault.die.is_some() {
-                return err("policy.replication with a [fault] failure is not modelled (replicas would need their \
-                            own rebuild); use policy.replication = \"none\" with [fault]"
-                    .into());
-            }
+        if self.policy.replication != crate::policy::ReplicationKind::None
+            && (self.fault.channel.is_some() || self.fault.die.is_some())
+        {
+            return err("policy.replication with a [fault] failure is not modelled (replicas would need their \
+                        own rebuild); use policy.replication = \"none\" with [fault]"
+                .into());
         }
         let p = &self.precondition;
         if p.valid < 0.0 || p.invalid < 0.0 || p.valid + p.invalid > 1.0 {

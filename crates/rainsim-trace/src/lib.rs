@@ -43,7 +43,7 @@ pub mod write;
 
 pub use error::TraceError;
 pub use format::{detect, Format, TimeUnit};
-pub use reader::{load, read, Compression, Records, Trace, TraceInfo, TraceOptions};
+pub use reader::{file_sha256, load, read, Compression, Records, Trace, TraceInfo, TraceOptions};
 pub use stats::{stats, InterArrival, TraceStats};
 pub use synthetic::{generate, SizeWeight, SyntheticSpec};
 pub use transform::AddressMap;

@@ -422,6 +422,14 @@ impl<R: BufRead> Read for GzMembers<R> {
     }
 }
 
+/// SHA-256 (lower-case hex) of the file at `path` as stored, as
+/// [`TraceInfo::sha256`] gives it.
+pub fn file_sha256(path: &Path) -> io::Result<String> {
+    let mut r = Hashing { inner: File::open(path)?, hash: Sha256::new(), bytes: 0 };
+    io::copy(&mut r, &mut io::sink())?;
+    Ok(hex(&r.hash.finalize()))
+}
+
 /// Lower-case hex of `bytes`.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

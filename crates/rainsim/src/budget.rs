@@ -30,6 +30,24 @@ pub fn available() -> (u64, &'static str) {
     }
 }
 
+/// How many of the runs whose memory estimates are `estimates` may run at
+/// once, at most `wanted` (and at least 1): the most whose largest estimates
+/// together fit in `avail` bytes.
+pub fn runs_at_once(estimates: &[u64], avail: u64, wanted: usize) -> usize {
+    let mut e = estimates.to_vec();
+    e.sort_unstable_by(|a, b| b.cmp(a));
+    let mut sum = 0u64;
+    let mut n = 0;
+    for &b in e.iter().take(wanted) {
+        sum = sum.saturating_add(b);
+        if sum > avail {
+            break;
+        }
+        n += 1;
+    }
+    n.max(1)
+}
+
 fn gib(b: u64) -> String {
     format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
 }
@@ -84,4 +102,20 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
         gib(avail),
         est.parts[0].0
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_at_once;
+
+    #[test]
+    fn runs_at_once_takes_the_largest_estimates_that_fit() {
+        let gib = 1u64 << 30;
+        // 3 + 2 = 5 GiB fit in 6; adding the next 2 GiB does not.
+        assert_eq!(runs_at_once(&[2 * gib, 3 * gib, gib, 2 * gib], 6 * gib, 4), 2);
+        assert_eq!(runs_at_once(&[gib; 4], 6 * gib, 2), 2, "never more than asked");
+        assert_eq!(runs_at_once(&[gib; 4], 6 * gib, 8), 4, "never more than the runs");
+        assert_eq!(runs_at_once(&[9 * gib], 6 * gib, 2), 1, "one run always (the budget check refuses it alone)");
+        assert_eq!(runs_at_once(&[3 * gib, 3 * gib], 6 * gib, 2), 2, "exactly full fits");
+    }
 }

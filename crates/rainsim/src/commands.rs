@@ -35,7 +35,7 @@ macro_rules! outln {
     ($($t:tt)*) => { out(&(format!($($t)*) + "\n"))? };
 }
 
-fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Config, SettingsError> {
+pub(crate) fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> Result<Config, SettingsError> {
     setup.spec().resolve(scheme, extra)
 }
 
@@ -77,7 +77,7 @@ impl Progress {
     }
 }
 
-fn simulate(
+pub(crate) fn simulate(
     cfg: &Config,
     trace: &Trace,
     scheme: &str,
@@ -114,7 +114,7 @@ fn simulate_logged(
 }
 
 /// Writes a report atomically (a temporary file renamed over `path`).
-fn write_report(path: &Path, report: &Report) -> Res {
+pub(crate) fn write_report(path: &Path, report: &Report) -> Res {
     let text = serde_json::to_string_pretty(report)? + "\n";
     rainsim_trace::write_atomic(path, &[], |f| f.write_all(text.as_bytes()))?;
     Ok(())
@@ -208,78 +208,10 @@ fn run_array(cfg: &Config, trace: &Trace, scheme: &str, out: Option<&Path>, veri
 
 /// Says on stderr when the format was decided by the alignment rule (the
 /// report's `trace.detection` says it too).
-fn warn_detection(trace: &Trace) {
+pub(crate) fn warn_detection(trace: &Trace) {
     if let Some(d) = &trace.info.detection {
         eprintln!("warning: {}: {d}", trace.info.path);
     }
-}
-
-/// `rainsim compare`.
-pub fn compare(setup: &Setup, schemes: &[String], variants: &[String], out_dir: Option<&Path>, verify: bool) -> Res {
-    let mut runs: Vec<(String, Option<&str>, Vec<String>)> = Vec::new();
-    let base_scheme = setup.scheme.as_deref();
-    for s in schemes {
-        runs.push((s.clone(), Some(s.as_str()), Vec::new()));
-    }
-    for v in variants {
-        let sets = split_variant(v);
-        runs.push((v.clone(), base_scheme.or(Some("baseline")), sets));
-    }
-    if runs.is_empty() {
-        return Err("compare needs --schemes A,B and/or --variant KEY=VALUE (at least one)".into());
-    }
-    if let Some(d) = out_dir {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-    }
-    // Resolve every configuration first, so a bad name fails before any run.
-    let cfgs = runs.iter().map(|(_, scheme, sets)| resolve(setup, *scheme, sets)).collect::<Result<Vec<_>, _>>()?;
-    let mut reports = Vec::new();
-    let mut trace_cache: Option<(String, Trace)> = None;
-    for (i, ((label, scheme, _), cfg)) in runs.iter().zip(&cfgs).enumerate() {
-        // Reload unless everything the requests depend on is unchanged.
-        let key = workload::identity(cfg);
-        if trace_cache.as_ref().is_none_or(|(k, _)| *k != key) {
-            let trace = workload::load(cfg, setup.trace.as_deref())?;
-            warn_detection(&trace);
-            trace_cache = Some((key.clone(), trace));
-        }
-        let trace = &trace_cache.as_ref().expect("loaded").1;
-        eprintln!("[{}/{}] {label}", i + 1, runs.len());
-        let stopped = match (out_dir, i) {
-            (Some(d), 1..) => format!("the {i} reports already in {} are complete", d.display()),
-            _ => "no report written".to_string(),
-        };
-        let report = simulate(cfg, trace, scheme.unwrap_or("baseline"), verify, true, &stopped)?;
-        if let Some(d) = out_dir {
-            let name: String =
-                label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-            write_report(&d.join(format!("{i:02}-{name}.json")), &report)?;
-        }
-        reports.push((label.clone(), report));
-    }
-    outf!("{}", summary::side_by_side(&reports));
-    Ok(())
-}
-
-/// Splits `a=1,b.c=[1, 2],d={x=1,y=2}` at the commas outside brackets,
-/// braces and quotes (a comma inside a TOML array, table or string stays).
-fn split_variant(v: &str) -> Vec<String> {
-    let (mut depth, mut quoted) = (0i32, false);
-    let mut out = vec![String::new()];
-    for ch in v.chars() {
-        match ch {
-            '"' => quoted = !quoted,
-            '[' | '{' if !quoted => depth += 1,
-            ']' | '}' if !quoted => depth -= 1,
-            ',' if !quoted && depth == 0 => {
-                out.push(String::new());
-                continue;
-            }
-            _ => {}
-        }
-        out.last_mut().expect("non-empty").push(ch);
-    }
-    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
 /// `rainsim trace stats`.
@@ -395,29 +327,36 @@ pub fn config_list() -> Res {
 /// Speed is host requests per CPU-second of the simulation loop (setup
 /// excluded); the best and the median run are printed because a shared
 /// machine adds noise, never removes it.
-pub fn bench(
-    config: &str,
-    scheme: &str,
-    workload: Option<&str>,
-    requests: Option<u64>,
-    runs: u32,
-    sets: &[String],
-) -> Res {
+pub fn bench(a: &crate::BenchArgs) -> Res {
+    let (config, scheme, workload, requests) =
+        (a.config.as_str(), a.scheme.as_str(), a.workload.as_deref(), a.requests);
+    let (trace_file, load_only, runs, sets) = (a.trace.as_deref(), a.load_only, a.runs, &a.sets);
     if runs == 0 {
         return Err("bench --runs must be at least 1".into());
     }
     // `--set workload.requests=…` overrides `--requests`; a profile keeps its
     // own count unless `--requests` is given.
     let mut all = Vec::new();
-    if let Some(n) = requests.or(workload.is_none().then_some(1_000_000)) {
+    if let Some(n) = requests.or((workload.is_none() && trace_file.is_none()).then_some(1_000_000)) {
         all.push(format!("workload.requests={n}"));
     }
     all.extend_from_slice(sets);
     let cfg =
         settings::resolve(&settings::Request { config: Some(config), scheme: Some(scheme), workload, sets: &all })?;
-    let trace = workload::load(&cfg, None)?;
-    let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
-    outln!("config: {config}, scheme {scheme}, {} synthetic requests{what}, seed {}", trace.requests.len(), cfg.seed);
+    let trace = match trace_file {
+        Some(path) if load_only => {
+            bench_load(&cfg, path, runs)?;
+            return Ok(());
+        }
+        Some(path) => bench_load(&cfg, path, runs)?,
+        None => {
+            let trace = workload::load(&cfg, None)?;
+            let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
+            let n = trace.requests.len();
+            outln!("config: {config}, scheme {scheme}, {n} synthetic requests{what}, seed {}", cfg.seed);
+            trace
+        }
+    };
     let mut speeds = Vec::new();
     let mut first: Option<Report> = None;
     if cfg.array.is_some() {
@@ -478,6 +417,40 @@ pub fn bench(
     Ok(())
 }
 
+/// `rainsim bench --trace`: loads the file `runs` times and prints the speed.
+fn bench_load(cfg: &Config, path: &Path, runs: u32) -> Result<Trace, Box<dyn std::error::Error>> {
+    let b = rainsim::load_bench::measure(cfg, path, runs)?;
+    let info = &b.trace.info;
+    let records = info.records_read as f64;
+    for (i, r) in b.runs.iter().enumerate() {
+        outln!(
+            "load {}: {:.3} s wall / {:.3} s CPU, {:.0} records per CPU-second",
+            i + 1,
+            r.wall_s,
+            r.cpu_s,
+            records / r.cpu_s.max(1e-9)
+        );
+    }
+    let mut cpu: Vec<f64> = b.runs.iter().map(|r| r.cpu_s).collect();
+    cpu.sort_by(f64::total_cmp);
+    let mib = info.file_bytes as f64 / (1u64 << 20) as f64;
+    outln!(
+        "trace: {} ({}, {:.1} MiB, {} records, {} requests); load best {:.0}, median {:.0} records per CPU-second; \
+         SHA-256 alone {:.3} s CPU ({:.0} MiB/s, SHA extensions {})",
+        info.path,
+        info.format,
+        mib,
+        info.records_read,
+        info.requests,
+        records / cpu[0].max(1e-9),
+        records / cpu[cpu.len() / 2].max(1e-9),
+        b.hash_cpu_s,
+        mib / b.hash_cpu_s.max(1e-9),
+        if b.sha_extensions { "used" } else { "absent: portable code" }
+    );
+    Ok(b.trace)
+}
+
 /// `rainsim bench` of an array configuration.
 fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
     let mut speeds = Vec::new();
@@ -522,21 +495,4 @@ fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_variant;
-
-    #[test]
-    fn variants_split_only_where_a_key_starts() {
-        assert_eq!(split_variant("a=1, b.c=2"), vec!["a=1", "b.c=2"]);
-        assert_eq!(
-            split_variant("workload.sizes=[{bytes=4096,weight=1.0}],seed=3"),
-            vec!["workload.sizes=[{bytes=4096,weight=1.0}]", "seed=3"]
-        );
-        assert_eq!(split_variant("x=[1, 2, 3]"), vec!["x=[1, 2, 3]"]);
-        assert_eq!(split_variant(r#"n="a,b",m=1"#), vec![r#"n="a,b""#, "m=1"]);
-        assert!(split_variant(" , ").is_empty());
-    }
 }

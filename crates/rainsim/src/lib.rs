@@ -4,6 +4,7 @@
 
 pub mod array_summary;
 pub mod budget;
+pub mod load_bench;
 pub mod parquet;
 pub mod request_log;
 pub mod settings;

@@ -2,6 +2,7 @@
 //! and printing live here; the model is `rainsim-model`, traces `rainsim-trace`.
 
 mod commands;
+mod compare;
 mod interrupt;
 mod trace_edit;
 
@@ -118,6 +119,10 @@ struct CompareArgs {
     /// Check consistency in every run.
     #[arg(long)]
     verify: bool,
+    /// Runs at once. Default: one per core, as many as the memory available holds
+    /// (the reports do not depend on it).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -232,25 +237,32 @@ enum ConfigCmd {
 }
 
 #[derive(Args)]
-struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Preset or file to benchmark. Default: rep-raid-8ch (aged 80/10, GC active).
     #[arg(long, short, default_value = "rep-raid-8ch")]
-    config: String,
+    pub(crate) config: String,
     /// Scheme to benchmark (see `rainsim config list`).
     #[arg(long, default_value = "baseline")]
-    scheme: String,
+    pub(crate) scheme: String,
     /// Workload profile (name or file) instead of the config's synthetic workload.
     #[arg(long, value_name = "NAME|FILE")]
-    workload: Option<String>,
+    pub(crate) workload: Option<String>,
     /// Synthetic requests to simulate. Default: 1,000,000, or the profile's count with `--workload`.
     #[arg(long)]
-    requests: Option<u64>,
+    pub(crate) requests: Option<u64>,
+    /// Replay this trace file instead (the config's `[trace]` keys apply); its loading
+    /// (read, parse, sort, SHA-256) is measured too, in records per CPU-second.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "requests"])]
+    pub(crate) trace: Option<PathBuf>,
+    /// With `--trace`: measure the loading only, do not simulate.
+    #[arg(long, requires = "trace")]
+    pub(crate) load_only: bool,
     /// Times to repeat the run (best and median are reported).
     #[arg(long, default_value_t = 3)]
-    runs: u32,
+    pub(crate) runs: u32,
     /// Extra config overrides.
     #[arg(long = "set", value_name = "KEY=VALUE")]
-    sets: Vec<String>,
+    pub(crate) sets: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -265,7 +277,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => commands::run(&a.setup, a.out.as_deref(), a.request_log.as_deref(), a.verify, a.quiet),
-        Cmd::Compare(a) => commands::compare(&a.setup, &a.schemes, &a.variants, a.out_dir.as_deref(), a.verify),
+        Cmd::Compare(a) => compare::compare(&a.setup, &a.schemes, &a.variants, a.out_dir.as_deref(), a.verify, a.jobs),
         Cmd::Trace { cmd: TraceCmd::Stats { file, workload, config, format, time_unit, page_bytes, json } } => {
             match (file, workload) {
                 (Some(file), _) => {
@@ -284,7 +296,7 @@ fn main() -> ExitCode {
         Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => trace_edit::merge(&files, to.as_deref(), &select),
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
-        Cmd::Bench(a) => commands::bench(&a.config, &a.scheme, a.workload.as_deref(), a.requests, a.runs, &a.sets),
+        Cmd::Bench(a) => commands::bench(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -172,3 +172,57 @@ fn variant_values_may_hold_commas() {
     assert_eq!(u(&r, "seed"), 4);
     assert_eq!(u(&r, "host.bytes_read") + u(&r, "host.bytes_written"), 300 * 8192);
 }
+
+/// Runs side by side give the reports one at a time gives, byte for byte
+/// (timing aside), with a mix of shared and reloaded workloads; the memory
+/// budget caps the runs at once and says so.
+#[test]
+fn parallel_runs_give_the_reports_of_one_at_a_time() {
+    let dir = TempDir::new("compare-jobs");
+    let args = |jobs: &str, out: &std::path::Path| {
+        let o = rainsim([
+            "compare",
+            "--set",
+            "workload.requests=800",
+            "--schemes",
+            "baseline,bpu",
+            "--variant",
+            "seed=2",
+            "--variant",
+            "raid.stripe_width=5",
+            "--jobs",
+            jobs,
+            "--out-dir",
+            p(out),
+        ])
+        .ok();
+        let mut files: Vec<_> = std::fs::read_dir(out).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        let reports: Vec<_> = files.iter().map(|f| without_timing(read_json(f))).collect();
+        (o.stdout, reports)
+    };
+    let (one, r1) = args("1", &dir.join("one"));
+    let (three, r3) = args("3", &dir.join("three"));
+    assert_eq!(r1.len(), 4);
+    for (i, (a, b)) in r1.iter().zip(&r3).enumerate() {
+        assert!(a == b, "run {i} differs with --jobs 3 in: {:?}", differing_keys(a, b));
+    }
+    // The side-by-side table has no timing in it: the same text.
+    assert_eq!(one, three);
+    let err = rainsim(["compare", "--schemes", "baseline", "--jobs", "0"]).fails();
+    assert!(err.contains("--jobs must be at least 1"), "{err}");
+}
+
+/// Two default devices (~70 MiB each) do not fit in 100 MiB: one run at a
+/// time, and a note says why.
+#[test]
+fn the_memory_budget_caps_the_runs_at_once() {
+    let o = std::process::Command::new(BIN)
+        .args(["compare", "--set", "workload.requests=50", "--schemes", "baseline,bpu", "--jobs", "2"])
+        .env("RAINSIM_MEMORY_AVAILABLE", (100u64 << 20).to_string())
+        .output()
+        .expect("run rainsim");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("note: 1 runs at once (not 2)"), "{err}");
+}

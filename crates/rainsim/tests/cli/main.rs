@@ -9,6 +9,7 @@
 mod support;
 
 mod arrays;
+mod bench;
 mod compare;
 mod config;
 mod determinism;

@@ -1,0 +1,192 @@
+//! `rainsim compare`: several schemes or `--set` variants on one workload,
+//! run side by side on every core (each run is independent and
+//! deterministic, so the reports do not depend on the number of jobs).
+
+use crate::commands::{out, resolve, simulate, warn_detection, write_report};
+use crate::{interrupt, Setup};
+use rainsim::{budget, summary, workload};
+use rainsim_model::{Config, Report};
+use rainsim_trace::Trace;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+type RunResult = Result<Report, String>;
+
+/// `rainsim compare`; `jobs` = runs at once (`None`: every core, as many as
+/// the memory available holds).
+pub fn compare(
+    setup: &Setup,
+    schemes: &[String],
+    variants: &[String],
+    out_dir: Option<&Path>,
+    verify: bool,
+    jobs: Option<usize>,
+) -> Res {
+    let mut runs: Vec<(String, Option<&str>, Vec<String>)> = Vec::new();
+    let base_scheme = setup.scheme.as_deref();
+    for s in schemes {
+        runs.push((s.clone(), Some(s.as_str()), Vec::new()));
+    }
+    for v in variants {
+        let sets = split_variant(v);
+        runs.push((v.clone(), base_scheme.or(Some("baseline")), sets));
+    }
+    if runs.is_empty() {
+        return Err("compare needs --schemes A,B and/or --variant KEY=VALUE (at least one)".into());
+    }
+    if jobs == Some(0) {
+        return Err("compare --jobs must be at least 1".into());
+    }
+    if let Some(d) = out_dir {
+        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+    }
+    // Resolve every configuration first, so a bad name fails before any run.
+    let cfgs = runs.iter().map(|(_, scheme, sets)| resolve(setup, *scheme, sets)).collect::<Result<Vec<_>, _>>()?;
+    if cfgs.iter().any(|c| c.array.is_some()) {
+        return Err("compare does not take an array ([array]); run each allocation with `rainsim run`".into());
+    }
+    // Every distinct workload once, before any run (runs that differ only
+    // in the device share it).
+    let mut traces: Vec<(String, Trace)> = Vec::new();
+    let mut which = Vec::with_capacity(cfgs.len());
+    for cfg in &cfgs {
+        let key = workload::identity(cfg);
+        let i = match traces.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                let trace = workload::load(cfg, setup.trace.as_deref())?;
+                warn_detection(&trace);
+                traces.push((key, trace));
+                traces.len() - 1
+            }
+        };
+        which.push(i);
+    }
+    interrupt::check("stopped while loading; no report written");
+    let estimates: Vec<u64> = cfgs
+        .iter()
+        .zip(&which)
+        .map(|(c, &t)| rainsim_model::setup::memory_estimate(c, traces[t].1.requests.len() as u64, verify).bytes)
+        .collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let wanted = jobs.unwrap_or(cores).min(runs.len());
+    let jobs = budget::runs_at_once(&estimates, budget::available().0, wanted);
+    if jobs < wanted {
+        eprintln!("note: {jobs} runs at once (not {wanted}): the memory available holds no more");
+    }
+    let work = Work { runs: &runs, cfgs: &cfgs, traces: &traces, which: &which, out_dir, verify, jobs };
+    let results = work.run_all();
+    let mut reports = Vec::new();
+    for ((label, _, _), r) in runs.iter().zip(results) {
+        match r {
+            Some(Ok(report)) => reports.push((label.clone(), report)),
+            Some(Err(e)) => return Err(format!("{label}: {e}").into()),
+            None => return Err(format!("{label}: not run (an earlier run failed)").into()),
+        }
+    }
+    out(&summary::side_by_side(&reports))
+}
+
+/// The runs of one `compare` and where they go.
+struct Work<'a> {
+    runs: &'a [(String, Option<&'a str>, Vec<String>)],
+    cfgs: &'a [Config],
+    traces: &'a [(String, Trace)],
+    which: &'a [usize],
+    out_dir: Option<&'a Path>,
+    verify: bool,
+    jobs: usize,
+}
+
+impl Work<'_> {
+    /// Every run, `jobs` at a time, in order of index; after a failure no
+    /// new run starts. Result `i` is `None` for a run not started.
+    fn run_all(&self) -> Vec<Option<RunResult>> {
+        let n = self.runs.len();
+        let results: Mutex<Vec<Option<RunResult>>> = Mutex::new((0..n).map(|_| None).collect());
+        let (next, failed) = (AtomicUsize::new(0), AtomicBool::new(false));
+        std::thread::scope(|s| {
+            for _ in 0..self.jobs {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= n || failed.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let r = self.one(i);
+                    if r.is_err() {
+                        failed.store(true, Ordering::SeqCst);
+                    }
+                    results.lock().expect("no worker panics holding it")[i] = Some(r);
+                });
+            }
+        });
+        results.into_inner().expect("no worker panics holding it")
+    }
+
+    /// Run `i`: simulate, then write its report when asked.
+    fn one(&self, i: usize) -> RunResult {
+        let (label, scheme, _) = &self.runs[i];
+        let n = self.runs.len();
+        eprintln!("[{}/{n}] {label}", i + 1);
+        let stopped = match self.out_dir {
+            Some(d) => format!("the reports already in {} are complete", d.display()),
+            None => "no report written".to_string(),
+        };
+        let t0 = Instant::now();
+        let trace = &self.traces[self.which[i]].1;
+        // One progress bar only when the runs take turns.
+        let report =
+            simulate(&self.cfgs[i], trace, scheme.unwrap_or("baseline"), self.verify, self.jobs == 1, &stopped)
+                .map_err(|e| e.to_string())?;
+        if let Some(d) = self.out_dir {
+            let name: String =
+                label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+            write_report(&d.join(format!("{i:02}-{name}.json")), &report).map_err(|e| e.to_string())?;
+        }
+        if self.jobs > 1 {
+            eprintln!("[{}/{n}] {label}: done in {:.1} s", i + 1, t0.elapsed().as_secs_f64());
+        }
+        Ok(report)
+    }
+}
+
+/// Splits `a=1,b.c=[1, 2],d={x=1,y=2}` at the commas outside brackets,
+/// braces and quotes (a comma inside a TOML array, table or string stays).
+fn split_variant(v: &str) -> Vec<String> {
+    let (mut depth, mut quoted) = (0i32, false);
+    let mut out = vec![String::new()];
+    for ch in v.chars() {
+        match ch {
+            '"' => quoted = !quoted,
+            '[' | '{' if !quoted => depth += 1,
+            ']' | '}' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                out.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        out.last_mut().expect("non-empty").push(ch);
+    }
+    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_variant;
+
+    #[test]
+    fn variants_split_only_where_a_key_starts() {
+        assert_eq!(split_variant("a=1, b.c=2"), vec!["a=1", "b.c=2"]);
+        assert_eq!(
+            split_variant("workload.sizes=[{bytes=4096,weight=1.0}],seed=3"),
+            vec!["workload.sizes=[{bytes=4096,weight=1.0}]", "seed=3"]
+        );
+        assert_eq!(split_variant("x=[1, 2, 3]"), vec!["x=[1, 2, 3]"]);
+        assert_eq!(split_variant(r#"n="a,b",m=1"#), vec![r#"n="a,b""#, "m=1"]);
+        assert!(split_variant(" , ").is_empty());
+    }
+}

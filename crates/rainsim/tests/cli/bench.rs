@@ -1,0 +1,46 @@
+//! `rainsim bench --trace`: the loading benchmark reads what `run` reads,
+//! and its hash of the stored file is the trace's SHA-256.
+
+use crate::support::*;
+use std::io::Write;
+
+/// The `trace: …` summary line of a load benchmark.
+fn summary(stdout: &str) -> &str {
+    stdout.lines().find(|l| l.starts_with("trace: ")).unwrap_or_else(|| panic!("no summary:\n{stdout}"))
+}
+
+#[test]
+fn load_only_reads_every_record_of_a_sample_each_run() {
+    let t = trace("msr_hm_0_slice1000.csv");
+    let o = rainsim(["bench", "--trace", p(&t), "--load-only", "--runs", "2"]).ok();
+    for run in ["load 1: ", "load 2: "] {
+        assert!(o.stdout.contains(run), "{run} missing:\n{}", o.stdout);
+    }
+    assert!(!o.stdout.contains("load 3: ") && !o.stdout.contains("run 1: "), "{}", o.stdout);
+    let line = summary(&o.stdout);
+    assert!(line.contains("(msr, ") && line.contains("1000 records, 1000 requests"), "{line}");
+}
+
+/// The benchmark hashes the stored bytes apart from the loader and fails if
+/// the two differ; a gzip copy (hash of the compressed bytes) must pass.
+#[test]
+fn load_only_of_a_gzip_copy_agrees_with_its_own_hash() {
+    let dir = TempDir::new("bench-gz");
+    let f = dir.join("hm.csv.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&std::fs::read(trace("msr_hm_0_slice1000.csv")).unwrap()).unwrap();
+    std::fs::write(&f, gz.finish().unwrap()).unwrap();
+    let o = rainsim(["bench", "--trace", p(&f), "--load-only", "--runs", "1"]).ok();
+    assert!(summary(&o.stdout).contains("1000 records, 1000 requests"), "{}", o.stdout);
+}
+
+#[test]
+fn bench_trace_errors_name_the_problem() {
+    let err = rainsim(["bench", "--load-only"]).fails();
+    assert!(err.contains("--trace"), "{err}");
+    let err = rainsim(["bench", "--trace", "no/such/trace.csv", "--load-only"]).fails();
+    assert!(err.contains("no/such/trace.csv"), "{err}");
+    let t = trace("msr_hm_0_slice1000.csv");
+    let err = rainsim(["bench", "--trace", p(&t), "--requests", "5"]).fails();
+    assert!(err.contains("--requests"), "{err}");
+}
