@@ -150,13 +150,16 @@ pub trait Replication {
     }
 }
 
-/// The channel other than `home` with the fewest queued operations (ties:
-/// lowest index).
+/// The channel other than `home` with the fewest queued operations.
 pub fn least_loaded_other(view: &DeviceView, home: u32) -> u32 {
-    (0..view.channels.len() as u32)
-        .filter(|&c| c != home)
-        .min_by_key(|&c| (view.channels[c as usize].queued(), c))
-        .unwrap_or(home)
+    least_loaded_after(view.channels.len() as u32, home, |c| view.channels[c as usize].queued())
+}
+
+/// Of the `m` channels other than `home`, the one with the least `load`;
+/// ties go to the first after `home` in rotation. (Ties to the lowest index
+/// would send nearly every copy of a lightly loaded device to channel 0.)
+pub fn least_loaded_after<L: Ord>(m: u32, home: u32, load: impl Fn(u32) -> L) -> u32 {
+    (1..m).map(|d| (home + d) % m).min_by_key(|&c| (load(c), (c + m - home) % m)).unwrap_or(home)
 }
 
 /// RAID-5 without replicas.
@@ -175,4 +178,23 @@ impl Replication for NoReplication {
 #[inline]
 pub fn small(bytes: u32, max: u32) -> bool {
     max == 0 || bytes <= max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::least_loaded_after;
+
+    #[test]
+    fn copy_b_goes_to_the_least_loaded_other_channel_ties_in_rotation() {
+        // All idle: the channel after home, so copies B spread as homes do.
+        assert_eq!(least_loaded_after(8, 0, |_| 0), 1);
+        assert_eq!(least_loaded_after(8, 5, |_| 0), 6);
+        assert_eq!(least_loaded_after(8, 7, |_| 0), 0);
+        // The least loaded wins over rotation; never home itself.
+        assert_eq!(least_loaded_after(8, 2, |c| if c == 6 { 0 } else { 3 }), 6);
+        assert_eq!(least_loaded_after(8, 2, |c| if c == 2 { 0 } else { 1 }), 3);
+        // A tie between 1 and 6 from home 5: 6 comes first in rotation.
+        assert_eq!(least_loaded_after(8, 5, |c| if c == 1 || c == 6 { 0 } else { 9 }), 6);
+        assert_eq!(least_loaded_after(1, 0, |_| 0), 0, "one channel: nowhere else");
+    }
 }

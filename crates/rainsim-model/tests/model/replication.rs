@@ -115,6 +115,40 @@ fn a_replica_write_is_two_parallel_programs_without_preread_or_xor() {
     assert_eq!((rep.obs.raid.rmw, rep.obs.raid.rcw, rep.obs.raid.prereads), (0, 0, 0));
 }
 
+/// On an idle device every channel ties for copy B: the tie goes to the
+/// channel after the slot's, so copies B spread as the slots do. One-page
+/// updates of every data chunk of 8 written 3+1 stripes over 8 channels,
+/// 2 ms apart, each replicated: channel c programs the copies A of the
+/// chunks at home on c and the copies B of those at home on c − 1 (ties to
+/// the lowest index gave channel 0 every copy B).
+#[test]
+fn copies_b_of_an_idle_device_spread_over_the_channels() {
+    let mut c = tiny(8, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.policy = scheme("fusionraid").policy;
+    let probe = Ssd::new(&c, Collector::new(8), false).unwrap();
+    let l = probe.stripe_layout().clone();
+    let written: Vec<u32> =
+        (0..l.stripes).filter(|&s| (0..l.width).all(|j| probe.ftl.lookup(s * l.width + j).is_some())).take(8).collect();
+    assert_eq!(written.len(), 8);
+    let mut want = [0u64; 8];
+    let mut reqs = Vec::new();
+    for &s in &written {
+        for d in 0..3 {
+            let home = l.channel(s, l.data_pos(s, d));
+            want[home as usize] += 1;
+            want[((home + 1) % 8) as usize] += 1;
+            reqs.push(write(1_000 + reqs.len() as u64 * 2_000_000, s as u64 * 3 + d as u64));
+        }
+    }
+    let ssd = run(&c, &reqs);
+    assert_eq!(ssd.obs.replication.replica_writes, 24, "every update replicated");
+    let programs: Vec<u64> = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::HostProgram as usize]).collect();
+    assert_eq!(programs, want, "host programs per channel");
+    assert!(*programs.iter().max().unwrap() <= 2 * 48 / 8, "no channel takes twice its share: {programs:?}");
+}
+
 /// CR5M: each data chunk of a stripe updated once becomes replicated (copy
 /// and mirror on two dies of its channel); the third makes the whole stripe
 /// replicated, and it converts: the copies' XOR is the new parity, the
