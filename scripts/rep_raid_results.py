@@ -749,7 +749,7 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         activity_table(reports, PRESET, PROFILES, seeds),
         "## Channel balance of host programs",
         "",
-        "Copy B goes to the least-loaded channel other than the home channel, ties to the lowest index",
+        "Copy B goes to the least-loaded channel other than the home channel, ties to the first after it",
         "(FusionRAID and Rep-RAID; CR5M keeps both copies on the home channel). Per scheme over its runs:",
         "",
         balance_table(reports, PRESET, PROFILES, seeds),
@@ -872,14 +872,13 @@ def known_gaps(reports, seeds, rt, failed):
     far = [f"{t} ({x:.1f}×)" for t, x in ratios if x > 2 or x < 0.5]
     bf, br = balance_ratio(reports, PRESET, F, PROFILES, seeds), balance_ratio(reports, PRESET, R, PROFILES, seeds)
     bb = balance_ratio(reports, PRESET, B, PROFILES, seeds)
-    if bf and br and bb:
+    if bf and br and bb and max(bf, br) > 1.5 * bb:
         out += [
-            "- **Copy B's channel.** \"Least-loaded other channel, ties to the lowest index\" (our reading of",
-            "  FusionRAID's \"highest parallelism\", also used for Rep-RAID) meets a lightly loaded device where",
-            "  nearly every choice is a tie, so copies B pile onto the lowest channels: the busiest channel",
-            f"  takes {bf:.1f}× (FusionRAID) and {br:.1f}× (Rep-RAID) the median channel's host programs, against",
-            f"  {bb:.2f}× for RAID-5 (\"Channel balance\" above). That channel then collects far more often; it",
-            "  weighs on both schemes' GC, tail and read results, and on every comparison with CR5M.",
+            "- **Copy B's channel.** \"Least-loaded other channel, ties to the first after the slot's\" (our",
+            "  reading of FusionRAID's \"highest parallelism\", also used for Rep-RAID) still leaves a busiest",
+            f"  channel taking {bf:.1f}× (FusionRAID) and {br:.1f}× (Rep-RAID) the median channel's host programs,",
+            f"  against {bb:.2f}× for RAID-5 (\"Channel balance\" above); that channel collects more often, which",
+            "  weighs on both schemes' GC, tail and read results.",
         ]
     mv = {sc: [page_moves(r) / gc_erases(r) for wl in PROFILES for r in have(reports, PRESET, sc, wl, seeds)
                if gc_erases(r)] for sc in (B, C5)}
