@@ -223,3 +223,14 @@ def test_channel_balance_and_far_beyond_the_papers_size():
     # Within 3 × the paper's size a reproduced verdict stands.
     assert rr.far_larger(next(c for c in comps if c.cid == "E2"),
                          dict(res["E2"], verdict=V.REPRODUCED, pooled=3.0, far_larger=False))["verdict"] == V.REPRODUCED
+
+
+def test_the_allocation_check_runs_raid5_with_die_bound_chunks_on_every_profile():
+    cmd = rr.command(rr.PRESET, rr.BS, rr.Workload("rep-raid-ts_0"), 1, None, "/tmp/x.json")
+    i = cmd.index("--scheme")
+    assert cmd[i + 1] == rr.B and "ftl.allocation=static-channel-first" in cmd
+    assert "ftl.allocation=static-channel-first" not in rr.command(rr.PRESET, rr.B, rr.Workload("rep-raid-ts_0"), 1,
+                                                                    None, "/tmp/x.json")
+    a = argparse.Namespace(seeds=1, wide_seeds=0, trace_seeds=0, requests=None)
+    extra = [j for j in rr.jobs_of(a, []) if j[1] == rr.BS]
+    assert sorted(j[2].name for j in extra) == sorted(rr.PROFILES) and {j[3] for j in extra} == {1}
