@@ -11,7 +11,9 @@ Runs (the release CLI, one process at a time unless --jobs says otherwise):
   1..--seeds;
 - 7+1 block: the same on rep-raid-8ch-7p1, seeds 1..--wide-seeds (0 = skip);
 - secondary: the shared real trace samples with at least 100 requests
-  (read from --traces, never copied), on rep-raid-8ch, seeds 1..--trace-seeds.
+  (read from --traces, never copied), on rep-raid-8ch, seeds 1..--trace-seeds;
+- allocation check: RAID-5 on each profile, seed 1, with every chunk bound to
+  one die of its channel (ftl.allocation = "static-channel-first").
 
 The seed drives preconditioning and the synthetic request stream, so every
 (profile, seed) is a different workload: it is the unit of the tests (sign
@@ -23,12 +25,13 @@ and seeds are replicates.
 Usage: python3 scripts/rep_raid_results.py [--seeds 3] [--wide-seeds 3]
        [--trace-seeds 3] [--requests N] [--traces DIR] [--keep DIR]
        [--jobs 1] [--out FILE]
-The defaults write the checked-in page: 288 runs, about 20 CPU-minutes of
+The defaults write the checked-in page: 321 runs, about 20 CPU-minutes of
 simulation (about 25 minutes wall-clock on one core of a shared 2-core
 machine, plus about a minute of bootstrap). --keep DIR stores every report
 (named by preset, scheme, workload, seed, requests) and a later run with the
 same DIR runs only what is missing; clear it after changing the model.
-The release CLI (target/release/rainsim) is built first if missing.
+The release CLI (target/release/rainsim) is built first (cargo build --release,
+a no-op when it is up to date), so the runs never use a stale binary.
 """
 
 import argparse
@@ -972,8 +975,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="simulations at once (default 1)")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "rep-raid.md"))
     a = ap.parse_args()
-    if not CLI.exists():
-        subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rainsim"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rainsim"], cwd=ROOT, check=True)
     trace_wls, skipped = trace_workloads(a.traces) if a.traces else ([], [])
     tmp = None
     store = a.keep
