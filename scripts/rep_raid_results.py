@@ -431,7 +431,7 @@ def oversize_note(comps, res):
            for c in comps if res[c.cid].get("far_larger")]
     if not out:
         return ""
-    return ("Direction only, the size far larger (more than 3 × the paper's, which the verdict's \"at least\" "
+    return (f"Direction only, the size far larger (more than {FAR:g} × the paper's, which the verdict's \"at least\" "
             "reading would have called reproduced): " + ", ".join(out)
             + ". The paper reports small changes there; ours are of another order.\n")
 

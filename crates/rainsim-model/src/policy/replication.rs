@@ -156,10 +156,11 @@ pub fn least_loaded_other(view: &DeviceView, home: u32) -> u32 {
 }
 
 /// Of the `m` channels other than `home`, the one with the least `load`;
-/// ties go to the first after `home` in rotation. (Ties to the lowest index
-/// would send nearly every copy of a lightly loaded device to channel 0.)
+/// ties go to the first after `home` in rotation (`min_by_key` keeps the
+/// first minimum). Ties to the lowest index would send nearly every copy of
+/// a lightly loaded device to channel 0.
 pub fn least_loaded_after<L: Ord>(m: u32, home: u32, load: impl Fn(u32) -> L) -> u32 {
-    (1..m).map(|d| (home + d) % m).min_by_key(|&c| (load(c), (c + m - home) % m)).unwrap_or(home)
+    (1..m).map(|d| (home + d) % m).min_by_key(|&c| load(c)).unwrap_or(home)
 }
 
 /// RAID-5 without replicas.
