@@ -365,14 +365,7 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
     for i in 0..runs {
         let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped")?;
         let t = std::mem::take(&mut report.timing);
-        outln!(
-            "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",
-            i + 1,
-            t.setup_s,
-            t.wall_s,
-            t.cpu_s,
-            t.requests_per_cpu_s
-        );
+        print_run(i, &t)?;
         if t.warmup_cpu_s > 0.0 {
             outln!(
                 "run {}: warm-up {:.3} s CPU, {:.0} flash page writes per CPU-second",
@@ -459,14 +452,7 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         let mut report = rainsim::simulate_array(cfg, trace, scheme, false, &mut |_| {})
             .map_err(|e| -> Box<dyn std::error::Error> { e })?;
         let t = std::mem::take(&mut report.timing);
-        outln!(
-            "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",
-            i + 1,
-            t.setup_s,
-            t.wall_s,
-            t.cpu_s,
-            t.requests_per_cpu_s
-        );
+        print_run(i, &t)?;
         speeds.push(t.requests_per_cpu_s);
         match &first {
             None => first = Some(report),
@@ -483,6 +469,19 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         speeds[speeds.len() - 1],
         speeds[speeds.len() / 2],
         speeds.len()
+    );
+    Ok(())
+}
+
+/// One line per `bench` run: set-up, simulation time and speed.
+fn print_run(i: u32, t: &rainsim_model::metrics::report::RunTiming) -> Res {
+    outln!(
+        "run {}: setup {:.3} s, simulation {:.3} s wall / {:.3} s CPU, {:.0} requests per CPU-second",
+        i + 1,
+        t.setup_s,
+        t.wall_s,
+        t.cpu_s,
+        t.requests_per_cpu_s
     );
     Ok(())
 }

@@ -2,7 +2,6 @@
 //! and its hash of the stored file is the trace's SHA-256.
 
 use crate::support::*;
-use std::io::Write;
 
 /// The `trace: …` summary line of a load benchmark.
 fn summary(stdout: &str) -> &str {
@@ -27,9 +26,7 @@ fn load_only_reads_every_record_of_a_sample_each_run() {
 fn load_only_of_a_gzip_copy_agrees_with_its_own_hash() {
     let dir = TempDir::new("bench-gz");
     let f = dir.join("hm.csv.gz");
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&std::fs::read(trace("msr_hm_0_slice1000.csv")).unwrap()).unwrap();
-    std::fs::write(&f, gz.finish().unwrap()).unwrap();
+    std::fs::write(&f, gzip(&std::fs::read(trace("msr_hm_0_slice1000.csv")).unwrap())).unwrap();
     let o = rainsim(["bench", "--trace", p(&f), "--load-only", "--runs", "1"]).ok();
     assert!(summary(&o.stdout).contains("1000 records, 1000 requests"), "{}", o.stdout);
 }

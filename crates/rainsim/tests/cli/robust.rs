@@ -132,12 +132,9 @@ fn control_bytes_are_escaped_in_messages() {
 
 #[test]
 fn gzip_with_trailing_garbage_says_so() {
-    use std::io::Write;
     let dir = TempDir::new("gz-trailing");
     let f = dir.join("t.gz");
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(b"0 0 8 8 1\n").unwrap();
-    let mut bytes = gz.finish().unwrap();
+    let mut bytes = gzip(b"0 0 8 8 1\n");
     bytes.extend_from_slice(b"garbage\n");
     std::fs::write(&f, bytes).unwrap();
     let err = rainsim(["trace", "stats", p(&f)]).fails();

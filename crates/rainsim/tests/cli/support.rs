@@ -336,3 +336,11 @@ pub const WORST_AGEING: [&str; 10] = [
     "--set",
     "precondition.target_moves_per_gc=default",
 ];
+
+/// `bytes` as one gzip member.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(bytes).expect("gzip");
+    gz.finish().expect("gzip")
+}

@@ -4,7 +4,6 @@
 
 use crate::report::check_report;
 use crate::support::*;
-use std::io::Write;
 
 /// Replays one sample and checks it against the README; returns the report.
 fn replay(file: &str, format: &str) -> serde_json::Value {
@@ -165,9 +164,7 @@ fn gzip_copy_replays_like_the_original() {
     let dir = TempDir::new("gzip");
     let src = trace("msr_hm_0_slice1000.csv");
     let raw = std::fs::read(&src).expect("read sample");
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(&raw).expect("gzip");
-    let gz = enc.finish().expect("gzip");
+    let gz = gzip(&raw);
     let named = dir.join("hm_0.csv.gz");
     let unnamed = dir.join("hm_0.data");
     std::fs::write(&named, &gz).expect("write gz");
