@@ -4,6 +4,7 @@
 //! sequence number), which makes every run deterministic. The engine knows
 //! nothing about flash.
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -64,6 +65,15 @@ const SLOT_BITS: u32 = 12;
 /// 2^(SLOT_BITS + WHEEL_BITS) ns ≈ 16.8 ms; later events wait in a heap.
 const WHEEL_BITS: u32 = 12;
 const SLOTS: usize = 1 << WHEEL_BITS;
+/// Words of the busy bitmap; one summary word has a bit per word.
+const WORDS: usize = SLOTS / 64;
+const _: () = assert!(WORDS == 64, "the summary is one u64");
+
+/// `head_key` when the earliest pending event is not known (no key is 0:
+/// sequence numbers start at 1), so one comparison in `at` sees both.
+const UNKNOWN: u128 = 0;
+/// `head_at.0` of an event in the far heap.
+const FAR: u32 = u32::MAX;
 
 /// A deterministic discrete-event queue.
 ///
@@ -72,11 +82,19 @@ const SLOTS: usize = 1 << WHEEL_BITS;
 /// further than the wheel's span wait in a binary heap. Every event on the
 /// wheel lies in the span starting at the current slot, so a circular scan
 /// from it meets slots in time order. `pop` returns the smaller of the two
-/// candidates, so no event ever migrates.
+/// candidates, so no event ever migrates. The earliest event, once found,
+/// is remembered until it is popped or an earlier one is scheduled: a run
+/// loop that peeks every device before stepping one finds it only once.
 pub struct EventQueue<E> {
     slots: Vec<Vec<(u128, E)>>,
     /// One bit per slot: non-empty.
     busy: Vec<u64>,
+    /// One bit per word of `busy`: non-zero.
+    summary: u64,
+    /// Key of the earliest pending event once a peek found it (else
+    /// `UNKNOWN`), and where it is: (wheel slot, index) or (`FAR`, 0).
+    head_key: Cell<u128>,
+    head_at: Cell<(u32, u32)>,
     /// Absolute slot number (time >> SLOT_BITS) of `now`.
     cur: u64,
     on_wheel: usize,
@@ -91,7 +109,10 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             slots: (0..SLOTS).map(|_| Vec::new()).collect(),
-            busy: vec![0; SLOTS / 64],
+            busy: vec![0; WORDS],
+            summary: 0,
+            head_key: Cell::new(UNKNOWN),
+            head_at: Cell::new((0, 0)),
             cur: 0,
             on_wheel: 0,
             far: BinaryHeap::new(),
@@ -117,36 +138,70 @@ impl<E> EventQueue<E> {
         let at = at.max(self.now);
         let key = ((at as u128) << 64) | self.seq as u128;
         let slot = at >> SLOT_BITS;
+        let mut loc = (FAR, 0);
         if slot - self.cur < SLOTS as u64 {
             let i = (slot as usize) & (SLOTS - 1);
+            loc = (i as u32, self.slots[i].len() as u32);
             self.slots[i].push((key, event));
             self.busy[i / 64] |= 1 << (i % 64);
+            self.summary |= 1 << (i / 64);
             self.on_wheel += 1;
         } else {
             self.far.push(Entry { key, event });
         }
+        // A known head stays where it is (pushes append; the heap's top is
+        // the smaller key) unless this event is earlier.
+        if key < self.head_key.get() {
+            self.head_key.set(key);
+            self.head_at.set(loc);
+        }
     }
 
     /// The first busy wheel slot at or after the current one, circularly.
+    #[inline]
     fn next_busy(&self) -> Option<usize> {
         if self.on_wheel == 0 {
             return None;
         }
         let start = (self.cur as usize) & (SLOTS - 1);
-        let words = SLOTS / 64;
         let (w0, b0) = (start / 64, start % 64);
         let first = self.busy[w0] & (!0u64 << b0);
         if first != 0 {
             return Some(w0 * 64 + first.trailing_zeros() as usize);
         }
-        for k in 1..=words {
-            let w = (w0 + k) % words;
-            let bits = if w == w0 { self.busy[w] & !(!0u64 << b0) } else { self.busy[w] };
-            if bits != 0 {
-                return Some(w * 64 + bits.trailing_zeros() as usize);
+        // The words after w0, then the ones before it, then w0's slots
+        // before the current one (a full turn of the wheel).
+        let after = if w0 + 1 < WORDS { self.summary & (!0u64 << (w0 + 1)) } else { 0 };
+        let before = self.summary & ((1u64 << w0) - 1);
+        let w = if after != 0 {
+            after.trailing_zeros() as usize
+        } else if before != 0 {
+            before.trailing_zeros() as usize
+        } else {
+            w0
+        };
+        let bits = self.busy[w];
+        (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
+    }
+
+    /// The earliest pending event: its key and where it is.
+    #[inline]
+    fn find_head(&self) -> Option<(u128, (u32, u32))> {
+        let wheel = self.next_busy().map(|i| {
+            let slot = &self.slots[i];
+            let (mut best, mut key) = (0, slot[0].0);
+            for (j, e) in slot.iter().enumerate().skip(1) {
+                if e.0 < key {
+                    (best, key) = (j, e.0);
+                }
             }
+            (key, (i as u32, best as u32))
+        });
+        let far = self.far.peek().map(|e| (e.key, (FAR, 0)));
+        match (wheel, far) {
+            (Some(w), Some(f)) => Some(if w.0 < f.0 { w } else { f }),
+            (w, f) => w.or(f),
         }
-        None
     }
 
     /// Advances time to `t` without popping an event, for a caller that acts
@@ -161,49 +216,62 @@ impl<E> EventQueue<E> {
     /// Removes the earliest event and advances time to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let wheel = self.next_busy().map(|i| {
-            let slot = &self.slots[i];
-            let (mut best, mut key) = (0, slot[0].0);
-            for (j, e) in slot.iter().enumerate().skip(1) {
-                if e.0 < key {
-                    (best, key) = (j, e.0);
+        let known = self.head_key.get();
+        let (slot, index) = if known != UNKNOWN {
+            self.head_key.set(UNKNOWN);
+            self.head_at.get()
+        } else {
+            // Found here rather than through `find_head`: a loop that only
+            // pops (one device) pays nothing for the remembered head.
+            let wheel = self.next_busy().map(|i| {
+                let slot = &self.slots[i];
+                let (mut best, mut key) = (0, slot[0].0);
+                for (j, e) in slot.iter().enumerate().skip(1) {
+                    if e.0 < key {
+                        (best, key) = (j, e.0);
+                    }
                 }
-            }
-            (i, best, key)
-        });
-        let far = self.far.peek().map(|e| e.key);
-        let from_wheel = match (wheel, far) {
-            (Some((i, j, key)), f) if f.is_none_or(|f| key < f) => Some((i, j)),
-            (_, Some(_)) => None,
-            (_, None) => return None,
-        };
-        let (key, event) = match from_wheel {
-            Some((i, j)) => {
-                let e = self.slots[i].swap_remove(j);
-                if self.slots[i].is_empty() {
-                    self.busy[i / 64] &= !(1 << (i % 64));
-                }
-                self.on_wheel -= 1;
-                e
-            }
-            None => {
-                let e = self.far.pop().expect("peeked");
-                (e.key, e.event)
+                (i, best, key)
+            });
+            let far = self.far.peek().map(|e| e.key);
+            match (wheel, far) {
+                (Some((i, j, key)), f) if f.is_none_or(|f| key < f) => (i as u32, j as u32),
+                (_, Some(_)) => (FAR, 0),
+                (_, None) => return None,
             }
         };
+        let (key, event) = if slot == FAR {
+            let e = self.far.pop().expect("the earliest event is on the heap");
+            (e.key, e.event)
+        } else {
+            let i = slot as usize;
+            let e = self.slots[i].swap_remove(index as usize);
+            if self.slots[i].is_empty() {
+                self.busy[i / 64] &= !(1 << (i % 64));
+                if self.busy[i / 64] == 0 {
+                    self.summary &= !(1 << (i / 64));
+                }
+            }
+            self.on_wheel -= 1;
+            e
+        };
+        debug_assert!(known == UNKNOWN || known == key);
         self.now = (key >> 64) as SimTime;
         self.cur = self.now >> SLOT_BITS;
         Some((self.now, event))
     }
 
-    /// Time of the earliest pending event, without removing it.
+    /// Time of the earliest pending event, without removing it (remembered
+    /// for the next peek and pop).
+    #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        let wheel = self.next_busy().map(|i| self.slots[i].iter().map(|e| e.0).min().expect("busy slot"));
-        let far = self.far.peek().map(|e| e.key);
-        let key = match (wheel, far) {
-            (Some(w), Some(f)) => w.min(f),
-            (w, f) => w.or(f)?,
-        };
+        let mut key = self.head_key.get();
+        if key == UNKNOWN {
+            let (k, at) = self.find_head()?;
+            self.head_key.set(k);
+            self.head_at.set(at);
+            key = k;
+        }
         Some((key >> 64) as SimTime)
     }
 
@@ -276,6 +344,35 @@ mod tests {
             pending.retain(|&p| p != min);
         }
         assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn a_remembered_head_gives_way_to_an_earlier_event() {
+        // Peek after every push, so the remembered earliest event must be
+        // replaced by earlier ones, kept by later ones, and found again after
+        // a pop, on the wheel and in the far heap (delays up to ~1 s).
+        let mut q = EventQueue::default();
+        let mut pending: Vec<(u64, u32)> = Vec::new();
+        let mut x = 7u64;
+        for id in 0..20_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = q.now() + ((x >> 33) % 1_000_000) * (1 + (x >> 62) * 300);
+            q.at(t, id);
+            pending.push((t, id));
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(q.peek_time(), Some(min.0), "after scheduling {id} at {t}");
+            if (x >> 17) % 5 < 2 {
+                assert_eq!(q.pop(), Some(min));
+                pending.retain(|&p| p != min);
+                assert_eq!(q.peek_time(), pending.iter().min().map(|p| p.0));
+            }
+        }
+        while let Some(e) = q.pop() {
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(e, min);
+            pending.retain(|&p| p != min);
+        }
+        assert!(pending.is_empty() && q.peek_time().is_none());
     }
 
     #[test]
