@@ -184,10 +184,10 @@ impl<E> EventQueue<E> {
         (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
     }
 
-    /// The earliest pending event: its key and where it is.
-    #[inline]
-    fn find_head(&self) -> Option<(u128, (u32, u32))> {
-        let wheel = self.next_busy().map(|i| {
+    /// The earliest event on the wheel: its key, slot and index there.
+    #[inline(always)]
+    fn earliest_on_wheel(&self) -> Option<(u128, usize, usize)> {
+        self.next_busy().map(|i| {
             let slot = &self.slots[i];
             let (mut best, mut key) = (0, slot[0].0);
             for (j, e) in slot.iter().enumerate().skip(1) {
@@ -195,8 +195,14 @@ impl<E> EventQueue<E> {
                     (best, key) = (j, e.0);
                 }
             }
-            (key, (i as u32, best as u32))
-        });
+            (key, i, best)
+        })
+    }
+
+    /// The earliest pending event: its key and where it is.
+    #[inline]
+    fn find_head(&self) -> Option<(u128, (u32, u32))> {
+        let wheel = self.earliest_on_wheel().map(|(key, i, j)| (key, (i as u32, j as u32)));
         let far = self.far.peek().map(|e| (e.key, (FAR, 0)));
         match (wheel, far) {
             (Some(w), Some(f)) => Some(if w.0 < f.0 { w } else { f }),
@@ -221,21 +227,10 @@ impl<E> EventQueue<E> {
             self.head_key.set(UNKNOWN);
             self.head_at.get()
         } else {
-            // Found here rather than through `find_head`: a loop that only
-            // pops (one device) pays nothing for the remembered head.
-            let wheel = self.next_busy().map(|i| {
-                let slot = &self.slots[i];
-                let (mut best, mut key) = (0, slot[0].0);
-                for (j, e) in slot.iter().enumerate().skip(1) {
-                    if e.0 < key {
-                        (best, key) = (j, e.0);
-                    }
-                }
-                (i, best, key)
-            });
+            let wheel = self.earliest_on_wheel();
             let far = self.far.peek().map(|e| e.key);
             match (wheel, far) {
-                (Some((i, j, key)), f) if f.is_none_or(|f| key < f) => (i as u32, j as u32),
+                (Some((key, i, j)), f) if f.is_none_or(|f| key < f) => (i as u32, j as u32),
                 (_, Some(_)) => (FAR, 0),
                 (_, None) => return None,
             }
@@ -296,6 +291,42 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
 
+    /// Schedules `n` events at `now + delay(x)` for a pseudo-random x (from
+    /// `seed`); after each, when `pop(x)`, pops one, which must be the
+    /// smallest (time, id) pending; `peek_every` checks the earliest time
+    /// after every push and pop, otherwise just before each pop. Then drains.
+    fn interleave(seed: u64, n: u32, delay: impl Fn(u64) -> u64, pop: impl Fn(u64) -> bool, peek_every: bool) {
+        let mut q = EventQueue::default();
+        let mut pending: Vec<(u64, u32)> = Vec::new();
+        let earliest = |p: &[(u64, u32)]| p.iter().min().map(|m| m.0);
+        let mut x = seed;
+        for id in 0..n {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let t = q.now() + delay(x);
+            q.at(t, id);
+            pending.push((t, id));
+            if peek_every {
+                assert_eq!(q.peek_time(), earliest(&pending), "after scheduling {id} at {t}");
+            }
+            if pop(x) {
+                assert_eq!(q.peek_time(), earliest(&pending), "peek sees the earliest time, on the wheel or far");
+                let min = *pending.iter().min().unwrap();
+                assert_eq!(q.pop(), Some(min));
+                pending.retain(|&p| p != min);
+                if peek_every {
+                    assert_eq!(q.peek_time(), earliest(&pending));
+                }
+            }
+            assert_eq!(q.len(), pending.len());
+        }
+        while let Some(e) = q.pop() {
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(e, min);
+            pending.retain(|&p| p != min);
+        }
+        assert!(pending.is_empty() && q.is_empty() && q.peek_time().is_none());
+    }
+
     #[test]
     fn latest_scheduled_time_is_tracked() {
         let mut q = EventQueue::default();
@@ -320,89 +351,30 @@ mod tests {
 
     #[test]
     fn matches_a_sort_by_time_then_insertion_on_random_interleavings() {
-        // Push and pop in a pseudo-random pattern; every pop must return the
-        // smallest (time, insertion index) among the pending events.
-        let mut q = EventQueue::default();
-        let mut pending: Vec<(u64, u32)> = Vec::new();
-        let mut x = 12345u64;
-        for id in 0..5000u32 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let t = q.now() + (x >> 54); // 0..1023 ahead, many ties
-            q.at(t, id);
-            pending.push((t, id));
-            if x.is_multiple_of(3) {
-                let min = *pending.iter().min().unwrap();
-                assert_eq!(q.peek_time(), Some(min.0), "peek sees the earliest time");
-                let (t, id) = q.pop().unwrap();
-                assert_eq!((t, id), min);
-                pending.retain(|&p| p != min);
-            }
-        }
-        while let Some(e) = q.pop() {
-            let min = *pending.iter().min().unwrap();
-            assert_eq!(e, min);
-            pending.retain(|&p| p != min);
-        }
-        assert!(pending.is_empty());
+        // 0..1023 ns ahead, many ties; a pop after every third push or so.
+        interleave(12345, 5000, |x| x >> 54, |x| x.is_multiple_of(3), false);
     }
 
     #[test]
     fn a_remembered_head_gives_way_to_an_earlier_event() {
-        // Peek after every push, so the remembered earliest event must be
-        // replaced by earlier ones, kept by later ones, and found again after
-        // a pop, on the wheel and in the far heap (delays up to ~1 s).
-        let mut q = EventQueue::default();
-        let mut pending: Vec<(u64, u32)> = Vec::new();
-        let mut x = 7u64;
-        for id in 0..20_000u32 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let t = q.now() + ((x >> 33) % 1_000_000) * (1 + (x >> 62) * 300);
-            q.at(t, id);
-            pending.push((t, id));
-            let min = *pending.iter().min().unwrap();
-            assert_eq!(q.peek_time(), Some(min.0), "after scheduling {id} at {t}");
-            if (x >> 17) % 5 < 2 {
-                assert_eq!(q.pop(), Some(min));
-                pending.retain(|&p| p != min);
-                assert_eq!(q.peek_time(), pending.iter().min().map(|p| p.0));
-            }
-        }
-        while let Some(e) = q.pop() {
-            let min = *pending.iter().min().unwrap();
-            assert_eq!(e, min);
-            pending.retain(|&p| p != min);
-        }
-        assert!(pending.is_empty() && q.peek_time().is_none());
+        // Peek after every push and pop, so the remembered earliest event
+        // must be replaced by earlier ones, kept by later ones and found
+        // again after a pop, on the wheel and in the far heap (up to ~0.3 s).
+        interleave(7, 20_000, |x| ((x >> 33) % 1_000_000) * (1 + (x >> 62) * 300), |x| (x >> 17) % 5 < 2, true);
     }
 
     #[test]
     fn wheel_and_far_heap_keep_global_order() {
         // Delays from nanoseconds to seconds cross slots, wrap the wheel and
-        // land in the far heap; equal times must still pop in schedule order.
-        let mut q = EventQueue::default();
-        let mut pending: Vec<(u64, u32)> = Vec::new();
-        let mut x = 99u64;
+        // land in the far heap; equal times (common) must still pop in
+        // schedule order.
         let scales = [1u64, 1 << 10, 1 << 14, 1 << 20, 1 << 24, 1 << 30];
-        for id in 0..20_000u32 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let scale = scales[(x >> 61) as usize % scales.len()];
-            let t = q.now() + ((x >> 40) % 4) * scale; // ties are common
-            q.at(t, id);
-            pending.push((t, id));
-            if (x >> 20).is_multiple_of(2) {
-                let min = *pending.iter().min().unwrap();
-                assert_eq!(q.peek_time(), Some(min.0), "peek sees the earliest time, on the wheel or far");
-                let got = q.pop().unwrap();
-                assert_eq!(got, min);
-                pending.retain(|&p| p != min);
-            }
-            assert_eq!(q.len(), pending.len());
-        }
-        while let Some(e) = q.pop() {
-            let min = *pending.iter().min().unwrap();
-            assert_eq!(e, min);
-            pending.retain(|&p| p != min);
-        }
-        assert!(pending.is_empty() && q.is_empty());
+        interleave(
+            99,
+            20_000,
+            |x| ((x >> 40) % 4) * scales[(x >> 61) as usize % scales.len()],
+            |x| (x >> 20).is_multiple_of(2),
+            false,
+        );
     }
 }
