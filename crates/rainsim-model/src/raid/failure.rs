@@ -313,13 +313,14 @@ impl RaidLayer {
         let exists = at.iter().enumerate().filter(|(_, m)| m.is_some()).fold(0u64, |e, (q, _)| e | 1 << q)
             | if self.is_lost(j.stripe * w + f) { 1 << f } else { 0 };
         let others = exists & !(1 << f);
-        let (rmw, rcw) = prereads(w, pp, j.written, j.partial, others);
         let job = &mut self.jobs[id];
         job.lost = f;
         if j.kind == JobKind::Rebuild {
+            // Rebuilding the lost chunk (parity too) reads every other one.
             job.routine = Routine::Rcw;
             return others;
         }
+        let (rmw, rcw) = prereads(w, pp, j.written, j.partial, others);
         if j.written & (1 << f) != 0 {
             job.routine = Routine::Rcw;
             if j.partial & (1 << f) != 0 {

@@ -105,6 +105,9 @@ pub fn plan_stripe_write<'a>(
 /// full-stripe write reads nothing.
 pub fn prereads(width: u32, parity_pos: u32, written: u64, partial: u64, exists: u64) -> (u64, u64) {
     let data = data_mask(width, parity_pos);
+    // Written pages are data pages and pages written in part are written:
+    // the sets below are then unions of disjoint sets.
+    debug_assert!(written & !data == 0 && partial & !written == 0, "written {written:#b}, partial {partial:#b}");
     if written == data && partial == 0 {
         return (0, 0);
     }
