@@ -48,7 +48,7 @@ fn eq2_threshold_and_eq3_window_by_hand() {
 #[test]
 fn a_window_roll_resets_the_update_counters() {
     let b = Bench::new(4, 1);
-    let p = RepRaidParams { window: 4, initial_threshold: 2.0 };
+    let p = RepRaidParams { window: 4, initial_threshold: 2.0, ..Default::default() };
     let mut m = RepRaid::new(&p, 64, 1_839_000);
     assert_eq!(m.window_len(), 2);
     let view = b.view();
