@@ -120,6 +120,11 @@ pub enum ReplicationProbe {
     ConversionEnded {
         /// The stripe.
         stripe: u32,
+        /// Its pre-reads and programs.
+        reads: u32,
+        programs: u32,
+        /// Its controller time (XOR and stripe software time).
+        controller_ns: u64,
     },
 }
 

@@ -163,6 +163,14 @@ impl RaidLayer {
         port: &mut impl RaidPort,
     ) {
         let w = self.stripes.width;
+        // Its service: the pre-reads, the parity and any slot rewritten
+        // with a copy's data, the XOR and software time (when it ran).
+        let (reads, programs, controller_ns) = if did_work {
+            let rewrites = self.rewrites(j, port).count_ones();
+            (j.prereads.count_ones(), 1 + rewrites, self.times.xor_ns + self.times.stripe_overhead_ns)
+        } else {
+            (0, 0, 0)
+        };
         let mut probes = 0;
         for pos in ones(j.written) {
             let c = j.stripe * w + pos;
@@ -186,7 +194,7 @@ impl RaidLayer {
         for _ in 0..probes {
             port.replication(ReplicationProbe::Converted);
         }
-        port.replication(ReplicationProbe::ConversionEnded { stripe: j.stripe });
+        port.replication(ReplicationProbe::ConversionEnded { stripe: j.stripe, reads, programs, controller_ns });
     }
 
     /// Positions of conversion `j` whose chunk has no copy on its slot's

@@ -64,8 +64,10 @@ impl<O: Observer> RaidPort for Ssd<O> {
         self.replicas.as_mut()
     }
     fn replication(&mut self, e: crate::raid::layer::ReplicationProbe) {
-        if let crate::raid::layer::ReplicationProbe::ConversionEnded { stripe } = e {
-            self.conversion_ended(stripe);
+        if let crate::raid::layer::ReplicationProbe::ConversionEnded { stripe, reads, programs, controller_ns } = e {
+            let t = &self.t;
+            let service = reads as u64 * (t.read + t.xfer) + programs as u64 * (t.xfer + t.program) + controller_ns;
+            self.conversion_ended(stripe, service);
         } else {
             self.obs.replication(e);
         }

@@ -94,6 +94,10 @@ fn fig7b_with_two_chunks_swaps_their_slots_and_keeps_the_stripe_recoverable() {
     assert!(e.misplaced);
     let r = ssd.obs.replication;
     assert_eq!((r.reorg_case_a, r.reorg_case_b, r.reorg_case_b_swapped, r.converted_chunks), (0, 1, 1, 1));
+    // Its time is its service: the GC's read of D0, then the parity's read,
+    // the XOR with the stripe's software time, and the parity's program.
+    let (f, c) = (ssd.t, crate::flash::timing::Timing::default());
+    assert_eq!(r.reorg_ns, 2 * (f.read + f.xfer) + c.xor_ns + c.stripe_overhead_ns + f.xfer + f.program);
     ssd.submit(20_000_000, request(Op::Read, 20_000_000, ly), 2);
     ssd.submit(20_000_000, request(Op::Read, 20_000_000, lx), 3);
     drain(&mut ssd);

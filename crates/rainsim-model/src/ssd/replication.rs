@@ -15,13 +15,13 @@ use crate::raid::layer::{RaidLayer, ReplicationProbe};
 use crate::raid::replica::{Copy, ReplicaTable};
 use crate::raid::rmw_rcw::data_mask;
 use crate::raid::stripe_map::StripeMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What the device keeps for replication.
 #[derive(Default)]
 pub(crate) struct ReplState {
-    /// Reorganisations in flight: stripe → when its GC matched it.
-    reorg_started: FxHashMap<u32, SimTime>,
+    /// Stripes whose reorganisation (a conversion job) is in flight.
+    reorganising: FxHashSet<u32>,
     /// Matches of the GC being started, applied once the die holds it.
     pending: Vec<Match>,
     /// The host went idle when this many requests had been admitted.
@@ -258,14 +258,17 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
-    /// A conversion of `stripe` ended: its reorganisation time, and the next
-    /// idle conversion while the host stays idle.
-    pub(crate) fn conversion_ended(&mut self, stripe: u32) {
+    /// A conversion of `stripe` that took `service_ns` of flash and
+    /// controller time ended: a reorganisation's time (its service, not
+    /// the waits behind its GC and stripe lock, which the GC time and the
+    /// latencies already hold), and the next idle conversion while the
+    /// host stays idle.
+    pub(crate) fn conversion_ended(&mut self, stripe: u32, service_ns: u64) {
         let now = self.q.now();
         let Some(r) = &mut self.repl else { return };
-        if let Some(t0) = r.reorg_started.remove(&stripe) {
-            self.obs.replication(ReplicationProbe::ReorgTime(now - t0));
-            self.policies.replication.on_reorg(now - t0);
+        if r.reorganising.remove(&stripe) {
+            self.obs.replication(ReplicationProbe::ReorgTime(service_ns));
+            self.policies.replication.on_reorg(service_ns);
         }
         if r.idle_at == Some(self.totals.admitted) && self.host.outstanding() == 0 {
             // Called from inside the RAID layer: the next conversion starts
@@ -330,12 +333,8 @@ impl<O: Observer> Ssd<O> {
         let Some(work) = work else { return Ok(None) };
         let probe = ReplicationProbe::GcMoves { valid: m[0], semi_valid: m[1], semi_invalid: m[2], replica: m[3] };
         self.obs.replication(probe);
-        let now = self.q.now();
         let extra = self.apply_matches(&matches);
         let r = self.repl.as_mut().expect("on");
-        for x in &matches {
-            r.reorg_started.insert(x.stripe, now);
-        }
         r.pending = matches;
         r.roles = GcRoles { dur_ns: 0, moved: work.moved, moved_replication: m[2] + m[3] };
         Ok(Some((work, extra)))
@@ -422,6 +421,7 @@ impl<O: Observer> Ssd<O> {
     /// copy: their tokens (verify mode) come along, XOR-ed with `skew`
     /// (0; tests break the recompute with it).
     pub(super) fn start_reorganisation(&mut self, x: &Match, skew: u32) {
+        self.repl.as_mut().expect("on").reorganising.insert(x.stripe);
         let pos = 1u64 << (x.chunk % self.stripes.width);
         let (known, acc) = if x.case_b {
             let acc = self.verifier.as_ref().map_or(0, |v| {
