@@ -44,7 +44,8 @@ def report(write_ms=2.0, read_ms=0.1, n_write=150_000, n_read=50_000, p9999_ms=1
         r["replication"] = dict({"reorg_ns": reorg_ms * 1e6, "replica_writes": 1000, "new_replicas": 500,
                                  "replica_reads": 10, "converted_chunks": 100, "conversions_idle": 0,
                                  "conversions_high_water": 5, "conversions_full_stripe": 0, "reorg_case_a": 2,
-                                 "reorg_case_b": 1, "table_full": 0, "max_entries": 60_000,
+                                 "reorg_case_b": 1, "reorg_case_a_swapped": 1, "reorg_case_b_swapped": 1,
+                                 "stripe_map_max_entries": 4, "table_full": 0, "max_entries": 60_000,
                                  "max_table_bytes": 480_000, "threshold_end": 1.0,
                                  "threshold_history": [[0, 1.0]], "counter_bytes_paper": 3_565_158,
                                  "counter_bytes_model": 28_521_264, "gc_moves_valid": moves,
@@ -171,8 +172,10 @@ def test_the_page_renders_from_reports():
     assert "1.00 (-50.0 %)" in row
     # Fig. 11: 100 GCs × 20 ms = 2.0 s of GC, plus 0.05 s of reorganisation for Rep-RAID.
     assert "| 2.0 + 0.05 |" in text
-    # Known gaps count the reorganisations: 27 runs × (2 + 1).
-    assert "81 reorganisations happened (case (a)\n  54, case (b) 27)" in text
+    # Known gaps count the reorganisations: 27 runs × (2 + 1), of which
+    # 27 × 2 swapped two chunks; the stripe map's largest of any run.
+    assert "81 reorganisations happened (case (a)\n  54, case (b) 27; 54 between two chunks)" in text
+    assert "map held at most 4 entries in one run" in text
     assert "Runs that failed" not in text
 
 

@@ -112,6 +112,11 @@ impl Verifier {
         self.chunk_token[to as usize] = self.chunk_token[from as usize];
     }
 
+    /// Ids `a` and `b` exchange their latest versions (copies relabelled).
+    pub fn swap(&mut self, a: u32, b: u32) {
+        self.chunk_token.swap(a as usize, b as usize);
+    }
+
     /// Token a read of `ppn` returns (no check).
     pub fn peek(&self, ppn: Ppn) -> u32 {
         self.page_token[ppn as usize]

@@ -4,6 +4,7 @@
 //! those and moves the rest. Replication schemes plug in here.
 
 use crate::flash::address::Ppn;
+use crate::ftl::mapping::Mapping;
 
 /// GC policy hook.
 pub trait GcHook {
@@ -13,8 +14,8 @@ pub trait GcHook {
     }
     /// `valid` lists the victim's valid pages as (page, chunk); push onto
     /// `dropped` the indices (into `valid`, ascending) of those not to move.
-    /// Their chunks become unmapped.
-    fn drop_pages(&mut self, plane: u32, valid: &[(Ppn, u32)], dropped: &mut Vec<usize>);
+    /// Their chunks become unmapped. `map` is the page map before any move.
+    fn drop_pages(&mut self, plane: u32, valid: &[(Ppn, u32)], map: &Mapping, dropped: &mut Vec<usize>);
 }
 
 /// Plain GC: every valid page moves.
@@ -24,5 +25,5 @@ impl GcHook for MoveAll {
     fn wants_pages(&self) -> bool {
         false
     }
-    fn drop_pages(&mut self, _plane: u32, _valid: &[(Ppn, u32)], _dropped: &mut Vec<usize>) {}
+    fn drop_pages(&mut self, _plane: u32, _valid: &[(Ppn, u32)], _map: &Mapping, _dropped: &mut Vec<usize>) {}
 }

@@ -63,6 +63,19 @@ impl Mapping {
         self.l2p[c as usize] = NONE;
     }
 
+    /// Ids `a` and `b` exchange their pages (either may be unmapped).
+    pub fn swap_ids(&mut self, a: u32, b: u32) {
+        let (pa, pb) = (self.l2p[a as usize], self.l2p[b as usize]);
+        self.l2p[a as usize] = pb;
+        self.l2p[b as usize] = pa;
+        if pa != NONE {
+            self.p2l[pa as usize] = b;
+        }
+        if pb != NONE {
+            self.p2l[pb as usize] = a;
+        }
+    }
+
     /// Touches the mapping slots of `chunks` so that a following batch of
     /// [`Mapping::relocate`] calls hits the cache: independent loads overlap
     /// their misses, dependent read-modify-writes would not.

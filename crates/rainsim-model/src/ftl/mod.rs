@@ -508,7 +508,7 @@ impl Ftl {
         dropped.clear();
         let valid: Vec<(Ppn, u32)> =
             self.moves[start..].iter().map(|&(p, _)| (p, self.map.owner(p).expect("gathered as valid"))).collect();
-        hook.drop_pages(plane, &valid, &mut dropped);
+        hook.drop_pages(plane, &valid, &self.map, &mut dropped);
         if !dropped.is_empty() {
             for &i in dropped.iter().rev() {
                 let (ppn, _) = self.moves.remove(start + i);

@@ -21,4 +21,10 @@ impl Ftl {
         self.map.unmap(p);
         self.map.set(chunk, p);
     }
+
+    /// Copy ids `a` and `b` of one pair exchange their pages (the copy on
+    /// the slot's channel becomes copy A). No page changes validity.
+    pub fn swap_ids(&mut self, a: u32, b: u32) {
+        self.map.swap_ids(a, b);
+    }
 }

@@ -5,6 +5,10 @@
 use crate::raid::layer::ReplicationProbe;
 use serde::Serialize;
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Counters the collector keeps.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
 pub struct ReplicationCounters {
@@ -28,6 +32,13 @@ pub struct ReplicationCounters {
     pub reorg_case_a: u64,
     /// GC reorganisations, case (b) of Fig. 7.
     pub reorg_case_b: u64,
+    /// Of the case (a) reorganisations, those whose copy was another
+    /// chunk's (any-chunk matching: the two chunks swapped slots).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reorg_case_a_swapped: u64,
+    /// See `reorg_case_a_swapped`, for case (b).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub reorg_case_b_swapped: u64,
     /// GC page moves of ordinary pages.
     pub gc_moves_valid: u64,
     /// GC page moves of current slots of stripes holding a replicated chunk.
@@ -52,11 +63,13 @@ impl ReplicationCounters {
             ReplicationProbe::TableFull => self.table_full += 1,
             ReplicationProbe::Converted => self.converted_chunks += 1,
             ReplicationProbe::ReplicaRead => self.replica_reads += 1,
-            ReplicationProbe::Reorganized { case_b } => {
+            ReplicationProbe::Reorganized { case_b, swapped } => {
                 if case_b {
-                    self.reorg_case_b += 1
+                    self.reorg_case_b += 1;
+                    self.reorg_case_b_swapped += swapped as u64;
                 } else {
-                    self.reorg_case_a += 1
+                    self.reorg_case_a += 1;
+                    self.reorg_case_a_swapped += swapped as u64;
                 }
             }
             ReplicationProbe::ConvertStarted { reason } => match reason {
@@ -102,4 +115,14 @@ pub struct ReplicationReport {
     pub counter_bytes_paper: u64,
     /// See `counter_bytes_paper`.
     pub counter_bytes_model: u64,
+    /// Any-chunk matching: most slots owned by another chunk at once (the
+    /// stripe map's entries), and their bytes (two 4-byte ids each way).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stripe_map_max_entries: Option<u64>,
+    /// See `stripe_map_max_entries`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stripe_map_max_bytes: Option<u64>,
+    /// Any-chunk matching: slots owned by another chunk at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stripe_map_entries_end: Option<u64>,
 }

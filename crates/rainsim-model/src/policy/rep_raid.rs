@@ -34,11 +34,26 @@ pub struct RepRaidParams {
     pub window: u32,
     /// Initial threshold f* (§3.4: 1).
     pub initial_threshold: f64,
+    /// Which copy may fill a stale slot at GC time.
+    pub matching: Matching,
+}
+
+/// Which copy may fill a stale slot in a GC reorganisation (§3.3, Alg. 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Matching {
+    /// A copy of any chunk on the stale slot's channel (Alg. 1 compares
+    /// channels; Fig. 7(b) pairs R1 with D0): the two chunks swap slots
+    /// through the stripe map (`raid/stripe_map.rs`).
+    #[default]
+    AnyChunk,
+    /// Only the stale slot's own chunk's copy (ablation).
+    SameChunk,
 }
 
 impl Default for RepRaidParams {
     fn default() -> Self {
-        RepRaidParams { window: 1024, initial_threshold: 1.0 }
+        RepRaidParams { window: 1024, initial_threshold: 1.0, matching: Matching::AnyChunk }
     }
 }
 
@@ -96,6 +111,7 @@ const EPOCHS: u16 = 1 << 14;
 /// Rep-RAID's replication model.
 pub struct RepRaid {
     window: u32,
+    matching: Matching,
     f: f64,
     t_star: u64,
     requests: u64,
@@ -116,6 +132,7 @@ impl RepRaid {
         let f = p.initial_threshold;
         RepRaid {
             window: p.window,
+            matching: p.matching,
             f,
             t_star: window_len(p.window, f),
             requests: 0,
@@ -191,6 +208,9 @@ impl Replication for RepRaid {
     }
     fn reorganizes(&self) -> bool {
         true
+    }
+    fn any_chunk(&self) -> bool {
+        self.matching == Matching::AnyChunk
     }
     fn on_gc(&mut self, g: &super::replication::GcRoles) {
         if g.moved > 0 {

@@ -122,6 +122,11 @@ pub trait Replication {
     fn reorganizes(&self) -> bool {
         false
     }
+    /// Whether a reorganisation may fill a stale slot with another chunk's
+    /// copy (Rep-RAID's `policy.rep_raid.matching = "any-chunk"`).
+    fn any_chunk(&self) -> bool {
+        false
+    }
     /// Host idle time after which replicas convert back (FusionRAID).
     fn idle_ns(&self) -> Option<SimTime> {
         None

@@ -93,6 +93,8 @@ pub enum ReplicationProbe {
     Reorganized {
         /// Case (b).
         case_b: bool,
+        /// The copy was another chunk's: the two chunks swapped slots.
+        swapped: bool,
     },
     /// A conversion started: `reason` 0 idle, 1 high-water mark, 2 all the
     /// stripe's data replicated (CR5M).
@@ -118,6 +120,11 @@ pub enum ReplicationProbe {
     ConversionEnded {
         /// The stripe.
         stripe: u32,
+        /// Its pre-reads and programs.
+        reads: u32,
+        programs: u32,
+        /// Its controller time (XOR and stripe software time).
+        controller_ns: u64,
     },
 }
 
@@ -193,6 +200,14 @@ pub enum RaidAction {
         /// Its copy ids.
         a: u32,
         /// Its copy ids.
+        b: u32,
+    },
+    /// Copies `a` and `b` are given up (a conversion programmed their data
+    /// into the slot).
+    DropCopies {
+        /// A copy id.
+        a: u32,
+        /// The other.
         b: u32,
     },
     /// Copy `keep` of `chunk` takes its stripe slot (the old slot page and
@@ -319,6 +334,11 @@ impl RaidLayer {
                 matches!(j.kind, JobKind::Write | JobKind::Replica).then_some((j.req, rebuilt))
             }
         }
+    }
+
+    /// Whether stripe job `id` is a conversion.
+    pub fn is_conversion(&self, id: u32) -> bool {
+        self.jobs[id].kind == crate::raid::update::JobKind::Convert
     }
 
     /// Whether a degraded read of stripe `s` may start now.

@@ -13,4 +13,5 @@ pub(crate) mod replica_job;
 pub mod rmw_rcw;
 pub mod stripe;
 pub mod stripe_lock;
+pub mod stripe_map;
 pub mod update;

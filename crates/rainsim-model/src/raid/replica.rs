@@ -24,6 +24,10 @@ pub struct Replica {
     pub gone: [bool; 2],
     /// A conversion back into the stripe is under way.
     pub converting: bool,
+    /// Neither copy is on the slot's channel (the chunk took another
+    /// chunk's slot in an any-chunk reorganisation): a conversion programs
+    /// the slot instead of handing it copy A.
+    pub misplaced: bool,
 }
 
 /// Which copy of a replicated chunk.
@@ -138,7 +142,7 @@ impl ReplicaTable {
         debug_assert!(!self.entries.contains_key(&chunk));
         let pair = self.free.pop()?;
         self.pair_chunk[pair as usize] = chunk;
-        let e = Replica { pair, since, gone: [false; 2], converting: false };
+        let e = Replica { pair, since, gone: [false; 2], converting: false, misplaced: false };
         self.entries.insert(chunk, e);
         self.order.insert((since, chunk));
         self.max_entries = self.max_entries.max(self.entries.len());
@@ -152,6 +156,24 @@ impl ReplicaTable {
         self.free.push(e.pair);
         self.order.remove(&(e.since, chunk));
         Some(e)
+    }
+
+    /// Swaps the entries of replicated slots `a` and `b` (an any-chunk
+    /// reorganisation swaps their logical owners: `raid/stripe_map.rs`).
+    pub fn swap_slots(&mut self, a: u32, b: u32) {
+        if a == b {
+            return;
+        }
+        let ea = self.entries.remove(&a).expect("a is replicated");
+        let eb = self.entries.remove(&b).expect("b is replicated");
+        self.order.remove(&(ea.since, a));
+        self.order.remove(&(eb.since, b));
+        self.pair_chunk[eb.pair as usize] = a;
+        self.pair_chunk[ea.pair as usize] = b;
+        self.order.insert((eb.since, a));
+        self.order.insert((ea.since, b));
+        self.entries.insert(a, eb);
+        self.entries.insert(b, ea);
     }
 
     /// Oldest replicated chunk not being converted.

@@ -55,7 +55,9 @@ impl RaidLayer {
             let t = port.replicas().expect("checked");
             let new = match t.get_mut(c) {
                 Some(e) => {
+                    // Fresh copies: copy A on the slot's channel again.
                     e.gone = [false; 2];
+                    e.misplaced = false;
                     false
                 }
                 None => {
@@ -161,6 +163,14 @@ impl RaidLayer {
         port: &mut impl RaidPort,
     ) {
         let w = self.stripes.width;
+        // Its service: the pre-reads, the parity and any slot rewritten
+        // with a copy's data, the XOR and software time (when it ran).
+        let (reads, programs, controller_ns) = if did_work {
+            let rewrites = self.rewrites(j, port).count_ones();
+            (j.prereads.count_ones(), 1 + rewrites, self.times.xor_ns + self.times.stripe_overhead_ns)
+        } else {
+            (0, 0, 0)
+        };
         let mut probes = 0;
         for pos in ones(j.written) {
             let c = j.stripe * w + pos;
@@ -173,13 +183,26 @@ impl RaidLayer {
             }
             let Some(e) = t.remove(c) else { continue };
             let (keep, drop) = (t.copy_id(e.pair, Copy::A), t.copy_id(e.pair, Copy::B));
-            port.act(RaidAction::Promote { chunk: c, keep, drop });
+            if e.misplaced {
+                // The slot was programmed with the copies' data.
+                port.act(RaidAction::DropCopies { a: keep, b: drop });
+            } else {
+                port.act(RaidAction::Promote { chunk: c, keep, drop });
+            }
             probes += 1;
         }
         for _ in 0..probes {
             port.replication(ReplicationProbe::Converted);
         }
-        port.replication(ReplicationProbe::ConversionEnded { stripe: j.stripe });
+        port.replication(ReplicationProbe::ConversionEnded { stripe: j.stripe, reads, programs, controller_ns });
+    }
+
+    /// Positions of conversion `j` whose chunk has no copy on its slot's
+    /// channel: the slot is programmed with the copy's data.
+    pub(crate) fn rewrites(&self, j: &crate::raid::update::StripeJob, port: &mut impl RaidPort) -> u64 {
+        let w = self.stripes.width;
+        let Some(t) = port.replicas() else { return 0 };
+        ones(j.written).filter(|&p| t.get(j.stripe * w + p).is_some_and(|e| e.misplaced)).fold(0u64, |m, p| m | 1 << p)
     }
 
     /// Decides which written positions of job `id` merge from a copy: a

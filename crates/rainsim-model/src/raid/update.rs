@@ -435,8 +435,14 @@ impl RaidLayer {
         }
         let w = self.stripes.width;
         if j.kind == JobKind::Convert {
-            // Only the parity changes: the copies already hold the data.
-            self.jobs[id].pending = 1;
+            // Only the parity changes: the copies already hold the data,
+            // except for a chunk with no copy on its slot's channel.
+            let rewrites = self.rewrites(&j, port);
+            self.jobs[id].pending = 1 + rewrites.count_ones();
+            for pos in crate::raid::replica_job::ones(rewrites) {
+                let channel = self.chunk_channel(port, j.stripe, pos);
+                port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::HostProgram(id) });
+            }
             let pos = self.stripes.parity_pos(j.stripe);
             let channel = self.chunk_channel(port, j.stripe, pos);
             port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::ParityProgram(id) });
@@ -473,7 +479,9 @@ impl RaidLayer {
         let j = &self.jobs[id];
         if j.kind == JobKind::Rebuild || j.kind == JobKind::Convert {
             // The rebuilt chunk (the XOR of its partners, as it was), or the
-            // parity of the converted stripe (old parity ⊕ old slots ⊕ copies).
+            // parity of the converted stripe (old parity ⊕ old slots ⊕ copies);
+            // a conversion's data program takes its copies' version (the
+            // device knows it).
             return Commit { stale: false, token: self.verify.then_some(Token::Parity(j.acc)) };
         }
         let parity = matches!(op.owner, Owner::ParityProgram(_));

@@ -62,25 +62,70 @@ impl<O: Observer> Ssd<O> {
                     }
                 }
                 lpn = stripe_end + 1;
-                let rep = if self.repl.is_some() { self.replica_positions(stripe, written, r.size) } else { 0 };
-                if written & !rep != 0 {
-                    self.host.req_mut(id).pending += 1;
-                    let (w, p) = (written & !rep, partial & !rep);
-                    self.with_raid(|raid, s| raid.submit_job(id, stripe, w, p, s));
-                }
-                if rep != 0 {
-                    self.host.req_mut(id).pending += 1;
-                    self.with_raid(|raid, s| raid.submit_replica_job(id, stripe, rep, partial & rep, s));
-                    self.after_replica_submit(stripe, rep);
+                if self.repl.as_ref().is_some_and(|x| !x.map.is_identity()) {
+                    self.write_remapped(id, stripe, written, partial, r.size);
+                } else {
+                    self.write_stripe(id, stripe, written, partial, r.size);
                 }
             }
         } else {
             for lpn in first..=last {
                 let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
-                self.host_read(id, chunk);
+                let slot = self.slot_of(chunk);
+                self.host_read(id, slot);
             }
         }
         self.finish_unit(id);
+    }
+
+    /// The stripe slot holding logical chunk `chunk` (`raid/stripe_map.rs`).
+    #[inline]
+    pub(crate) fn slot_of(&self, chunk: u32) -> u32 {
+        self.repl.as_ref().map_or(chunk, |r| r.map.slot(chunk))
+    }
+
+    /// One stripe job (or a replica job, or both) for `written` positions
+    /// of physical stripe `stripe`, `partial` of them in part.
+    fn write_stripe(&mut self, id: u32, stripe: u32, written: u64, partial: u64, bytes: u32) {
+        let rep = if self.repl.is_some() { self.replica_positions(stripe, written, bytes) } else { 0 };
+        if written & !rep != 0 {
+            self.host.req_mut(id).pending += 1;
+            let (w, p) = (written & !rep, partial & !rep);
+            self.with_raid(|raid, s| raid.submit_job(id, stripe, w, p, s));
+        }
+        if rep != 0 {
+            self.host.req_mut(id).pending += 1;
+            self.with_raid(|raid, s| raid.submit_replica_job(id, stripe, rep, partial & rep, s));
+            self.after_replica_submit(stripe, rep);
+        }
+    }
+
+    /// A write of `written` positions of logical stripe `stripe` while some
+    /// chunks live in other stripes' slots: one job per physical stripe,
+    /// the logical stripe's own slots first.
+    fn write_remapped(&mut self, id: u32, stripe: u32, written: u64, partial: u64, bytes: u32) {
+        let w = self.stripes.width;
+        let mut jobs: Vec<(u32, u64, u64)> = vec![(stripe, 0, 0)];
+        for pos in crate::raid::replica_job::ones(written) {
+            let slot = self.slot_of(stripe * w + pos);
+            let (s, bit) = (slot / w, 1u64 << (slot % w));
+            let k = match jobs.iter().position(|j| j.0 == s) {
+                Some(k) => k,
+                None => {
+                    jobs.push((s, 0, 0));
+                    jobs.len() - 1
+                }
+            };
+            jobs[k].1 |= bit;
+            if partial & (1 << pos) != 0 {
+                jobs[k].2 |= bit;
+            }
+        }
+        for (s, wr, p) in jobs {
+            if wr != 0 {
+                self.write_stripe(id, s, wr, p, bytes);
+            }
+        }
     }
 
     fn host_read(&mut self, id: u32, chunk: u32) {
@@ -111,6 +156,7 @@ impl<O: Observer> Ssd<O> {
         let route = self.policies.read.route(&view, &ReadTarget { target, partners: &partners });
         self.host.req_mut(id).pending += 1;
         if route == Route::Normal || partners.is_empty() {
+            self.note_read(chunk, true);
             self.enqueue_read(chunk, target.ppn, Owner::HostRead(id));
         } else {
             self.with_raid(|r, s| r.start_degraded_read(id, chunk, &partners, route == Route::GcTolerant, s));

@@ -15,7 +15,12 @@ impl<O: Observer> Ssd<O> {
             self.note_request_op(&op);
         }
         match op.owner {
-            Owner::HostRead(req) | Owner::ReplicaRead(req, _) => self.finish_unit(req),
+            Owner::HostRead(req) | Owner::ReplicaRead(req, _) => {
+                if self.repl.is_some() {
+                    self.note_read(op.chunk, false);
+                }
+                self.finish_unit(req)
+            }
             Owner::PreRead(job) => {
                 let t = self.token_at(op.ppn);
                 self.with_raid(|r, s| r.preread_done(job, op, t, s))

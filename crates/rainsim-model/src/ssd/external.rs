@@ -52,6 +52,7 @@ impl<O: Observer> Ssd<O> {
     /// invalidated without a write.
     pub fn trim(&mut self, lpn: u64) {
         let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
+        let chunk = self.slot_of(chunk);
         if let Some(old) = self.ftl.trim(chunk) {
             let die = self.layout.die_of(old);
             if self.flash.idle(die) {

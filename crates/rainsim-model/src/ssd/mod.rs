@@ -20,6 +20,9 @@ mod external;
 mod failure;
 mod gc_overlap;
 mod raid_port;
+mod reorg;
+#[cfg(test)]
+mod reorg_tests;
 mod replication;
 mod rotating_gc;
 
@@ -291,7 +294,8 @@ impl<O: Observer> Ssd<O> {
             let soft = ssd.times.xor_ns + ssd.times.stripe_overhead_ns;
             ssd.policies.replication = cfg.policy.build_replication(chunks, soft);
             let pin = ssd.policies.replication.same_channel().then_some(cfg.policy.replicas.strict_mirror_die);
-            ssd.repl = Some(replication::ReplState::new(cfg.policy.replicas.high_water, pin));
+            let any = ssd.policies.replication.reorganizes() && ssd.policies.replication.any_chunk();
+            ssd.repl = Some(replication::ReplState::new(cfg.policy.replicas.high_water, pin, any));
         }
         if cfg.warmup.device_writes > 0.0 {
             let c0 = crate::engine::cpu_seconds();

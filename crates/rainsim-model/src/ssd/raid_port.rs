@@ -64,8 +64,10 @@ impl<O: Observer> RaidPort for Ssd<O> {
         self.replicas.as_mut()
     }
     fn replication(&mut self, e: crate::raid::layer::ReplicationProbe) {
-        if let crate::raid::layer::ReplicationProbe::ConversionEnded { stripe } = e {
-            self.conversion_ended(stripe);
+        if let crate::raid::layer::ReplicationProbe::ConversionEnded { stripe, reads, programs, controller_ns } = e {
+            let t = &self.t;
+            let service = reads as u64 * (t.read + t.xfer) + programs as u64 * (t.xfer + t.program) + controller_ns;
+            self.conversion_ended(stripe, service);
         } else {
             self.obs.replication(e);
         }
@@ -94,6 +96,10 @@ impl<O: Observer> Ssd<O> {
                 }
             }
             RaidAction::Promote { chunk, keep, drop } => self.promote(chunk, keep, drop),
+            RaidAction::DropCopies { a, b } => {
+                self.ftl.drop_id(a);
+                self.ftl.drop_id(b);
+            }
             hot => unreachable!("{hot:?} is applied inline"),
         }
     }
@@ -142,7 +148,11 @@ impl<O: Observer> Ssd<O> {
         let replicated = self.replicating()
             && matches!(op.owner, crate::flash::op::Owner::HostProgram(_))
             && self.replicas.as_ref().is_some_and(|t| !t.is_copy(op.chunk) && t.get(op.chunk).is_some());
-        let base = if replicated { self.newest_token(op.chunk) } else { None };
+        // A conversion's data program (a chunk with no copy on its slot's
+        // channel) writes the copies' version; the copies go when it ends.
+        let rewrite = replicated && self.raid().is_conversion(job);
+        let replicated = replicated && !rewrite;
+        let base = if replicated || rewrite { self.newest_token(op.chunk) } else { None };
         let old = if c.stale { None } else { self.ftl.commit(op.chunk, op.ppn) };
         if replicated {
             self.retire_copies(op.chunk);
@@ -157,6 +167,7 @@ impl<O: Observer> Ssd<O> {
         }
         if let (Some(v), Some(t)) = (&mut self.verifier, c.token) {
             match t {
+                Token::Parity(_) if rewrite => v.write(op.chunk, op.ppn, base.expect("a replicated chunk")),
                 Token::Parity(x) => v.write(op.chunk, op.ppn, x),
                 Token::Data { token, serial, pos, partial } => match base {
                     Some(b) => v.write_data_over(op.chunk, op.ppn, token, serial, pos, partial, b),

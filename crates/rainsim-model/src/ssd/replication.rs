@@ -5,22 +5,23 @@
 //! replica and conversion jobs (`raid/replica_job.rs`); the policy decides
 //! (`policy/replication.rs`).
 
+use super::reorg::{Match, ReorgHook};
 use super::{device_view, Ev, Ssd};
 use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Owner};
-use crate::ftl::gc_hook::GcHook;
 use crate::metrics::observer::Observer;
 use crate::policy::replication::GcRoles;
 use crate::raid::layer::{RaidLayer, ReplicationProbe};
 use crate::raid::replica::{Copy, ReplicaTable};
 use crate::raid::rmw_rcw::data_mask;
-use rustc_hash::FxHashMap;
+use crate::raid::stripe_map::StripeMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What the device keeps for replication.
 #[derive(Default)]
 pub(crate) struct ReplState {
-    /// Reorganisations in flight: stripe → when its GC matched it.
-    reorg_started: FxHashMap<u32, SimTime>,
+    /// Stripes whose reorganisation (a conversion job) is in flight.
+    reorganising: FxHashSet<u32>,
     /// Matches of the GC being started, applied once the die holds it.
     pending: Vec<Match>,
     /// The host went idle when this many requests had been admitted.
@@ -34,122 +35,16 @@ pub(crate) struct ReplState {
     /// CR5M: copies bound to two dies of one channel (`Some(strict)`: the
     /// mirror on the channel's last die, the dedicated mirroring chip).
     pub(crate) pin: Option<bool>,
-}
-
-/// One GC-time reorganisation: `chunk`'s copy A takes its slot in `stripe`.
-#[derive(Debug, Clone, Copy)]
-struct Match {
-    stripe: u32,
-    chunk: u32,
-    /// Case (b): the old slot (at `z_ppn`) was in the victim and is dropped.
-    case_b: bool,
-    z_ppn: u32,
-}
-
-/// A victim page's role (rep-raid §3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Valid,
-    SemiValid(u32),
-    SemiInvalid(u32),
-    Replica(u32, Copy),
-}
-
-/// The GC hook of a replicating device: classifies the victim's pages and,
-/// under Rep-RAID, matches them (semi-valid pages first, then copies).
-struct ReorgHook<'a> {
-    table: &'a ReplicaTable,
-    width: u32,
-    reorganize: bool,
-    matches: Vec<Match>,
-    moves: [u32; 4],
-}
-
-impl ReorgHook<'_> {
-    fn role(&self, owner: u32) -> Role {
-        let t = self.table;
-        if t.is_copy(owner) {
-            return t.owner_of(owner).map_or(Role::Valid, |(c, k)| Role::Replica(c, k));
-        }
-        if t.get(owner).is_some() {
-            return Role::SemiInvalid(owner);
-        }
-        let s = owner / self.width;
-        if (0..self.width).any(|p| t.get(s * self.width + p).is_some()) {
-            Role::SemiValid(s)
-        } else {
-            Role::Valid
-        }
-    }
-
-    /// Whether a reorganisation may take `chunk`'s stripe now.
-    fn can_take(&self, chunk: u32, taken: &[u32]) -> bool {
-        let s = chunk / self.width;
-        !taken.contains(&s)
-            && !self.table.locked.contains(&s)
-            && self.table.get(chunk).is_some_and(|e| !e.converting && !e.gone[Copy::A as usize])
-    }
-}
-
-impl GcHook for ReorgHook<'_> {
-    fn drop_pages(&mut self, _plane: u32, valid: &[(u32, u32)], dropped: &mut Vec<usize>) {
-        let roles: Vec<Role> = valid.iter().map(|&(_, o)| self.role(o)).collect();
-        if self.reorganize {
-            let mut used = vec![false; roles.len()];
-            let mut taken = Vec::new();
-            // Case (a): a semi-valid page's stripe takes back a chunk whose
-            // copy B is in the victim: B is dropped, copy A takes the slot.
-            for r in &roles {
-                let Role::SemiValid(s) = *r else { continue };
-                let hit = roles.iter().enumerate().position(|(j, q)| {
-                    matches!(*q, Role::Replica(y, Copy::B) if !used[j] && y / self.width == s && self.can_take(y, &taken))
-                });
-                if let Some(j) = hit {
-                    let Role::Replica(y, _) = roles[j] else { unreachable!() };
-                    used[j] = true;
-                    dropped.push(j);
-                    taken.push(s);
-                    self.matches.push(Match { stripe: s, chunk: y, case_b: false, z_ppn: 0 });
-                }
-            }
-            // Case (b): a copy A and the old slot it replaces are both here:
-            // the copy moves and takes the slot, the old slot is dropped.
-            let slots: FxHashMap<u32, usize> = roles
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| if let Role::SemiInvalid(c) = *r { Some((c, i)) } else { None })
-                .collect();
-            for j in 0..roles.len() {
-                let Role::Replica(y, Copy::A) = roles[j] else { continue };
-                let Some(&i) = slots.get(&y) else { continue };
-                if used[j] || used[i] || !self.can_take(y, &taken) {
-                    continue;
-                }
-                used[i] = true;
-                dropped.push(i);
-                taken.push(y / self.width);
-                self.matches.push(Match { stripe: y / self.width, chunk: y, case_b: true, z_ppn: valid[i].0 });
-            }
-            dropped.sort_unstable();
-        }
-        for (i, r) in roles.iter().enumerate() {
-            if dropped.binary_search(&i).is_err() {
-                let k = match r {
-                    Role::Valid => 0,
-                    Role::SemiValid(_) => 1,
-                    Role::SemiInvalid(_) => 2,
-                    Role::Replica(..) => 3,
-                };
-                self.moves[k] += 1;
-            }
-        }
-    }
+    /// Any-chunk reorganisation: which logical chunk owns each slot.
+    pub(crate) map: StripeMap,
+    /// Any-chunk reorganisation: host reads in flight, by slot.
+    pub(crate) reading: Option<FxHashMap<u32, u32>>,
 }
 
 impl ReplState {
     /// State for a device converting above `high_water` entries.
-    pub(crate) fn new(high_water: u32, pin: Option<bool>) -> Self {
-        ReplState { high_water, pin, ..Default::default() }
+    pub(crate) fn new(high_water: u32, pin: Option<bool>, any_chunk: bool) -> Self {
+        ReplState { high_water, pin, reading: any_chunk.then(FxHashMap::default), ..Default::default() }
     }
 }
 
@@ -200,8 +95,9 @@ impl<O: Observer> Ssd<O> {
             if self.ftl.lookup(c).is_none() && self.table().get(c).is_none() {
                 continue;
             }
+            let logical = self.repl.as_ref().map_or(c, |r| r.map.logical(c));
             let view = device_view!(self);
-            if self.policies.replication.replicate(&view, c, bytes) {
+            if self.policies.replication.replicate(&view, logical, bytes) {
                 rep |= 1 << pos;
             }
         }
@@ -234,7 +130,7 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Converts every replicated chunk of `stripe` not yet converting.
-    fn convert_stripe(&mut self, stripe: u32, reason: u8) {
+    pub(super) fn convert_stripe(&mut self, stripe: u32, reason: u8) {
         let w = self.stripes.width;
         let t = self.table();
         let m = (0..w).filter(|&p| t.get(stripe * w + p).is_some_and(|e| !e.converting)).fold(0u64, |m, p| m | 1 << p);
@@ -273,8 +169,25 @@ impl<O: Observer> Ssd<O> {
         }
         self.obs.replication(ReplicationProbe::ReplicaRead);
         self.host.req_mut(id).pending += 1;
+        self.note_read(chunk, true);
         self.enqueue_read(chunk, ppn, Owner::ReplicaRead(id, k));
         true
+    }
+
+    /// A host read of `slot` was queued (`start`) or completed. Any-chunk
+    /// matching leaves a slot with a read in flight alone: the read names
+    /// its slot, whose logical owner a match would change under it.
+    #[inline]
+    pub(crate) fn note_read(&mut self, slot: u32, start: bool) {
+        let Some(m) = self.repl.as_mut().and_then(|r| r.reading.as_mut()) else { return };
+        if start {
+            *m.entry(slot).or_insert(0) += 1;
+        } else if let Some(n) = m.get_mut(&slot) {
+            *n -= 1;
+            if *n == 0 {
+                m.remove(&slot);
+            }
+        }
     }
 
     /// Wait before a new read could start on `die`: what its operation or GC
@@ -345,14 +258,17 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
-    /// A conversion of `stripe` ended: its reorganisation time, and the next
-    /// idle conversion while the host stays idle.
-    pub(crate) fn conversion_ended(&mut self, stripe: u32) {
+    /// A conversion of `stripe` that took `service_ns` of flash and
+    /// controller time ended: a reorganisation's time (its service, not
+    /// the waits behind its GC and stripe lock, which the GC time and the
+    /// latencies already hold), and the next idle conversion while the
+    /// host stays idle.
+    pub(crate) fn conversion_ended(&mut self, stripe: u32, service_ns: u64) {
         let now = self.q.now();
         let Some(r) = &mut self.repl else { return };
-        if let Some(t0) = r.reorg_started.remove(&stripe) {
-            self.obs.replication(ReplicationProbe::ReorgTime(now - t0));
-            self.policies.replication.on_reorg(now - t0);
+        if r.reorganising.remove(&stripe) {
+            self.obs.replication(ReplicationProbe::ReorgTime(service_ns));
+            self.policies.replication.on_reorg(service_ns);
         }
         if r.idle_at == Some(self.totals.admitted) && self.host.outstanding() == 0 {
             // Called from inside the RAID layer: the next conversion starts
@@ -398,14 +314,17 @@ impl<O: Observer> Ssd<O> {
         &mut self,
         die: u32,
     ) -> Result<Option<(crate::ftl::GcWork, SimTime)>, crate::ftl::OutOfSpace> {
+        let repl = self.repl.as_ref().expect("replication is on");
         let mut hook = ReorgHook {
             table: self.replicas.as_ref().expect("replication is on"),
+            layout: &self.layout,
             width: self.stripes.width,
             // A GC started from inside the RAID layer (a program it queued
             // found its die due for GC) cannot hand it conversions, and a
             // matched stripe must be taken before anything else runs: such
             // a GC moves every page, as a plain one does.
             reorganize: self.policies.replication.reorganizes() && self.raid.is_some(),
+            any_chunk: repl.reading.as_ref(),
             matches: Vec::new(),
             moves: [0; 4],
         };
@@ -414,30 +333,74 @@ impl<O: Observer> Ssd<O> {
         let Some(work) = work else { return Ok(None) };
         let probe = ReplicationProbe::GcMoves { valid: m[0], semi_valid: m[1], semi_invalid: m[2], replica: m[3] };
         self.obs.replication(probe);
-        let now = self.q.now();
+        let extra = self.apply_matches(&matches);
+        let r = self.repl.as_mut().expect("on");
+        r.pending = matches;
+        r.roles = GcRoles { dur_ns: 0, moved: work.moved, moved_replication: m[2] + m[3] };
+        Ok(Some((work, extra)))
+    }
+
+    /// The bookkeeping of a GC's matches once its victim's pages moved:
+    /// slots swapped, copies relabelled, dropped copies marked; returns the
+    /// GC die's extra time (case (b) reads the old slot for the XOR).
+    pub(super) fn apply_matches(&mut self, matches: &[Match]) -> SimTime {
         let mut extra = 0;
-        for x in &matches {
-            if !x.case_b {
-                // Copy B was dropped from the victim.
-                let t = self.replicas.as_mut().expect("on");
-                if let Some(e) = t.get_mut(x.chunk) {
+        for x in matches {
+            let swapped = x.other != x.chunk;
+            if swapped {
+                self.swap_slots(x.chunk, x.other);
+            }
+            if x.flip {
+                self.flip_copies(x.chunk);
+            }
+            let t = self.replicas.as_mut().expect("on");
+            if let Some(e) = t.get_mut(x.chunk) {
+                e.misplaced = false;
+                if !x.case_b {
+                    // Copy B was dropped from the victim.
                     e.gone[Copy::B as usize] = true;
                 }
-            } else {
+            }
+            if x.case_b {
                 extra += self.t.read + self.t.xfer;
             }
-            self.obs.replication(ReplicationProbe::Reorganized { case_b: x.case_b });
+            self.obs.replication(ReplicationProbe::Reorganized { case_b: x.case_b, swapped });
         }
         if extra > 0 {
             self.obs.replication(ReplicationProbe::ReorgTime(extra));
         }
-        let r = self.repl.as_mut().expect("on");
-        for x in &matches {
-            r.reorg_started.insert(x.stripe, now);
+        extra
+    }
+
+    /// Replicated slots `a` and `b` swap their logical owners (and entries):
+    /// both hold stale pages, so nothing moves. Slot `b` gets `a`'s copies;
+    /// the one on `b`'s channel, if any, becomes copy A.
+    fn swap_slots(&mut self, a: u32, b: u32) {
+        self.replicas.as_mut().expect("on").swap_slots(a, b);
+        self.repl.as_mut().expect("on").map.swap(a, b);
+        let t = self.table();
+        let e = *t.get(b).expect("swapped");
+        let ch = |id: u32| self.ftl.lookup(id).map(|p| self.layout.channel_of(p));
+        let home = ch(b).unwrap_or_else(|| self.stripes.channel(b / self.stripes.width, b % self.stripes.width));
+        let on = |k: Copy| ch(t.copy_id(e.pair, k)) == Some(home);
+        let (a_home, b_home) = (on(Copy::A), on(Copy::B));
+        if !a_home && b_home {
+            self.flip_copies(b);
         }
-        r.pending = matches;
-        r.roles = GcRoles { dur_ns: 0, moved: work.moved, moved_replication: m[2] + m[3] };
-        Ok(Some((work, extra)))
+        self.replicas.as_mut().expect("on").get_mut(b).expect("swapped").misplaced = !a_home && !b_home;
+    }
+
+    /// `chunk`'s copies A and B exchange roles (pages, versions, flags).
+    fn flip_copies(&mut self, chunk: u32) {
+        let t = self.replicas.as_mut().expect("on");
+        let e = t.get_mut(chunk).expect("replicated");
+        e.gone.swap(0, 1);
+        let pair = e.pair;
+        let (a, b) = (t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B));
+        self.ftl.swap_ids(a, b);
+        if let Some(v) = &mut self.verifier {
+            v.swap(a, b);
+        }
     }
 
     /// The GC is running on its die: start the conversions it matched, and
@@ -448,21 +411,29 @@ impl<O: Observer> Ssd<O> {
         let pending = std::mem::take(&mut r.pending);
         roles.dur_ns = dur;
         self.policies.replication.on_gc(&roles);
-        let w = self.stripes.width;
         for x in pending {
-            let pos = 1u64 << (x.chunk % w);
-            let (known, acc) = if x.case_b {
-                let acc = self.verifier.as_ref().map_or(0, |v| {
-                    let t = self.table();
-                    let a = t.copy_id(t.get(x.chunk).expect("matched").pair, Copy::A);
-                    v.peek(x.z_ppn) ^ v.latest(a)
-                });
-                (pos, acc)
-            } else {
-                (0, 0)
-            };
-            self.with_raid(|r, s| r.convert(x.stripe, pos, known, acc, s));
+            self.start_reorganisation(&x, 0);
         }
+    }
+
+    /// Starts the conversion that hands match `x`'s slot its copy and
+    /// recomputes the parity. In case (b) the GC read the old slot and the
+    /// copy: their tokens (verify mode) come along, XOR-ed with `skew`
+    /// (0; tests break the recompute with it).
+    pub(super) fn start_reorganisation(&mut self, x: &Match, skew: u32) {
+        self.repl.as_mut().expect("on").reorganising.insert(x.stripe);
+        let pos = 1u64 << (x.chunk % self.stripes.width);
+        let (known, acc) = if x.case_b {
+            let acc = self.verifier.as_ref().map_or(0, |v| {
+                let t = self.table();
+                let a = t.copy_id(t.get(x.chunk).expect("matched").pair, Copy::A);
+                v.peek(x.z_ppn) ^ v.latest(a)
+            });
+            (pos, acc ^ skew)
+        } else {
+            (0, 0)
+        };
+        self.with_raid(|r, s| r.convert(x.stripe, pos, known, acc, s));
     }
 
     /// The report's `replication` section (`None` without replication).
@@ -475,6 +446,8 @@ impl<O: Observer> Ssd<O> {
         let p = &self.policies.replication;
         let chunks = self.stripes.chunks();
         let rep_raid = p.threshold().is_some();
+        let r = self.repl.as_ref()?;
+        let any = r.reading.is_some().then_some(&r.map);
         Some(crate::metrics::replication_report::ReplicationReport {
             scheme: scheme.into(),
             counts: self.obs.replication_counters(),
@@ -486,6 +459,9 @@ impl<O: Observer> Ssd<O> {
             threshold_history: p.threshold_history(),
             counter_bytes_paper: if rep_raid { chunks.div_ceil(4) } else { 0 },
             counter_bytes_model: if rep_raid { 2 * chunks } else { 0 },
+            stripe_map_max_entries: any.map(|m| m.max_entries as u64),
+            stripe_map_max_bytes: any.map(|m| 16 * m.max_entries as u64),
+            stripe_map_entries_end: any.map(|m| m.len() as u64),
         })
     }
 
@@ -541,45 +517,5 @@ pub trait ReplicationCounts {
 impl ReplicationCounts for crate::metrics::collector::Collector {
     fn replication_counters(&self) -> crate::metrics::replication_report::ReplicationCounters {
         self.replication
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Fig. 7 by hand on 2+1 stripes (width 3), copy ids from 30. Victim:
-    /// d1 (semi-valid: stripe 0 holds replicated d0), copy B of d0, copy A of
-    /// chunk 4 (stripe 1) beside 4's old slot, and an ordinary page. Case (a)
-    /// drops d0's copy B (its copy A takes d0's slot); case (b) drops 4's old
-    /// slot (its copy A moves and takes it); the rest moves.
-    #[test]
-    fn fig7_cases_drop_the_matched_pages_and_move_the_rest() {
-        let mut t = ReplicaTable::new(30, 4);
-        let e0 = t.insert(0, 1).unwrap();
-        let e4 = t.insert(4, 2).unwrap();
-        let b0 = t.copy_id(e0.pair, Copy::B);
-        let a4 = t.copy_id(e4.pair, Copy::A);
-        let victim = [(100, 1), (101, b0), (102, a4), (103, 4), (104, 7)];
-        let mut hook = ReorgHook { table: &t, width: 3, reorganize: true, matches: Vec::new(), moves: [0; 4] };
-        let mut dropped = Vec::new();
-        hook.drop_pages(0, &victim, &mut dropped);
-        assert_eq!(dropped, vec![1, 3], "d0's copy B (case a) and chunk 4's old slot (case b)");
-        let m: Vec<(u32, u32, bool)> = hook.matches.iter().map(|m| (m.stripe, m.chunk, m.case_b)).collect();
-        assert_eq!(m, vec![(0, 0, false), (1, 4, true)]);
-        assert_eq!(hook.matches[1].z_ppn, 103);
-        // Moved: page 104 (valid), d1 (semi-valid), 4's copy A (replica).
-        assert_eq!(hook.moves, [1, 1, 0, 1]);
-        // A locked stripe is not matched; plain GC drops nothing.
-        t.locked.insert(1);
-        let mut hook = ReorgHook { table: &t, width: 3, reorganize: true, matches: Vec::new(), moves: [0; 4] };
-        let mut dropped = Vec::new();
-        hook.drop_pages(0, &victim, &mut dropped);
-        assert_eq!(dropped, vec![1]);
-        let mut hook = ReorgHook { table: &t, width: 3, reorganize: false, matches: Vec::new(), moves: [0; 4] };
-        let mut dropped = Vec::new();
-        hook.drop_pages(0, &victim, &mut dropped);
-        assert!(dropped.is_empty() && hook.matches.is_empty());
-        assert_eq!(hook.moves, [1, 1, 1, 2], "valid, semi-valid, semi-invalid, replica");
     }
 }

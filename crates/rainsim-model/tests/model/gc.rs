@@ -44,7 +44,13 @@ type Seen = std::rc::Rc<std::cell::RefCell<Vec<(u32, Vec<(u32, u32)>)>>>;
 /// elsewhere), recording what it was shown.
 struct DropEven(Seen);
 impl GcHook for DropEven {
-    fn drop_pages(&mut self, plane: u32, valid: &[(u32, u32)], dropped: &mut Vec<usize>) {
+    fn drop_pages(
+        &mut self,
+        plane: u32,
+        valid: &[(u32, u32)],
+        _map: &rainsim_model::ftl::mapping::Mapping,
+        dropped: &mut Vec<usize>,
+    ) {
         self.0.borrow_mut().push((plane, valid.to_vec()));
         dropped.extend(valid.iter().enumerate().filter(|(_, &(_, c))| c % 2 == 0).map(|(i, _)| i));
     }

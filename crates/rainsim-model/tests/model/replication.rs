@@ -8,7 +8,7 @@ use super::*;
 use crate::{preset, scheme, trace_files};
 use rainsim_model::flash::op::Origin;
 use rainsim_model::metrics::collector::Collector;
-use rainsim_model::policy::rep_raid::{threshold, window_len, RepRaid, RepRaidParams, WindowSums};
+use rainsim_model::policy::rep_raid::{threshold, window_len, Matching, RepRaid, RepRaidParams, WindowSums};
 use rainsim_model::policy::{Replication, ReplicationKind};
 use rainsim_model::run::capacity_bytes;
 use rainsim_model::testkit::Bench;
@@ -48,7 +48,7 @@ fn eq2_threshold_and_eq3_window_by_hand() {
 #[test]
 fn a_window_roll_resets_the_update_counters() {
     let b = Bench::new(4, 1);
-    let p = RepRaidParams { window: 4, initial_threshold: 2.0 };
+    let p = RepRaidParams { window: 4, initial_threshold: 2.0, ..Default::default() };
     let mut m = RepRaid::new(&p, 64, 1_839_000);
     assert_eq!(m.window_len(), 2);
     let view = b.view();
@@ -195,33 +195,69 @@ fn fusionraid_converts_during_idle_periods_only() {
 /// space: GC moves old slots and copies (counted by role), reorganises by
 /// both of Fig. 7's cases, and verification (parity = XOR of the slots,
 /// copies equal and on two channels, every read the newest version) holds.
+/// Any-chunk matching (the default) swaps slots between chunks in both
+/// cases; same-chunk matching never does, and its map stays empty. With
+/// reads rebuilt around collecting dies (GC-tolerant routing), the rebuilds
+/// through stripes holding swapped chunks give the newest versions.
 #[test]
 fn rep_raid_under_gc_keeps_every_stripe_recoverable() {
-    let mut c = tiny(4, 1, 1, 32, 16, Some(4));
-    c.geometry.over_provisioning = 0.25;
-    c.policy = scheme("rep-raid").policy;
-    let mut reqs = Vec::new();
-    let mut x = 12345u64;
-    for i in 0..6_000u64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        reqs.push(write(1_000 + i * 3_000_000, (x >> 33) % 900));
+    let plans = [(Matching::AnyChunk, false), (Matching::SameChunk, false), (Matching::AnyChunk, true)];
+    for (matching, rebuild) in plans {
+        let mut c = tiny(4, 1, 1, 32, 16, Some(4));
+        c.geometry.over_provisioning = 0.25;
+        c.policy = scheme("rep-raid").policy;
+        c.policy.rep_raid.matching = matching;
+        if rebuild {
+            c.policy.read_routing = rainsim_model::policy::ReadRoutingKind::GcTolerant;
+        }
+        let mut reqs = Vec::new();
+        let mut x = 12345u64;
+        for i in 0..6_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let page = (x >> 33) % 900;
+            reqs.push(write(1_000 + i * 3_000_000, page));
+            if i % 4 == 0 {
+                // Reads, checked by verify mode, land on swapped chunks too.
+                let op = Op::Read;
+                reqs.push(Request {
+                    time_ns: 2_000 + i * 3_000_000,
+                    offset: (page / 2) * 4096,
+                    size: 8192,
+                    device: 0,
+                    op,
+                });
+            }
+        }
+        let ssd = run(&c, &reqs);
+        let r = ssd.obs.replication;
+        assert!(r.replica_writes > 0, "{r:?}");
+        assert!(r.gc_moves_replica > 0 && r.gc_moves_semi_invalid > 0, "GC moved no replication page: {r:?}");
+        // Both of Fig. 7's cases happen end to end, under verify (every read
+        // checked, every stripe recoverable after each GC and at the end).
+        assert!(r.reorg_case_a > 0 && r.reorg_case_b > 0 && r.reorg_ns > 0, "no reorganisation of each case: {r:?}");
+        let map = ssd.replication_report("rep-raid").unwrap().stripe_map_max_entries;
+        if matching == Matching::AnyChunk {
+            assert!(r.reorg_case_a_swapped > 0 && r.reorg_case_b_swapped > 0, "{r:?}");
+            assert!(map.unwrap() > 0);
+        } else {
+            assert_eq!((r.reorg_case_a_swapped, r.reorg_case_b_swapped, map), (0, 0, None));
+        }
+        assert_eq!(ssd.obs.raid.gc_tolerant_reads > 0, rebuild);
     }
-    let ssd = run(&c, &reqs);
-    let r = ssd.obs.replication;
-    assert!(r.replica_writes > 0, "{r:?}");
-    assert!(r.gc_moves_replica > 0 && r.gc_moves_semi_invalid > 0, "GC moved no replication page: {r:?}");
-    // Both of Fig. 7's cases happen end to end, under verify (every read
-    // checked, every stripe recoverable after each GC and at the end).
-    assert!(r.reorg_case_a > 0 && r.reorg_case_b > 0 && r.reorg_ns > 0, "no reorganisation of each case: {r:?}");
 }
 
+/// Verify mode on every shared trace, GC from the first request, for the
+/// four schemes and Rep-RAID's same-chunk ablation.
 #[test]
 fn verify_passes_for_every_replication_scheme_on_every_shared_trace_with_gc() {
-    for s in ["baseline", "cr5m", "fusionraid", "rep-raid"] {
+    for s in ["baseline", "cr5m", "fusionraid", "rep-raid", "rep-raid same-chunk"] {
         let mut cfg = preset("degraded-mode-8ch");
-        cfg.policy = scheme(s).policy;
+        cfg.policy = scheme(s.split(' ').next().unwrap()).policy;
+        if s.ends_with("same-chunk") {
+            cfg.policy.rep_raid.matching = Matching::SameChunk;
+        }
         crate::gc_from_start(&mut cfg);
-        let mut replicated = 0;
+        let (mut replicated, mut swapped) = (0, 0);
         for path in trace_files() {
             let at = format!("{s}, {}", path.display());
             let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes)
@@ -230,8 +266,10 @@ fn verify_passes_for_every_replication_scheme_on_every_shared_trace_with_gc() {
             let totals = ssd.run(&trace.requests, &mut |_| {}).unwrap_or_else(|e| panic!("{at}: {e}"));
             assert_eq!(totals.completed, trace.requests.len() as u64, "{at}");
             replicated += ssd.obs.replication.replica_writes;
+            swapped += ssd.obs.replication.reorg_case_a_swapped + ssd.obs.replication.reorg_case_b_swapped;
         }
         let on = cfg.policy.replication != ReplicationKind::None;
         assert_eq!(replicated > 0, on, "{s}: replica writes {replicated}");
+        assert_eq!(swapped > 0, s == "rep-raid", "{s}: any-chunk reorganisations {swapped}");
     }
 }
