@@ -120,8 +120,9 @@ pub enum ReplicationProbe {
     ConversionEnded {
         /// The stripe.
         stripe: u32,
-        /// Its pre-reads and programs.
+        /// Its pre-reads.
         reads: u32,
+        /// Its programs (parity, and slots rewritten with a copy's data).
         programs: u32,
         /// Its controller time (XOR and stripe software time).
         controller_ns: u64,
