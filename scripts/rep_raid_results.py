@@ -629,7 +629,11 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         f"{n_runs} runs"
         + (f" and {len(failed)} that failed (see \"Runs that failed\")" if failed else "")
         + f", {cpu_minutes(reports):.1f} CPU-minutes of simulation (report timings: run loop plus",
-        "set-up), one simulation at a time, so about as many minutes wall-clock, plus a few minutes of",
+        "set-up), "
+        + ("one simulation at a time, so about as many minutes wall-clock"
+           if getattr(a, "jobs", 1) <= 1 else
+           f"{a.jobs} simulations at a time, so about 1/{a.jobs} as many minutes wall-clock on {a.jobs} idle cores")
+        + ", plus a few minutes of",
         "bootstrap. Every number below comes from the run reports; the paper's numbers are quoted from its text",
         "(`../shared/papers/rep-raid.txt`, as extracted in `../shared/research/next-wave-spec.md` §1).",
         "",
