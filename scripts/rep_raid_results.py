@@ -866,7 +866,7 @@ def known_gaps(reports, seeds, rt, failed):
         f"  Over the {n} Rep-RAID runs of `{PRESET}`, {case_a + case_b:,} reorganisations happened (case (a)",
         f"  {case_a:,}, case (b) {case_b:,}; {swapped:,} between two chunks), against {rwrites:,} replica writes",
         f"  and {r_moves:,.0f} GC page moves; reorganisation took {100.0 * r_reorg / r_gc if r_gc else 0:.2f} % of",
-        "  Rep-RAID's GC time (Fig. 11's split), counted from the match to the end of its parity update.",
+        "  Rep-RAID's GC time (Fig. 11's split), counted as the service time of its reads, XOR and programs.",
         f"  Replicas went back into stripes through {hw:,} high-water conversions ({ccv:,} chunks); the stripe",
         f"  map held at most {map_max:,} entries in one run. `policy.rep_raid.matching = \"same-chunk\"` is the",
         "  ablation (a chunk's own copy and its own old slot in one victim block: rare).",
