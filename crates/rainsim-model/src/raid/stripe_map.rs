@@ -97,6 +97,7 @@ mod tests {
         assert_eq!((m.slot(5), m.logical(5)), (5, 5));
         m.swap(1, 5);
         assert_eq!((m.slot(1), m.slot(5), m.logical(1), m.logical(5)), (5, 1, 5, 1));
+        assert!(!m.is_empty() && !m.is_identity());
         // Slot 5 (owned by chunk 1) swaps with slot 9: chunk 1 → 9, chunk 9 → 5.
         m.swap(5, 9);
         assert_eq!((m.slot(1), m.slot(9), m.slot(5)), (9, 5, 1));

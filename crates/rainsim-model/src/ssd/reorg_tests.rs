@@ -120,7 +120,7 @@ fn fig7b_with_a_wrong_parity_recompute_fails_verify() {
 /// stripe stays recoverable and reads return the newest versions.
 #[test]
 fn after_the_swap_a_conversion_and_an_update_keep_every_stripe_recoverable() {
-    let (mut ssd, [x, y, tx, _], [lx, ly]) = fig7b(0);
+    let (mut ssd, [x, y, tx, ty], [lx, ly]) = fig7b(0);
     let programs = |s: &Ssd<Collector>| {
         s.obs.channels.iter().map(|c| c.ops[crate::flash::op::Origin::HostProgram as usize]).sum::<u64>()
     };
@@ -144,5 +144,10 @@ fn after_the_swap_a_conversion_and_an_update_keep_every_stripe_recoverable() {
     drain(&mut ssd);
     assert_eq!(stripe_writes(&ssd) - before, 1);
     assert_eq!(ssd.layout.channel_of(ssd.ftl.lookup(x).unwrap()), 0, "y rewritten in slot x, on channel 0");
+    // Verify checks slots, not which logical chunk a write went to: slot x
+    // must hold y's update and slot y still x's data.
+    let v = ssd.verifier.as_ref().unwrap();
+    assert_eq!(v.peek(ssd.ftl.lookup(y).unwrap()), tx, "slot y still holds x's data");
+    assert_ne!(v.peek(ssd.ftl.lookup(x).unwrap()), ty, "slot x holds y's update, not its old copy");
     ssd.finish().expect("verify");
 }
