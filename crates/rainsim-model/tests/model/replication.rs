@@ -115,6 +115,22 @@ fn a_replica_write_is_two_parallel_programs_without_preread_or_xor() {
     assert_eq!((rep.obs.raid.rmw, rep.obs.raid.rcw, rep.obs.raid.prereads), (0, 0, 0));
 }
 
+/// `policy.replicas.max_request_bytes` bounds CR5M's and FusionRAID's
+/// "small" updates: at 4 KiB a one-page update replicates, a two-page one
+/// (still a partial-stripe update of a 3+1 stripe) is a stripe write.
+#[test]
+fn cr5m_and_fusionraid_replicate_only_requests_up_to_max_request_bytes() {
+    for (kind, dies) in [("cr5m", 2), ("fusionraid", 1)] {
+        let mut c = three_plus_one(kind, dies);
+        c.policy.replicas.max_request_bytes = 4096;
+        let p = page_of(&c, 0);
+        let one = run(&c, &[write(1_000, p)]);
+        assert_eq!((one.obs.replication.replica_writes, one.obs.raid.rmw + one.obs.raid.rcw), (1, 0), "{kind}");
+        let two = run(&c, &[Request { size: 8192, ..write(1_000, p) }]);
+        assert_eq!((two.obs.replication.replica_writes, two.obs.raid.rmw + two.obs.raid.rcw), (0, 1), "{kind}");
+    }
+}
+
 /// On an idle device every channel ties for copy B: the tie goes to the
 /// channel after the slot's, so copies B spread as the slots do. One-page
 /// updates of every data chunk of 8 written 3+1 stripes over 8 channels,
