@@ -163,15 +163,7 @@ impl RaidLayer {
         port: &mut impl RaidPort,
     ) {
         let w = self.stripes.width;
-        // Its service: the pre-reads, the parity and any slot rewritten
-        // with a copy's data, the XOR and software time (when it ran).
-        let (reads, programs, controller_ns) = if did_work {
-            let rewrites = self.rewrites(j, port).count_ones();
-            (j.prereads.count_ones(), 1 + rewrites, self.times.xor_ns + self.times.stripe_overhead_ns)
-        } else {
-            (0, 0, 0)
-        };
-        let mut probes = 0;
+        let (mut probes, mut rewrites) = (0, 0);
         for pos in ones(j.written) {
             let c = j.stripe * w + pos;
             let Some(t) = port.replicas() else { return };
@@ -185,6 +177,7 @@ impl RaidLayer {
             let (keep, drop) = (t.copy_id(e.pair, Copy::A), t.copy_id(e.pair, Copy::B));
             if e.misplaced {
                 // The slot was programmed with the copies' data.
+                rewrites += 1;
                 port.act(RaidAction::DropCopies { a: keep, b: drop });
             } else {
                 port.act(RaidAction::Promote { chunk: c, keep, drop });
@@ -194,6 +187,13 @@ impl RaidLayer {
         for _ in 0..probes {
             port.replication(ReplicationProbe::Converted);
         }
+        // Its service: the pre-reads, the parity and the slots rewritten
+        // with a copy's data, the XOR and software time (when it ran).
+        let (reads, programs, controller_ns) = if did_work {
+            (j.prereads.count_ones(), 1 + rewrites, self.times.xor_ns + self.times.stripe_overhead_ns)
+        } else {
+            (0, 0, 0)
+        };
         port.replication(ReplicationProbe::ConversionEnded { stripe: j.stripe, reads, programs, controller_ns });
     }
 

@@ -105,6 +105,10 @@ impl<O: Observer> Ssd<O> {
     /// the logical stripe's own slots first.
     fn write_remapped(&mut self, id: u32, stripe: u32, written: u64, partial: u64, bytes: u32) {
         let w = self.stripes.width;
+        // Most writes touch no swapped chunk: one job, as without the map.
+        if crate::raid::replica_job::ones(written).all(|pos| self.slot_of(stripe * w + pos) == stripe * w + pos) {
+            return self.write_stripe(id, stripe, written, partial, bytes);
+        }
         let mut jobs: Vec<(u32, u64, u64)> = vec![(stripe, 0, 0)];
         for pos in crate::raid::replica_job::ones(written) {
             let slot = self.slot_of(stripe * w + pos);

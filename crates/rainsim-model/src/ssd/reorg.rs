@@ -74,20 +74,22 @@ impl ReorgHook<'_> {
         }
     }
 
+    /// Whether no match of this GC and no stripe job holds `chunk`'s stripe.
+    fn stripe_free(&self, chunk: u32, taken: &[u32]) -> bool {
+        let s = chunk / self.width;
+        !taken.contains(&s) && !self.table.locked.contains(&s)
+    }
+
     /// Whether a same-chunk reorganisation may take `chunk`'s stripe now.
     fn can_take(&self, chunk: u32, taken: &[u32]) -> bool {
-        let s = chunk / self.width;
-        !taken.contains(&s)
-            && !self.table.locked.contains(&s)
+        self.stripe_free(chunk, taken)
             && self.table.get(chunk).is_some_and(|e| !e.converting && !e.gone[Copy::A as usize])
     }
 
     /// Whether an any-chunk reorganisation may use replicated slot `slot`:
     /// its stripe free, its entry settled, no host read on its way to it.
     fn free(&self, slot: u32, taken: &[u32]) -> bool {
-        let s = slot / self.width;
-        !taken.contains(&s)
-            && !self.table.locked.contains(&s)
+        self.stripe_free(slot, taken)
             && !self.any_chunk.is_some_and(|r| r.contains_key(&slot))
             && self.table.get(slot).is_some_and(|e| !e.converting && e.gone == [false; 2])
     }
@@ -99,7 +101,7 @@ impl ReorgHook<'_> {
         }
     }
 
-    /// Today's rule: a chunk's own copy and its own old slot.
+    /// The ablation's rule: a chunk's own copy and its own old slot.
     fn match_same_chunk(&mut self, roles: &[Role], valid: &[(u32, u32)], dropped: &mut Vec<usize>) {
         let mut used = vec![false; roles.len()];
         let mut taken = Vec::new();
@@ -162,10 +164,9 @@ impl ReorgHook<'_> {
                 let pair = t.get(b).expect("a copy's chunk is replicated").pair;
                 let keep = if k == Copy::A { Copy::B } else { Copy::A };
                 let Some(ch) = channel(t.copy_id(pair, keep)) else { continue };
-                let mut slots: Vec<u32> = (0..w).map(|p| s * w + p).collect();
-                // The copy's own slot first (a same-chunk match).
-                slots.sort_by_key(|&a| a != b);
-                for a in slots {
+                // The copy's own slot first (a same-chunk match), then the others.
+                let own = (b / w == s).then_some(b);
+                for a in own.into_iter().chain((s * w..(s + 1) * w).filter(|&a| a != b)) {
                     if t.get(a).is_some() && self.free(a, &taken) && channel(a) == Some(ch) {
                         hit = Some((j, a, b, keep == Copy::B));
                         break 'copies;
