@@ -15,8 +15,11 @@ use std::time::Instant;
 type Res = Result<(), Box<dyn std::error::Error>>;
 type RunResult = Result<Report, String>;
 
-/// `rainsim compare`; `jobs` = runs at once (`None`: every core, as many as
-/// the memory available holds).
+/// Runs at once per core when `--jobs` is not given.
+const RUNS_PER_CORE: usize = 2;
+
+/// `rainsim compare`; `jobs` = runs at once (`None`: two per core, as many
+/// as the memory available holds).
 pub fn compare(
     setup: &Setup,
     schemes: &[String],
@@ -72,7 +75,9 @@ pub fn compare(
         .map(|(c, &t)| rainsim_model::setup::memory_estimate(c, traces[t].1.requests.len() as u64, verify).bytes)
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let wanted = jobs.unwrap_or(cores).min(runs.len());
+    // Two runs per core by default: the OS shares the cores among them, so
+    // runs of unequal length do not leave a core idle at the end.
+    let wanted = jobs.unwrap_or(RUNS_PER_CORE * cores).min(runs.len());
     let jobs = budget::runs_at_once(&estimates, budget::available().0, wanted);
     if jobs < wanted {
         eprintln!("note: {jobs} runs at once (not {wanted}): the memory available holds no more");

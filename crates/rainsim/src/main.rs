@@ -119,8 +119,9 @@ struct CompareArgs {
     /// Check consistency in every run.
     #[arg(long)]
     verify: bool,
-    /// Runs at once. Default: one per core, as many as the memory available holds
-    /// (the reports do not depend on it).
+    /// Runs at once. Default: two per core (they share the cores, so runs of
+    /// unequal length leave none idle at the end), as many as the memory
+    /// available holds (the reports do not depend on it).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
 }
