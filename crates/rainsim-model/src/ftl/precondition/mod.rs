@@ -88,11 +88,9 @@ pub fn precondition(
     let forced = needed.stripes.len() as u64;
     let want = ((p.valid * total as f64) as u64 / k).min(all).max(forced);
     rep.stripes_written = want;
-    // Two passes over the dealt chunks: count each plane's, then (once each
-    // plane's plan fixes its slots) map them in stripe order, which keeps
-    // the forward map's writes sequential.
-    let mut counts = vec![0u64; lay.planes() as usize];
-    deal(stripes, &lay, &needed.stripes, want, |_, plane| counts[plane as usize] += 1);
+    // Two passes: count each plane's chunks, then (once each plane's plan
+    // fixes its slots) map them in stripe order.
+    let counts = plane_counts(stripes, &lay, &needed.stripes, want);
     let mut slots: Vec<Slots> = Vec::with_capacity(counts.len());
     let ppb = lay.pages_per_block as u64;
     let bpp = lay.blocks_per_plane as u64;
@@ -173,13 +171,9 @@ pub fn precondition(
             planes_with_victim += 1;
         }
     }
-    let mut batch = Batch::new(lay.planes() as usize);
-    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| {
-        if batch.push(chunk, plane) {
-            batch.flush(&mut slots, &mut ftl.map);
-        }
-    });
-    batch.flush(&mut slots, &mut ftl.map);
+    // Stripe order: the forward map fills sequentially, the reverse map in
+    // one sequential run per plane.
+    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| ftl.map.place(chunk, slots[plane as usize].next()));
     rep.victim_valid_mean = if planes_with_victim == 0 { 0.0 } else { victims as f64 / planes_with_victim as f64 };
     rep.written_valid_fraction =
         if written_blocks == 0 { 0.0 } else { rep.valid_pages as f64 / (written_blocks * ppb) as f64 };
@@ -211,36 +205,14 @@ fn deal(
     want: u64,
     mut f: impl FnMut(u32, u32),
 ) {
-    let all = stripes.stripes as u64;
     let (w, channels) = (stripes.width, stripes.channels);
     let planes_per_ch = lay.dies_per_channel * lay.planes_per_die;
     // Round-robin positions, kept reduced (no division per chunk).
     let mut deal = vec![0u32; channels as usize];
     let mut deal_die = vec![0u32; lay.dies() as usize];
-    let rest_all = all - forced.len() as u64;
-    let rest_want = want - forced.len() as u64;
-    // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when
-    // (i·W mod S) + W reaches S (W ≤ S).
-    debug_assert!(rest_want <= rest_all);
-    let (mut fi, mut rem) = (0usize, 0u64);
-    for s in 0..all {
-        let take = if forced.get(fi) == Some(&(s as u32)) {
-            fi += 1;
-            true
-        } else {
-            rem += rest_want;
-            let t = rest_want > 0 && rem >= rest_all;
-            if t {
-                rem -= rest_all;
-            }
-            t
-        };
-        if !take {
-            continue;
-        }
-        let s = s as u32;
-        debug_assert_eq!(stripes.channel(s, 0), ((s as u64 * w as u64) % channels as u64) as u32);
-        let mut ch = ((s as u64 * w as u64) % channels as u64) as u32;
+    taken(stripes, forced, want, |s, first| {
+        debug_assert_eq!(stripes.channel(s, 0), first);
+        let mut ch = first;
         let column = stripes.column(s);
         for j in 0..w {
             let local = match column {
@@ -261,7 +233,65 @@ fn deal(
                 ch = 0;
             }
         }
+    });
+}
+
+/// The stripes that hold data, ascending: the `forced` ones and the rest
+/// spread evenly, `want` in all; `f(stripe, channel of its first chunk)`.
+fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, mut f: impl FnMut(u32, u32)) {
+    let all = stripes.stripes as u64;
+    let (w, channels) = (stripes.width, stripes.channels);
+    let rest_all = all - forced.len() as u64;
+    let rest_want = want - forced.len() as u64;
+    // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when
+    // (i·W mod S) + W reaches S (W ≤ S).
+    debug_assert!(rest_want <= rest_all);
+    let (mut fi, mut rem) = (0usize, 0u64);
+    // (s·k) mod m, kept reduced (k ≤ m).
+    let mut first = 0u32;
+    for s in 0..all {
+        let take = if forced.get(fi) == Some(&(s as u32)) {
+            fi += 1;
+            true
+        } else {
+            rem += rest_want;
+            let t = rest_want > 0 && rem >= rest_all;
+            if t {
+                rem -= rest_all;
+            }
+            t
+        };
+        if take {
+            f(s as u32, first);
+        }
+        first += w;
+        if first >= channels {
+            first -= channels;
+        }
     }
+}
+
+/// Chunks dealt to each plane. Stripes not bound to a die deal each
+/// channel's chunks round-robin over its planes from plane 0, so counting
+/// the stripes by their first channel is enough; bound ones are dealt.
+fn plane_counts(stripes: &StripeLayout, lay: &crate::flash::address::Layout, forced: &[u32], want: u64) -> Vec<u64> {
+    let mut counts = vec![0u64; lay.planes() as usize];
+    if stripes.column(0).is_some() {
+        deal(stripes, lay, forced, want, |_, plane| counts[plane as usize] += 1);
+        return counts;
+    }
+    let channels = stripes.channels as usize;
+    let mut by_first = vec![0u64; channels];
+    taken(stripes, forced, want, |_, first| by_first[first as usize] += 1);
+    let ppc = (lay.dies_per_channel * lay.planes_per_die) as u64;
+    for ch in 0..channels {
+        // Chunk j of a stripe lies on channel first + j (mod m).
+        let n: u64 = (0..stripes.width as usize).map(|j| by_first[(ch + channels - j % channels) % channels]).sum();
+        for i in 0..ppc {
+            counts[ch * ppc as usize + i as usize] = n / ppc + u64::from(i < n % ppc);
+        }
+    }
+    counts
 }
 
 /// A plane's valid slots in the order its dealt chunks take them: runs of
@@ -270,8 +300,11 @@ fn deal(
 /// hot region starts).
 struct Slots {
     runs: Vec<(Ppn, u32)>,
+    /// Runs taken so far.
     run: usize,
-    at: u32,
+    /// The next slot, and how many of its run are left.
+    page: Ppn,
+    left: u32,
 }
 
 impl Slots {
@@ -301,66 +334,24 @@ impl Slots {
                 }
             }
         }
-        Slots { runs, run: 0, at: 0 }
+        Slots { runs, run: 0, page: 0, left: 0 }
     }
 
     /// The next slot (the caller takes exactly as many as there are).
     #[inline]
     fn next(&mut self) -> Ppn {
-        let (page, n) = self.runs[self.run];
-        let p = page + self.at;
-        self.at += 1;
-        if self.at == n {
-            (self.run, self.at) = (self.run + 1, 0);
+        if self.left == 0 {
+            self.next_run();
         }
-        p
-    }
-}
-
-/// Dealt chunks mapped a batch at a time, grouped by plane (stably, so each
-/// plane's chunks keep their order): consecutive chunks go to different
-/// planes, and mapping them one by one would write the reverse map in as
-/// many interleaved streams as there are planes, each store a cache miss.
-struct Batch {
-    items: Vec<(u32, u32)>,
-    sorted: Vec<u32>,
-    starts: Vec<usize>,
-}
-
-impl Batch {
-    /// Chunks per batch: their forward-map entries (128 KiB) stay in cache.
-    const LEN: usize = 1 << 15;
-
-    fn new(planes: usize) -> Self {
-        Batch { items: Vec::with_capacity(Self::LEN), sorted: vec![0; Self::LEN], starts: vec![0; planes + 1] }
+        self.left -= 1;
+        self.page += 1;
+        self.page - 1
     }
 
-    /// Takes one chunk; true when the batch is full.
-    #[inline]
-    fn push(&mut self, chunk: u32, plane: u32) -> bool {
-        self.items.push((chunk, plane));
-        self.items.len() == Self::LEN
-    }
-
-    fn flush(&mut self, slots: &mut [Slots], map: &mut super::mapping::Mapping) {
-        self.starts.fill(0);
-        for &(_, plane) in &self.items {
-            self.starts[plane as usize + 1] += 1;
-        }
-        for p in 1..self.starts.len() {
-            self.starts[p] += self.starts[p - 1];
-        }
-        let mut at = self.starts.clone();
-        for &(chunk, plane) in &self.items {
-            self.sorted[at[plane as usize]] = chunk;
-            at[plane as usize] += 1;
-        }
-        for (plane, w) in self.starts.windows(2).enumerate() {
-            for &chunk in &self.sorted[w[0]..w[1]] {
-                map.set(chunk, slots[plane].next());
-            }
-        }
-        self.items.clear();
+    #[cold]
+    fn next_run(&mut self) {
+        (self.page, self.left) = self.runs[self.run];
+        self.run += 1;
     }
 }
 
@@ -448,5 +439,55 @@ pub fn spread_ages(ftl: &mut Ftl, age_days: f64, seed: u64) {
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x6167_6573);
     for b in ftl.blocks.iter_mut().filter(|b| b.written > 0) {
         b.opened_at_s = rng.random_range(0..=age_s);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::address::Layout;
+
+    fn layout(channels: u32, dies: u32, planes: u32) -> Layout {
+        Layout {
+            channels,
+            dies_per_channel: dies,
+            planes_per_die: planes,
+            blocks_per_plane: 8,
+            pages_per_block: 4,
+            page_bytes: 4096,
+        }
+    }
+
+    /// The per-stripe count equals dealing every chunk, for widths that do
+    /// and do not divide the channel count, with and without forced stripes.
+    #[test]
+    fn plane_counts_equal_the_dealt_counts() {
+        for (channels, width, dies, planes) in [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)] {
+            let lay = layout(channels, dies, planes);
+            let st = StripeLayout::new(channels, width, width > 1, 97);
+            for (forced, want) in
+                [(vec![], 97), (vec![], 40), (vec![3, 4, 50, 96], 41), (vec![0, 1, 2], 3), (vec![], 0)]
+            {
+                let mut dealt = vec![0u64; lay.planes() as usize];
+                deal(&st, &lay, &forced, want, |_, p| dealt[p as usize] += 1);
+                assert_eq!(dealt.iter().sum::<u64>(), want * width as u64);
+                assert_eq!(plane_counts(&st, &lay, &forced, want), dealt, "m={channels} k={width} want={want}");
+            }
+        }
+    }
+
+    /// Every stripe taken once, the forced ones among them, and each
+    /// one's first channel is (s·k) mod m.
+    #[test]
+    fn taken_stripes_include_the_forced_ones_and_number_want() {
+        let st = StripeLayout::new(6, 4, true, 50);
+        let mut got = Vec::new();
+        taken(&st, &[7, 8, 49], 20, |s, first| {
+            assert_eq!(first, (s * 4) % 6);
+            got.push(s);
+        });
+        assert_eq!(got.len(), 20);
+        assert!(got.windows(2).all(|p| p[0] < p[1]));
+        assert!([7, 8, 49].iter().all(|s| got.contains(s)));
     }
 }
