@@ -51,17 +51,34 @@ impl Mapping {
         self.l2p.set(chunk as usize, ppn);
         self.p2l.set(ppn as usize, chunk);
     }
-    /// GC move of a valid page: `chunk` leaves `old` for `new`. Writes only
-    /// (no read of the random `l2p` slot), which keeps GC loops from stalling
-    /// on cache misses.
+    /// GC move of valid page `old` to `new`: returns the chunk it holds.
+    /// Writes only to the chunk's random `l2p` slot (no read), which keeps
+    /// GC loops from stalling on cache misses.
     #[inline]
-    pub fn relocate(&mut self, chunk: u32, old: Ppn, new: Ppn) {
-        debug_assert_eq!(self.l2p.get(chunk as usize), old);
+    pub fn move_page(&mut self, old: Ppn, new: Ppn) -> u32 {
+        // The stored (complemented) id moves as it is.
+        let stored = std::mem::replace(&mut self.p2l.0[old as usize], 0);
+        debug_assert_ne!(stored, 0, "page {old} holds no chunk");
+        debug_assert_eq!(self.p2l.get(new as usize), NONE, "page {new} written twice");
+        self.p2l.0[new as usize] = stored;
+        let chunk = !stored;
         self.l2p.set(chunk as usize, new);
-        self.p2l.set(old as usize, NONE);
-        self.p2l.set(new as usize, chunk);
+        chunk
     }
-
+    /// Appends `(page, 0)` for each page of `first..first + n` that holds a
+    /// chunk, ascending.
+    #[inline]
+    pub fn push_valid(&self, first: Ppn, n: u32, out: &mut Vec<(Ppn, Ppn)>) {
+        let stored = &self.p2l.0[first as usize..(first + n) as usize];
+        // Branch-free: write every page, keep those that hold a chunk.
+        let mut k = out.len();
+        out.resize(k + stored.len(), (0, 0));
+        for (&c, p) in stored.iter().zip(first..) {
+            out[k] = (p, 0);
+            k += usize::from(c != 0);
+        }
+        out.truncate(k);
+    }
     /// Drops the chunk held by valid page `ppn` (its data is kept elsewhere):
     /// both directions become unmapped.
     pub fn unmap(&mut self, ppn: Ppn) {
@@ -85,7 +102,7 @@ impl Mapping {
     }
 
     /// Touches the mapping slots of `chunks` so that a following batch of
-    /// [`Mapping::relocate`] calls hits the cache: independent loads overlap
+    /// [`Mapping::move_page`] calls hits the cache: independent loads overlap
     /// their misses, dependent read-modify-writes would not.
     pub fn warm(&self, chunks: impl Iterator<Item = u32>) {
         let mut x = 0u32;
@@ -122,5 +139,37 @@ impl Table {
     #[inline]
     fn replace(&mut self, i: usize, v: u32) -> u32 {
         !std::mem::replace(&mut self.0[i], !v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh map is unmapped both ways; a placed chunk reads back both
+    /// ways; a GC move carries the chunk and frees its old page.
+    #[test]
+    fn place_move_and_scan_by_hand() {
+        let mut m = Mapping::new(10, 16);
+        assert!((0..10).all(|c| m.get(c).is_none()) && (0..16).all(|p| m.owner(p).is_none()));
+        m.place(0, 3);
+        m.place(9, 5);
+        assert_eq!(m.set(4, 6), None);
+        assert_eq!((m.get(0), m.get(9), m.owner(6)), (Some(3), Some(5), Some(4)));
+        // An update invalidates the old page.
+        assert_eq!(m.set(4, 7), Some(6));
+        assert_eq!((m.owner(6), m.owner(7)), (None, Some(4)));
+        let mut out = vec![(99, 99)];
+        m.push_valid(0, 8, &mut out);
+        assert_eq!(out, [(99, 99), (3, 0), (5, 0), (7, 0)], "pages 0..8 holding a chunk, in order");
+        m.push_valid(8, 8, &mut out);
+        assert_eq!(out.len(), 4, "no page of 8..16 holds one");
+        assert_eq!(m.move_page(5, 12), 9);
+        assert_eq!((m.get(9), m.owner(5), m.owner(12)), (Some(12), None, Some(9)));
+        m.unmap(12);
+        assert_eq!((m.get(9), m.owner(12)), (None, None));
+        // Chunk 0 and page 0 are ids like any other (unmapped is not zero).
+        m.place(1, 0);
+        assert_eq!((m.get(1), m.owner(0)), (Some(0), Some(1)));
     }
 }

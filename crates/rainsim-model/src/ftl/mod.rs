@@ -446,11 +446,7 @@ impl Ftl {
     fn gather_valid(&mut self, gblock: u32) -> usize {
         let first_page = self.layout.first_page(gblock);
         let start = self.moves.len();
-        for ppn in first_page..first_page + self.layout.pages_per_block {
-            if self.map.owner(ppn).is_some() {
-                self.moves.push((ppn, 0));
-            }
-        }
+        self.map.push_valid(first_page, self.layout.pages_per_block, &mut self.moves);
         let map = &self.map;
         map.warm(self.moves[start..].iter().map(|&(p, _)| map.owner(p).unwrap_or(0)));
         start
@@ -522,9 +518,7 @@ impl Ftl {
     /// Remaps `self.moves[i..i + n]` to the consecutive pages from `first`.
     fn move_run(&mut self, i: usize, first: Ppn, n: usize) {
         for (j, new) in (first..first + n as u32).enumerate() {
-            let old = self.moves[i + j].0;
-            let chunk = self.map.owner(old).expect("gathered as valid");
-            self.map.relocate(chunk, old, new);
+            self.map.move_page(self.moves[i + j].0, new);
             self.moves[i + j].1 = new;
         }
     }
