@@ -26,7 +26,41 @@ pub use crate::engine::cpu_seconds;
 
 /// Builds the device from `cfg`, replays `requests` and returns the report.
 pub fn simulate(cfg: &Config, requests: &[Request], opts: RunOptions) -> Result<Report, SimError> {
-    Ok(simulate_with(cfg, requests, opts, false)?.0)
+    Ok(simulate_with(cfg, Requests::Held(requests), opts, false)?.0)
+}
+
+/// [`simulate`] of `total` requests read from `requests` as the replay
+/// reaches them, none held; the report is the one of the same requests held.
+/// Only for runs that need no request before time 0 ([`can_stream`]).
+pub fn simulate_stream(
+    cfg: &Config,
+    requests: &mut dyn Iterator<Item = Request>,
+    total: usize,
+    opts: RunOptions,
+) -> Result<Report, SimError> {
+    if !can_stream(cfg) {
+        return Err(SimError::Input(
+            "precondition.map_trace or a warm-up replaying the trace reads the requests before time 0: \
+             they must be held, not streamed"
+                .into(),
+        ));
+    }
+    Ok(simulate_with(cfg, Requests::Stream { requests, total }, opts, false)?.0)
+}
+
+/// Whether a run of `cfg` can read its requests as a stream: nothing
+/// before time 0 reads them (`precondition.map_trace`, a warm-up that
+/// replays the trace's writes).
+pub fn can_stream(cfg: &Config) -> bool {
+    use crate::config::{MapTrace, WarmupWorkload};
+    cfg.precondition.map_trace == MapTrace::None
+        && (cfg.warmup.device_writes <= 0.0 || cfg.warmup.workload != WarmupWorkload::Trace)
+}
+
+/// A run's requests: held in memory, or read once.
+enum Requests<'a> {
+    Held(&'a [Request]),
+    Stream { requests: &'a mut dyn Iterator<Item = Request>, total: usize },
 }
 
 /// [`simulate`], also keeping the per-request log (one row per completed
@@ -36,13 +70,13 @@ pub fn simulate_with_request_log(
     requests: &[Request],
     opts: RunOptions,
 ) -> Result<(Report, RequestLog), SimError> {
-    let (report, log) = simulate_with(cfg, requests, opts, true)?;
+    let (report, log) = simulate_with(cfg, Requests::Held(requests), opts, true)?;
     Ok((report, log.expect("the collector was built with a request log")))
 }
 
 fn simulate_with(
     cfg: &Config,
-    requests: &[Request],
+    requests: Requests,
     opts: RunOptions,
     request_log: bool,
 ) -> Result<(Report, Option<RequestLog>), SimError> {
@@ -56,16 +90,29 @@ fn simulate_with(
     let t0 = Instant::now();
     let channels = cfg.geometry.channels;
     let obs = if request_log { Collector::with_request_log(channels) } else { Collector::new(channels) };
-    let mut ssd = Ssd::for_requests(cfg, obs, opts.verify, requests)?;
+    let held = match &requests {
+        Requests::Held(r) => r,
+        Requests::Stream { .. } => &[][..],
+    };
+    let mut ssd = Ssd::for_requests(cfg, obs, opts.verify, held)?;
     let setup_s = t0.elapsed().as_secs_f64();
     let (w0, c0) = (Instant::now(), cpu_seconds());
-    ssd.run(requests, opts.progress)?;
+    let total = match requests {
+        Requests::Held(r) => {
+            ssd.run(r, opts.progress)?;
+            r.len()
+        }
+        Requests::Stream { requests, total } => {
+            ssd.run_stream(requests, total, opts.progress)?;
+            total
+        }
+    };
     let (wall_s, cpu_s) = (w0.elapsed().as_secs_f64(), cpu_seconds() - c0);
     let mut report = report_of(&mut ssd, cfg, opts.scheme, opts.trace);
     report.timing = RunTiming {
         wall_s,
         cpu_s,
-        requests_per_cpu_s: if cpu_s > 0.0 { requests.len() as f64 / cpu_s } else { 0.0 },
+        requests_per_cpu_s: if cpu_s > 0.0 { total as f64 / cpu_s } else { 0.0 },
         setup_s,
         warmup_cpu_s: ssd.warmup_cpu_s,
         warmup_pages_per_cpu_s: match &report.warmup {
@@ -108,8 +155,12 @@ pub fn simulate_together(runs: Vec<DeviceRun>, verify: bool) -> Result<Vec<Repor
 /// pending event of any device, equal times going to the lower index, so the
 /// order is deterministic; simulated time is the time of that event.
 pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> Result<Vec<RunTotals>, SimError> {
+    let mut sources: Vec<std::iter::Copied<std::slice::Iter<Request>>> = Vec::with_capacity(devices.len());
     for (d, r) in devices.iter_mut() {
-        d.begin(r)?;
+        d.check_requests(r)?;
+        let mut src = r.iter().copied();
+        d.begin(&mut src, r.len())?;
+        sources.push(src);
     }
     loop {
         let mut next: Option<(SimTime, usize)> = None;
@@ -121,8 +172,7 @@ pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> R
             }
         }
         let Some((_, i)) = next else { break };
-        let (d, r) = &mut devices[i];
-        d.step(r)?;
+        devices[i].0.step(&mut sources[i])?;
     }
     devices.iter_mut().map(|(d, _)| d.finish()).collect()
 }

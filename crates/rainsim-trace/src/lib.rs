@@ -36,6 +36,7 @@ pub mod format;
 pub mod parse;
 pub mod reader;
 pub mod stats;
+pub mod stream;
 pub mod synthetic;
 pub mod textlog;
 pub mod transform;
@@ -45,7 +46,7 @@ pub use error::TraceError;
 pub use format::{detect, Format, TimeUnit};
 pub use reader::{file_sha256, load, read, Compression, Records, Trace, TraceInfo, TraceOptions};
 pub use stats::{stats, InterArrival, TraceStats};
-pub use synthetic::{generate, SizeWeight, SyntheticSpec};
+pub use synthetic::{generate, stream_identity, stream_info, SizeWeight, Stream, SyntheticSpec};
 pub use transform::AddressMap;
 pub use write::{write_atomic, write_requests, Target, Written};
 

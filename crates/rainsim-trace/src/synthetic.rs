@@ -43,8 +43,9 @@
 //! numbers (raise `footprint_gib` or `update_ratio`).
 
 use crate::reader::{hex, Trace, TraceInfo};
-use crate::{transform, Op, Request, TraceError};
-use rand::{RngExt, SeedableRng};
+pub use crate::stream::Stream;
+use crate::{transform, TraceError};
+use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -119,7 +120,7 @@ impl Default for SyntheticSpec {
     }
 }
 
-fn invalid(msg: String) -> TraceError {
+pub(crate) fn invalid(msg: String) -> TraceError {
     TraceError::Invalid(format!("synthetic workload: {msg}"))
 }
 
@@ -207,7 +208,7 @@ impl SyntheticSpec {
 }
 
 /// Picks one size from a weighted list (one uniform draw).
-fn pick_size(rng: &mut Pcg64Mcg, sizes: &[SizeWeight], total_weight: f64) -> u32 {
+pub(crate) fn pick_size(rng: &mut Pcg64Mcg, sizes: &[SizeWeight], total_weight: f64) -> u32 {
     let mut u = rng.random::<f64>() * total_weight;
     let mut size = sizes[sizes.len() - 1].bytes;
     for s in sizes {
@@ -221,7 +222,7 @@ fn pick_size(rng: &mut Pcg64Mcg, sizes: &[SizeWeight], total_weight: f64) -> u32
 }
 
 /// A slot in [0, slots) with the hot/cold skew (hot = the first `hot` slots).
-fn pick_slot(rng: &mut Pcg64Mcg, hot: u64, slots: u64, hot_access: f64) -> u64 {
+pub(crate) fn pick_slot(rng: &mut Pcg64Mcg, hot: u64, slots: u64, hot_access: f64) -> u64 {
     let in_hot = if hot == 0 {
         false
     } else if hot == slots {
@@ -239,110 +240,45 @@ fn pick_slot(rng: &mut Pcg64Mcg, hot: u64, slots: u64, hot_access: f64) -> u64 {
 /// Generates `spec.requests` requests within `capacity_bytes`, deterministically
 /// from `seed`. `TraceInfo::sha256` hashes the canonical spec, capacity and seed.
 pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<Trace, TraceError> {
-    spec.validate()?;
-    let align = u64::from(spec.align_bytes);
-    let footprint_bytes = match spec.footprint_gib {
-        None => (capacity_bytes as f64 * spec.footprint) as u64,
-        Some(g) => {
-            let bytes = (g * (1u64 << 30) as f64) as u64;
-            if bytes > capacity_bytes {
-                return Err(invalid(format!(
-                    "footprint_gib = {g} GiB ({bytes} bytes) exceeds the device's logical capacity of \
-                     {capacity_bytes} bytes ({:.2} GiB); use a larger device (--config) or a smaller footprint",
-                    capacity_bytes as f64 / (1u64 << 30) as f64
-                )));
-            }
-            bytes
-        }
-    };
-    let slots = footprint_bytes / align;
-    let lists = [&spec.sizes, &spec.read_sizes, &spec.write_sizes];
-    let largest = lists.iter().flat_map(|l| l.iter()).map(|s| s.bytes).max().unwrap_or(0);
-    let largest_slots = u64::from(largest).div_ceil(align);
-    if slots == 0 || largest_slots > slots {
-        let what = match spec.footprint_gib {
-            None => format!("{} × {capacity_bytes} bytes", spec.footprint),
-            Some(g) => format!("{g} GiB"),
-        };
-        return Err(invalid(format!(
-            "the footprint ({what}, in {align}-byte slots) holds {slots} slots, \
-             too small for the largest size of {largest} bytes"
-        )));
-    }
-    let hot = ((slots as f64 * spec.hot_fraction).round() as u64).min(slots);
-    let mean = spec.mean_interarrival_ns as f64;
-
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let stream = Stream::new(spec, capacity_bytes, seed)?;
     let mut requests = Vec::new();
     usize::try_from(spec.requests)
         .ok()
         .and_then(|n| requests.try_reserve_exact(n).ok())
         .ok_or_else(|| invalid(format!("{} requests do not fit in memory; lower workload.requests", spec.requests)))?;
-    let mut t = 0u64;
-    let mut next_time = |rng: &mut Pcg64Mcg, i: u64| {
-        if i > 0 {
-            let gap = -mean * (1.0 - rng.random::<f64>()).ln();
-            t = t.saturating_add(gap.round() as u64);
-        }
-        t
-    };
-    let profile = spec.update_ratio.is_some() || !spec.read_sizes.is_empty() || !spec.write_sizes.is_empty();
-    if !profile {
-        // The original model; its draws and their order are part of the
-        // contract (reports of the default workload depend on them).
-        let total_weight: f64 = spec.sizes.iter().map(|s| s.weight).sum();
-        for i in 0..spec.requests {
-            let size = pick_size(&mut rng, &spec.sizes, total_weight);
-            let slot = pick_slot(&mut rng, hot, slots, spec.hot_access);
-            let need = u64::from(size).div_ceil(align);
-            let start = slot.min(slots - need);
-            let op = if rng.random_bool(spec.read_ratio) { Op::Read } else { Op::Write };
-            let time_ns = next_time(&mut rng, i);
-            requests.push(Request { time_ns, offset: start * align, size, device: 0, op });
-        }
-    } else {
-        let or_sizes = |l: &'_ Vec<SizeWeight>| if l.is_empty() { spec.sizes.clone() } else { l.clone() };
-        let (reads, writes) = (or_sizes(&spec.read_sizes), or_sizes(&spec.write_sizes));
-        let (rw, ww) = (reads.iter().map(|s| s.weight).sum(), writes.iter().map(|s| s.weight).sum());
-        let (mut cursor, mut nwrites, mut updates) = (0u64, 0u64, 0u64);
-        for i in 0..spec.requests {
-            let op = if rng.random_bool(spec.read_ratio) { Op::Read } else { Op::Write };
-            let size = match op {
-                Op::Read => pick_size(&mut rng, &reads, rw),
-                Op::Write => pick_size(&mut rng, &writes, ww),
-            };
-            let need = u64::from(size).div_ceil(align);
-            let start = match (op, spec.update_ratio) {
-                (Op::Write, Some(u)) => {
-                    nwrites += 1;
-                    let quota = (u * nwrites as f64 + 1e-9).floor() as u64;
-                    let start = if cursor > 0 && updates < quota {
-                        updates += 1;
-                        let hot_w = ((cursor as f64 * spec.hot_fraction).round() as u64).min(cursor);
-                        pick_slot(&mut rng, hot_w, cursor, spec.hot_access).min(slots - need)
-                    } else {
-                        if cursor + need > slots {
-                            return Err(invalid(format!(
-                                "the fresh (non-update) writes filled the footprint of {slots} {align}-byte slots \
-                                 ({footprint_bytes} bytes) after {nwrites} of the writes; raise footprint_gib \
-                                 or update_ratio ({u})"
-                            )));
-                        }
-                        cursor
-                    };
-                    cursor = cursor.max(start + need);
-                    start
-                }
-                _ => pick_slot(&mut rng, hot, slots, spec.hot_access).min(slots - need),
-            };
-            let time_ns = next_time(&mut rng, i);
-            requests.push(Request { time_ns, offset: start * align, size, device: 0, op });
-        }
+    for r in stream {
+        requests.push(r?);
     }
+    let info = info(spec, capacity_bytes, seed, requests.len() as u64, transform::span_ns(&requests));
+    Ok(Trace { requests, info })
+}
 
+/// The [`TraceInfo`] of [`generate`]'s trace without holding it: one pass
+/// over the stream, which also finds any error generation would report.
+pub fn stream_info(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<TraceInfo, TraceError> {
+    let (mut n, mut first, mut last) = (0u64, 0u64, 0u64);
+    for r in Stream::new(spec, capacity_bytes, seed)? {
+        let r = r?;
+        if n == 0 {
+            first = r.time_ns;
+        }
+        last = r.time_ns;
+        n += 1;
+    }
+    Ok(info(spec, capacity_bytes, seed, n, last.saturating_sub(first)))
+}
+
+/// The [`TraceInfo`] of [`generate`]'s trace without reading the stream,
+/// for a spec whose stream cannot fail once created (no `update_ratio`):
+/// `span_ns` is left 0 for the caller to fill from the requests it reads.
+pub fn stream_identity(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Option<TraceInfo> {
+    spec.update_ratio.is_none().then(|| info(spec, capacity_bytes, seed, spec.requests, 0))
+}
+
+fn info(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64, requests: u64, span_ns: u64) -> TraceInfo {
     let mut h = Sha256::new();
     h.update(format!("{};capacity_bytes={capacity_bytes};seed={seed}", spec.canonical()).as_bytes());
-    let info = TraceInfo {
+    TraceInfo {
         path: format!("synthetic (seed {seed})"),
         format: "synthetic".to_string(),
         time_unit: None,
@@ -353,18 +289,18 @@ pub fn generate(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64) -> Result<
         skipped: Default::default(),
         filtered_out_device: 0,
         unsorted_inversions: 0,
-        requests: requests.len() as u64,
+        requests,
         repeat: 1,
-        span_ns: transform::span_ns(&requests),
+        span_ns,
         detection: None,
         stopped_at_line: None,
-    };
-    Ok(Trace { requests, info })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Op;
 
     #[test]
     fn validation_names_the_field() {

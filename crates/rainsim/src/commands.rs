@@ -3,7 +3,7 @@
 use crate::interrupt;
 use crate::settings::{self, SettingsError, PRESETS, SCHEMES, WORKLOADS};
 use crate::summary;
-use crate::workload;
+use crate::workload::{self, Workload};
 use crate::Setup;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rainsim_model::metrics::request_log::RequestLog;
@@ -79,13 +79,13 @@ impl Progress {
 
 pub(crate) fn simulate(
     cfg: &Config,
-    trace: &Trace,
+    w: &Workload,
     scheme: &str,
     verify: bool,
     show_progress: bool,
     stopped: &str,
 ) -> Result<Report, Box<dyn std::error::Error>> {
-    Ok(simulate_logged(cfg, trace, scheme, verify, false, show_progress, stopped)?.0)
+    with_progress(w.len(), scheme, show_progress, stopped, |p| rainsim::simulate_workload(cfg, w, scheme, verify, p))
 }
 
 fn simulate_logged(
@@ -97,10 +97,24 @@ fn simulate_logged(
     show_progress: bool,
     stopped: &str,
 ) -> Result<(Report, Option<RequestLog>), Box<dyn std::error::Error>> {
-    let total = trace.requests.len() as u64;
+    with_progress(trace.requests.len(), scheme, show_progress, stopped, |p| {
+        rainsim::simulate_logged(cfg, trace, scheme, verify, request_log, p)
+    })
+}
+
+/// Runs `f` with a progress callback that draws the bar and stops the
+/// process, saying how far it got, on an interrupt.
+fn with_progress<T>(
+    total: usize,
+    scheme: &str,
+    show_progress: bool,
+    stopped: &str,
+    f: impl FnOnce(&mut dyn FnMut(u64)) -> Result<T, Box<dyn std::error::Error + Send + Sync>>,
+) -> Result<T, Box<dyn std::error::Error>> {
+    let total = total as u64;
     let mut progress = Progress::new(total, scheme, show_progress);
     interrupt::check(stopped);
-    let report = rainsim::simulate_logged(cfg, trace, scheme, verify, request_log, &mut |n: u64| {
+    let r = f(&mut |n: u64| {
         progress.update(n);
         if interrupt::received().is_some() {
             if let Some(b) = &progress.bar {
@@ -110,7 +124,7 @@ fn simulate_logged(
         }
     });
     progress.finish();
-    report.map_err(|e| -> Box<dyn std::error::Error> { e })
+    r.map_err(|e| -> Box<dyn std::error::Error> { e })
 }
 
 /// Writes a report atomically (a temporary file renamed over `path`).
@@ -135,13 +149,18 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
     if cfg.array.is_some() && request_log.is_some() {
         return Err("--request-log is not available for an array ([array]); use --out for its report".into());
     }
-    let trace = workload::load(&cfg, setup.trace.as_deref())?;
+    // The request log is written from the held requests.
+    let w = workload::open(&cfg, setup.trace.as_deref(), request_log.is_none())?;
     if !quiet {
-        warn_detection(&trace);
+        warn_detection(w.info());
     }
     interrupt::check("stopped while loading; no report written");
+    let Workload::Held(trace) = &w else {
+        let report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written")?;
+        return show_run(&report, None, out, None, verify, quiet);
+    };
     if cfg.array.is_some() {
-        return run_array(&cfg, &trace, scheme, out, verify, quiet);
+        return run_array(&cfg, trace, scheme, out, verify, quiet);
     }
     if !quiet && setup.trace.is_some() && cfg.trace.device.is_none() {
         let mut devices: Vec<u32> = trace.requests.iter().map(|r| r.device).collect();
@@ -155,23 +174,35 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
         }
     }
     let (report, log) =
-        simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), !quiet, "no report written")?;
+        simulate_logged(&cfg, trace, scheme, verify, request_log.is_some(), !quiet, "no report written")?;
+    show_run(&report, log.as_ref(), out, request_log, verify, quiet)
+}
+
+/// Writes a run's report (and request log) where asked, then prints its summary.
+fn show_run(
+    report: &Report,
+    log: Option<&RequestLog>,
+    out: Option<&Path>,
+    request_log: Option<&Path>,
+    verify: bool,
+    quiet: bool,
+) -> Res {
     // The files first: printing into a closed pipe ends the process.
     if let Some(p) = out {
-        write_report(p, &report)?;
+        write_report(p, report)?;
     }
-    if let (Some(p), Some(log)) = (request_log, &log) {
-        rainsim::request_log::write(p, log, &report)?;
+    if let (Some(p), Some(log)) = (request_log, log) {
+        rainsim::request_log::write(p, log, report)?;
     }
     if !quiet {
-        outf!("{}", summary::render(&report));
+        outf!("{}", summary::render(report));
         if verify {
             outln!("verify: passed (every read returned its latest version; every stripe recoverable; every request completed once)");
         }
         if let Some(p) = out {
             outln!("report written to {}", p.display());
         }
-        if let (Some(p), Some(log)) = (request_log, &log) {
+        if let (Some(p), Some(log)) = (request_log, log) {
             outln!("request log ({} requests) written to {}", log.len(), p.display());
         }
     }
@@ -208,9 +239,9 @@ fn run_array(cfg: &Config, trace: &Trace, scheme: &str, out: Option<&Path>, veri
 
 /// Says on stderr when the format was decided by the alignment rule (the
 /// report's `trace.detection` says it too).
-pub(crate) fn warn_detection(trace: &Trace) {
-    if let Some(d) = &trace.info.detection {
-        eprintln!("warning: {}: {d}", trace.info.path);
+pub(crate) fn warn_detection(info: &rainsim_trace::TraceInfo) {
+    if let Some(d) = &info.detection {
+        eprintln!("warning: {}: {d}", info.path);
     }
 }
 
@@ -221,7 +252,7 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
     workload::apply_format(&mut cfg, format, unit)?;
     // Statistics describe the trace as recorded: no wrapping into a device.
     let trace = rainsim_trace::load(file, &cfg.trace, u64::MAX / 2, page_bytes)?;
-    warn_detection(&trace);
+    warn_detection(&trace.info);
     let st = rainsim_trace::stats(&trace.requests, page_bytes);
     if json {
         outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
@@ -348,19 +379,20 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
             bench_load(&cfg, path, runs)?;
             return Ok(());
         }
-        Some(path) => bench_load(&cfg, path, runs)?,
+        Some(path) => Workload::Held(bench_load(&cfg, path, runs)?),
         None => {
-            let trace = workload::load(&cfg, None)?;
+            let w = workload::open(&cfg, None, a.stream)?;
             let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
-            let n = trace.requests.len();
-            outln!("config: {config}, scheme {scheme}, {n} synthetic requests{what}, seed {}", cfg.seed);
-            trace
+            let held = if w.held().is_some() { "held" } else { "streamed" };
+            let n = w.len();
+            outln!("config: {config}, scheme {scheme}, {n} synthetic requests{what} ({held}), seed {}", cfg.seed);
+            w
         }
     };
     let mut speeds = Vec::new();
     let mut first: Option<Report> = None;
-    if cfg.array.is_some() {
-        return bench_array(&cfg, &trace, scheme, runs);
+    if let (Some(_), Some(held)) = (&cfg.array, trace.held()) {
+        return bench_array(&cfg, held, scheme, runs);
     }
     for i in 0..runs {
         let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped")?;

@@ -4,9 +4,9 @@
 
 use crate::commands::{out, resolve, simulate, warn_detection, write_report};
 use crate::{interrupt, Setup};
-use rainsim::{budget, summary, workload};
+use rainsim::workload::{self, Workload};
+use rainsim::{budget, summary};
 use rainsim_model::{Config, Report};
-use rainsim_trace::Trace;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -53,15 +53,15 @@ pub fn compare(
     }
     // Every distinct workload once, before any run (runs that differ only
     // in the device share it).
-    let mut traces: Vec<(String, Trace)> = Vec::new();
+    let mut traces: Vec<(String, Workload)> = Vec::new();
     let mut which = Vec::with_capacity(cfgs.len());
     for cfg in &cfgs {
         let key = workload::identity(cfg);
         let i = match traces.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                let trace = workload::load(cfg, setup.trace.as_deref())?;
-                warn_detection(&trace);
+                let trace = workload::open(cfg, setup.trace.as_deref(), true)?;
+                warn_detection(trace.info());
                 traces.push((key, trace));
                 traces.len() - 1
             }
@@ -72,7 +72,10 @@ pub fn compare(
     let estimates: Vec<u64> = cfgs
         .iter()
         .zip(&which)
-        .map(|(c, &t)| rainsim_model::setup::memory_estimate(c, traces[t].1.requests.len() as u64, verify).bytes)
+        .map(|(c, &t)| {
+            rainsim_model::setup::memory_estimate(c, traces[t].1.held().map_or(0, |h| h.requests.len() as u64), verify)
+                .bytes
+        })
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Two runs per core by default: the OS shares the cores among them, so
@@ -99,7 +102,7 @@ pub fn compare(
 struct Work<'a> {
     runs: &'a [(String, Option<&'a str>, Vec<String>)],
     cfgs: &'a [Config],
-    traces: &'a [(String, Trace)],
+    traces: &'a [(String, Workload)],
     which: &'a [usize],
     out_dir: Option<&'a Path>,
     verify: bool,

@@ -90,6 +90,60 @@ pub fn simulate_logged(
     })
 }
 
+/// [`simulate`] of a [`workload::Workload`]: a streamed one is generated
+/// again as the replay reads it, and gives the report of the same requests
+/// held.
+pub fn simulate_workload(
+    cfg: &Config,
+    w: &workload::Workload,
+    scheme: &str,
+    verify: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Report, Error> {
+    let (stream, info, span_known) = match w {
+        workload::Workload::Held(t) => return simulate(cfg, t, scheme, verify, progress),
+        workload::Workload::Streamed { stream, info, span_known } => (stream, info, *span_known),
+    };
+    budget::check(cfg, 0, verify, false)?;
+    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(info)?, progress };
+    let mut requests = Checked { inner: stream.clone(), error: None, times: None };
+    let mut report = rainsim_model::run::simulate_stream(cfg, &mut requests, w.len(), opts)?;
+    if let Some(e) = requests.error {
+        // Only a stream read before the run can fail, and it did not then.
+        return Err(format!("synthetic workload: {e}").into());
+    }
+    if !span_known {
+        let span = requests.times.map_or(0, |(first, last)| last - first);
+        report.trace["span_ns"] = span.into();
+    }
+    Ok(report)
+}
+
+/// The requests of a synthetic stream: the first error ends them and is
+/// kept, and the first and last arrival times are noted.
+struct Checked {
+    inner: rainsim_trace::Stream,
+    error: Option<rainsim_trace::TraceError>,
+    times: Option<(u64, u64)>,
+}
+
+impl Iterator for Checked {
+    type Item = rainsim_trace::Request;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.inner.next()? {
+            Ok(r) => {
+                let first = self.times.map_or(r.time_ns, |t| t.0);
+                self.times = Some((first, r.time_ns));
+                Some(r)
+            }
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
 /// Runs an array configuration (`[array]`) on its requests.
 pub fn simulate_array(
     cfg: &Config,

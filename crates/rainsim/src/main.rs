@@ -258,6 +258,11 @@ pub(crate) struct BenchArgs {
     /// With `--trace`: measure the loading only, do not simulate.
     #[arg(long, requires = "trace")]
     pub(crate) load_only: bool,
+    /// Generate the synthetic workload as the run reads it, as `run` does,
+    /// instead of holding it (the memory of a `run`; the simulation's CPU time
+    /// then includes generating the requests, about 480 instructions each).
+    #[arg(long, conflicts_with = "trace")]
+    pub(crate) stream: bool,
     /// Times to repeat the run (best and median are reported).
     #[arg(long, default_value_t = 3)]
     pub(crate) runs: u32,

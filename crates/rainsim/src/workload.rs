@@ -40,3 +40,72 @@ pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> 
         None => rainsim_trace::generate(&cfg.workload, cap, cfg.seed).map_err(|e| SettingsError(e.to_string())),
     }
 }
+
+/// A run's requests: held in memory, or the synthetic workload generated as
+/// the replay reads it (a 10M-request workload held is 320 MB).
+pub enum Workload {
+    /// Loaded or generated whole.
+    Held(Trace),
+    /// Generated during the run (and, for a stream that can fail, once before
+    /// it for its checks). The requests are the same as held.
+    Streamed {
+        /// The stream at its start (each run reads a clone).
+        stream: rainsim_trace::Stream,
+        /// What [`load`] would report of the trace; `span_ns` only when
+        /// `span_known` (else each run fills it from the requests it read).
+        info: rainsim_trace::TraceInfo,
+        /// Whether the stream was read once before (a stream that can fail
+        /// mid-way is, so that its error comes before the run).
+        span_known: bool,
+    },
+}
+
+impl Workload {
+    /// Requests in all.
+    pub fn len(&self) -> usize {
+        match self {
+            Workload::Held(t) => t.requests.len(),
+            Workload::Streamed { info, .. } => info.requests as usize,
+        }
+    }
+
+    /// Whether there are no requests.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The trace's identity and counts, as the report carries them.
+    pub fn info(&self) -> &rainsim_trace::TraceInfo {
+        match self {
+            Workload::Held(t) => &t.info,
+            Workload::Streamed { info, .. } => info,
+        }
+    }
+
+    /// The requests, when held.
+    pub fn held(&self) -> Option<&Trace> {
+        match self {
+            Workload::Held(t) => Some(t),
+            Workload::Streamed { .. } => None,
+        }
+    }
+}
+
+/// The workload of a run of `cfg`: the synthetic workload is streamed when
+/// `stream` allows it and nothing before time 0 reads the requests
+/// ([`rainsim_model::run::can_stream`]; an array holds them), else loaded as
+/// [`load`] does.
+pub fn open(cfg: &Config, trace: Option<&Path>, stream: bool) -> Result<Workload, SettingsError> {
+    if trace.is_some() || !stream || cfg.array.is_some() || !rainsim_model::run::can_stream(cfg) {
+        return load(cfg, trace).map(Workload::Held);
+    }
+    crate::budget::check(cfg, 0, false, false)?;
+    let cap = rainsim_model::run::capacity_bytes(cfg);
+    let err = |e: rainsim_trace::TraceError| SettingsError(e.to_string());
+    let stream = rainsim_trace::Stream::new(&cfg.workload, cap, cfg.seed).map_err(err)?;
+    let (info, span_known) = match rainsim_trace::stream_identity(&cfg.workload, cap, cfg.seed) {
+        Some(info) => (info, false),
+        None => (rainsim_trace::stream_info(&cfg.workload, cap, cfg.seed).map_err(err)?, true),
+    };
+    Ok(Workload::Streamed { stream, info, span_known })
+}

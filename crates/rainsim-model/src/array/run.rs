@@ -19,7 +19,7 @@ impl Array {
         self.next = 0;
         let base = self.completed;
         for d in &mut self.core.devices {
-            d.begin(&[])?;
+            d.begin(&mut std::iter::empty(), 0)?;
         }
         match (self.closed(), requests.first()) {
             (_, None) => {}
@@ -78,7 +78,7 @@ impl Array {
             } else {
                 let (t, i) = next.expect("a device event");
                 self.core.now = t;
-                self.core.devices[i].step(&[])?;
+                self.core.devices[i].step(&mut std::iter::empty())?;
                 self.core.touched.push(i as u32);
             }
             if self.completed >= reported + 4096 {

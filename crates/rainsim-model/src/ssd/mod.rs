@@ -13,6 +13,7 @@
 //! flight (later ones wait), so parity always matches the data it was built from.
 
 mod admit;
+mod arrivals;
 mod completion;
 mod dispatch;
 mod error;
@@ -172,8 +173,8 @@ pub struct Ssd<O: Observer> {
     pub(crate) replicas: Option<crate::raid::replica::ReplicaTable>,
     controller: Controller,
     pub(crate) seq: u32,
-    /// Index of the next request to arrive.
-    next_arrival: usize,
+    /// The next request to arrive, read ahead from the source.
+    arrivals: arrivals::Arrivals,
     pub(crate) totals: RunTotals,
     pub(crate) error: Option<SimError>,
     /// Requests handed in by an array, when the device is a member of one.
@@ -282,7 +283,7 @@ impl<O: Observer> Ssd<O> {
             repl: None,
             replicas: None,
             seq: 0,
-            next_arrival: 0,
+            arrivals: Default::default(),
             totals: RunTotals::default(),
             error: None,
             external: None,
@@ -453,7 +454,19 @@ impl<O: Observer> Ssd<O> {
     /// Replays `requests` (sorted by time) to completion. `progress` is called
     /// with the number of completed requests every few thousand completions.
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<RunTotals, SimError> {
-        self.begin(requests)?;
+        self.check_requests(requests)?;
+        self.run_stream(&mut requests.iter().copied(), requests.len(), progress)
+    }
+
+    /// [`Ssd::run`] of `total` requests read from `requests` one at a time,
+    /// as the replay reaches them (a workload need not be held in memory).
+    pub fn run_stream(
+        &mut self,
+        requests: &mut dyn Iterator<Item = Request>,
+        total: usize,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RunTotals, SimError> {
+        self.begin(requests, total)?;
         let mut reported = 0;
         while self.step(requests)? {
             if self.totals.completed >= reported + 4096 {
@@ -465,35 +478,18 @@ impl<O: Observer> Ssd<O> {
         self.finish()
     }
 
-    /// Checks `requests` and schedules the start of their replay (the first
-    /// arrival, and GC on dies an aged device leaves at their threshold).
-    pub fn begin(&mut self, requests: &[Request]) -> Result<(), SimError> {
-        let cap = self.capacity_bytes();
-        if let Some((index, r)) =
-            requests.iter().enumerate().find(|(_, r)| r.offset.saturating_add(r.size as u64) > cap)
-        {
-            return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
-        }
-        // Far below u64::MAX, so that no latency sum can wrap.
-        if let Some((index, r)) = requests.iter().enumerate().find(|(_, r)| r.time_ns > 1 << 62) {
-            return Err(SimError::TooLate { index, time_ns: r.time_ns });
-        }
-        if let Some(index) = requests.iter().position(|r| r.size == 0) {
-            return Err(SimError::Input(format!("request {index} has size 0")));
-        }
-        if let Some(index) = requests.windows(2).position(|w| w[1].time_ns < w[0].time_ns) {
-            return Err(SimError::Input(format!(
-                "request {} arrives before request {index}: requests must be sorted by time",
-                index + 1
-            )));
-        }
-        self.next_arrival = 0;
-        self.set_total_requests(requests.len());
+    /// Schedules the start of the replay of `total` requests read from
+    /// `requests` (the first arrival, and GC on dies an aged device leaves at
+    /// their threshold). Each request is checked as it is read
+    /// ([`Ssd::check_requests`] checks a slice at once, before).
+    pub fn begin(&mut self, requests: &mut dyn Iterator<Item = Request>, total: usize) -> Result<(), SimError> {
+        self.arrivals = arrivals::Arrivals::new(self.capacity_bytes());
+        self.set_total_requests(total);
         // An aged device may start at its GC threshold: let idle dies collect now.
         for ch in 0..self.layout.channels {
             self.dispatch(ch);
         }
-        if let Some(r) = requests.first() {
+        if let Some(r) = self.pull(requests)? {
             self.q.at(r.time_ns, Ev::Arrival);
         }
         self.schedule_faults();
@@ -506,15 +502,14 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Runs the device's next event; `false` when none was left. `requests`
-    /// are the ones given to [`Ssd::begin`].
+    /// is the source given to [`Ssd::begin`].
     #[inline]
-    pub fn step(&mut self, requests: &[Request]) -> Result<bool, SimError> {
+    pub fn step(&mut self, requests: &mut dyn Iterator<Item = Request>) -> Result<bool, SimError> {
         let Some((_, ev)) = self.q.pop() else { return Ok(false) };
         match ev {
             Ev::Arrival => {
-                let r = requests[self.next_arrival];
-                self.next_arrival += 1;
-                if let Some(n) = requests.get(self.next_arrival) {
+                let r = self.arrivals.next.take().expect("an arrival event has its request");
+                if let Some(n) = self.pull(requests)? {
                     self.q.at(n.time_ns, Ev::Arrival);
                 }
                 self.arrive(&r);

@@ -30,7 +30,7 @@ fn request(op: Op, time_ns: u64, lpn: u64) -> Request {
 }
 
 fn drain(ssd: &mut Ssd<Collector>) {
-    while ssd.step(&[]).unwrap() {}
+    while ssd.step(&mut std::iter::empty()).unwrap() {}
 }
 
 /// Chunk x on channel 0 of one written stripe, chunk y on channel 2 of
@@ -50,7 +50,7 @@ fn pick(ssd: &Ssd<Collector>) -> [(u32, u64); 2] {
 fn fig7b(skew: u32) -> (Ssd<Collector>, [u32; 4], [u64; 2]) {
     let mut ssd = device();
     let [(x, lx), (y, ly)] = pick(&ssd);
-    ssd.begin(&[]).unwrap();
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
     ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
     ssd.submit(5_000_000, request(Op::Write, 5_000_000, ly), 1);
     drain(&mut ssd);

@@ -24,6 +24,7 @@ mod replication;
 mod request_log;
 mod rotating_gc;
 mod setup;
+mod stream;
 mod timing;
 mod together;
 mod traces;

@@ -41,3 +41,27 @@ fn bench_trace_errors_name_the_problem() {
     let err = rainsim(["bench", "--trace", p(&t), "--requests", "5"]).fails();
     assert!(err.contains("--requests"), "{err}");
 }
+
+/// `bench --stream` replays the workload it would hold: the same device
+/// summary (GC count, erases, WAF, tails), and it says which it did.
+#[test]
+fn a_streamed_bench_simulates_the_held_workload() {
+    let args = [
+        "bench",
+        "--config",
+        "rep-raid-8ch",
+        "--requests",
+        "3000",
+        "--runs",
+        "1",
+        "--set",
+        "geometry.blocks_per_plane=64",
+    ];
+    let held = rainsim(args).ok().stdout;
+    let streamed = rainsim([&args[..], &["--stream"]].concat()).ok().stdout;
+    assert!(held.contains("3000 synthetic requests (held)"), "{held}");
+    assert!(streamed.contains("3000 synthetic requests (streamed)"), "{streamed}");
+    let device = |s: &str| s.lines().find(|l| l.starts_with("device: ")).map(str::to_owned);
+    assert!(device(&held).is_some());
+    assert_eq!(device(&held), device(&streamed));
+}

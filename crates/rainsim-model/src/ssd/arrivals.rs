@@ -1,0 +1,79 @@
+//! Where a device's requests come from: read one ahead from a source (a
+//! slice held in memory or a stream), each checked as it is read.
+
+use super::{SimError, Ssd};
+use crate::metrics::observer::Observer;
+use rainsim_trace::Request;
+
+/// The request read ahead, and what the checks need of the earlier ones.
+#[derive(Debug, Default)]
+pub(crate) struct Arrivals {
+    /// The next request to arrive (its arrival event is queued).
+    pub(crate) next: Option<Request>,
+    /// Requests read so far.
+    read: usize,
+    /// Arrival time of the last one.
+    last_ns: u64,
+    /// The device's capacity in bytes.
+    capacity: u64,
+}
+
+/// Far below u64::MAX, so that no latency sum can wrap.
+const LATEST_ARRIVAL_NS: u64 = 1 << 62;
+
+impl Arrivals {
+    /// Before the first request, on a device of `capacity` bytes.
+    pub(crate) fn new(capacity: u64) -> Arrivals {
+        Arrivals { capacity, ..Default::default() }
+    }
+}
+
+impl<O: Observer> Ssd<O> {
+    /// Checks `requests` before a replay: each fits the device, arrives in
+    /// time, is not empty, and they are sorted by time. A slice is checked
+    /// whole, so the first error of each kind is the one named.
+    pub fn check_requests(&self, requests: &[Request]) -> Result<(), SimError> {
+        let cap = self.capacity_bytes();
+        if let Some((index, r)) =
+            requests.iter().enumerate().find(|(_, r)| r.offset.saturating_add(r.size as u64) > cap)
+        {
+            return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
+        }
+        if let Some((index, r)) = requests.iter().enumerate().find(|(_, r)| r.time_ns > LATEST_ARRIVAL_NS) {
+            return Err(SimError::TooLate { index, time_ns: r.time_ns });
+        }
+        if let Some(index) = requests.iter().position(|r| r.size == 0) {
+            return Err(SimError::Input(format!("request {index} has size 0")));
+        }
+        if let Some(index) = requests.windows(2).position(|w| w[1].time_ns < w[0].time_ns) {
+            return Err(unsorted(index));
+        }
+        Ok(())
+    }
+
+    /// Reads the next request from `requests`, checks it as
+    /// [`Ssd::check_requests`] would, and keeps it as the next arrival.
+    pub(super) fn pull(&mut self, requests: &mut dyn Iterator<Item = Request>) -> Result<Option<Request>, SimError> {
+        let Some(r) = requests.next() else { return Ok(None) };
+        let a = &mut self.arrivals;
+        let (index, cap) = (a.read, a.capacity);
+        if r.offset.saturating_add(r.size as u64) > cap {
+            return Err(SimError::OutOfRange { index, offset: r.offset, size: r.size, capacity: cap });
+        }
+        if r.time_ns > LATEST_ARRIVAL_NS {
+            return Err(SimError::TooLate { index, time_ns: r.time_ns });
+        }
+        if r.size == 0 {
+            return Err(SimError::Input(format!("request {index} has size 0")));
+        }
+        if index > 0 && r.time_ns < a.last_ns {
+            return Err(unsorted(index - 1));
+        }
+        (a.read, a.last_ns, a.next) = (index + 1, r.time_ns, Some(r));
+        Ok(Some(r))
+    }
+}
+
+fn unsorted(index: usize) -> SimError {
+    SimError::Input(format!("request {} arrives before request {index}: requests must be sorted by time", index + 1))
+}

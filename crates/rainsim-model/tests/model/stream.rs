@@ -1,0 +1,65 @@
+//! Requests read as a stream: the report is the one of the same requests
+//! held, and each request is checked as it is read.
+
+use crate::{preset, tiny, traces_dir};
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::metrics::report::RunTiming;
+use rainsim_model::run::{can_stream, capacity_bytes, simulate, simulate_stream, RunOptions};
+use rainsim_model::{SimError, Ssd};
+use rainsim_trace::{Op, Request};
+
+fn opts<'a>(progress: &'a mut dyn FnMut(u64)) -> RunOptions<'a> {
+    RunOptions { scheme: "baseline", verify: true, trace: serde_json::Value::Null, progress }
+}
+
+/// A shared trace sample, held and streamed (under verify): byte-identical
+/// reports, timing aside, and the progress callback reaches every request.
+#[test]
+fn a_streamed_trace_gives_the_held_report() {
+    let mut cfg = preset("degraded-mode-8ch");
+    // The preset maps what the trace reads before time 0, which needs it held.
+    cfg.precondition.map_trace = rainsim_model::config::MapTrace::None;
+    let path = traces_dir().join("msr.cut.per_10k.rw_40_60.1370.trace");
+    let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes).unwrap();
+    let n = trace.requests.len();
+    assert!(can_stream(&cfg) && n > 1000);
+    let mut held = simulate(&cfg, &trace.requests, opts(&mut |_| {})).unwrap();
+    let mut last = 0;
+    let mut streamed = simulate_stream(&cfg, &mut trace.requests.iter().copied(), n, opts(&mut |k| last = k)).unwrap();
+    assert_eq!(last, n as u64);
+    assert_eq!(held.latency.all.count, n as u64, "every request completed");
+    (held.timing, streamed.timing) = (RunTiming::default(), RunTiming::default());
+    assert_eq!(serde_json::to_string(&held).unwrap(), serde_json::to_string(&streamed).unwrap());
+}
+
+/// Runs that read the requests before time 0 cannot stream, and say why.
+#[test]
+fn map_trace_needs_the_requests_held() {
+    let mut cfg = tiny(4, 1, 1, 32, 16, Some(4));
+    cfg.precondition.map_trace = rainsim_model::config::MapTrace::Reads;
+    assert!(!can_stream(&cfg));
+    let e = simulate_stream(&cfg, &mut std::iter::empty(), 0, opts(&mut |_| {})).unwrap_err().to_string();
+    assert!(e.contains("precondition.map_trace") && e.contains("held"), "{e}");
+}
+
+/// A bad request in a stream is named by its index when it is read, as the
+/// whole-slice check names it.
+#[test]
+fn a_stream_checks_each_request_as_it_reads_it() {
+    let cfg = tiny(4, 1, 1, 32, 16, Some(4));
+    let r = |t: u64, offset: u64, size: u32| Request { time_ns: t, offset, size, device: 0, op: Op::Write };
+    let cases: [(Vec<Request>, &str); 4] = [
+        (vec![r(0, 0, 4096), r(10, 0, 0)], "request 1 has size 0"),
+        (vec![r(0, 0, 4096), r(10, 0, 4096), r(5, 0, 4096)], "request 2 arrives before request 1"),
+        (vec![r(0, 0, 4096), r(1 << 63, 0, 4096)], "request 1"),
+        (vec![r(0, 0, 4096), r(1, u64::MAX / 2, 4096)], "request 1"),
+    ];
+    for (reqs, want) in cases {
+        let ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+        let whole = ssd.check_requests(&reqs).unwrap_err().to_string();
+        let mut ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+        let e: SimError = ssd.run_stream(&mut reqs.iter().copied(), reqs.len(), &mut |_| {}).unwrap_err();
+        assert_eq!(e.to_string(), whole);
+        assert!(whole.contains(want), "{whole}");
+    }
+}
