@@ -232,13 +232,17 @@ impl GcHook for ReorgHook<'_> {
 }
 
 #[cfg(test)]
+#[path = "reorg_hook_tests.rs"]
+mod hook_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::raid::replica::Replica;
 
     /// 3 channels of 16 pages (channel = page / 16); 2+1 stripes (width 3),
     /// copy ids from 30.
-    fn layout() -> Layout {
+    pub(super) fn layout() -> Layout {
         Layout {
             channels: 3,
             dies_per_channel: 1,
@@ -249,7 +253,7 @@ mod tests {
         }
     }
 
-    fn hook<'a>(t: &'a ReplicaTable, l: &'a Layout, any: Option<&'a FxHashMap<u32, u32>>) -> ReorgHook<'a> {
+    pub(super) fn hook<'a>(t: &'a ReplicaTable, l: &'a Layout, any: Option<&'a FxHashMap<u32, u32>>) -> ReorgHook<'a> {
         ReorgHook {
             table: t,
             layout: l,
@@ -261,7 +265,7 @@ mod tests {
         }
     }
 
-    fn mapped(pages: &[(u32, u32)]) -> Mapping {
+    pub(super) fn mapped(pages: &[(u32, u32)]) -> Mapping {
         let mut m = Mapping::new(40, 48);
         for &(id, p) in pages {
             m.set(id, p);
