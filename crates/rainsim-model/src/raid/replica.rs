@@ -214,4 +214,43 @@ mod tests {
         assert!(t.insert(8, 10).is_some());
         assert_eq!(t.chunks_sorted(), vec![3, 8]);
     }
+
+    /// A table as a device builds it (copy ids far above the pairs): both
+    /// copy ids of every pair name their chunk and which copy they are,
+    /// the ids are base..base + 2·pairs, each once, and the counts, the
+    /// sorted listing and the oldest entry (by version, skipping
+    /// conversions) follow the entries.
+    #[test]
+    fn every_copy_id_names_its_chunk_and_copy() {
+        let mut t = ReplicaTable::new(1000, 5);
+        assert_eq!(ReplicaTable::ids(5), 10);
+        assert_eq!((t.base(), t.capacity(), t.len(), t.is_empty(), t.full()), (1000, 5, 0, true, false));
+        let chunks = [40, 7, 913, 0, 512];
+        for (i, &c) in chunks.iter().enumerate() {
+            t.insert(c, 100 - i as u64).unwrap();
+        }
+        assert_eq!((t.len(), t.is_empty(), t.full()), (5, false, true));
+        let mut ids = Vec::new();
+        for &c in &chunks {
+            let pair = t.get(c).unwrap().pair;
+            for k in [Copy::A, Copy::B] {
+                let id = t.copy_id(pair, k);
+                assert!(t.is_copy(id) && !t.is_copy(c));
+                assert_eq!(t.owner_of(id), Some((c, k)), "copy id {id}");
+                ids.push(id);
+            }
+        }
+        ids.sort_unstable();
+        assert_eq!(ids, (1000..1010).collect::<Vec<u32>>());
+        assert_eq!(t.chunks_sorted(), vec![0, 7, 40, 512, 913]);
+        // Versions 100, 99, 98, 97, 96 in insertion order: 512's is the oldest.
+        assert_eq!(t.oldest(), Some(512));
+        t.get_mut(512).unwrap().converting = true;
+        t.get_mut(0).unwrap().converting = true;
+        assert_eq!(t.oldest(), Some(913));
+        for c in chunks {
+            t.get_mut(c).unwrap().converting = true;
+        }
+        assert_eq!(t.oldest(), None);
+    }
 }

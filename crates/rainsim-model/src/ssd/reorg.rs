@@ -232,12 +232,17 @@ impl GcHook for ReorgHook<'_> {
 }
 
 #[cfg(test)]
+#[path = "reorg_hook_tests.rs"]
+mod hook_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::raid::replica::Replica;
 
     /// 3 channels of 16 pages (channel = page / 16); 2+1 stripes (width 3),
     /// copy ids from 30.
-    fn layout() -> Layout {
+    pub(super) fn layout() -> Layout {
         Layout {
             channels: 3,
             dies_per_channel: 1,
@@ -248,7 +253,7 @@ mod tests {
         }
     }
 
-    fn hook<'a>(t: &'a ReplicaTable, l: &'a Layout, any: Option<&'a FxHashMap<u32, u32>>) -> ReorgHook<'a> {
+    pub(super) fn hook<'a>(t: &'a ReplicaTable, l: &'a Layout, any: Option<&'a FxHashMap<u32, u32>>) -> ReorgHook<'a> {
         ReorgHook {
             table: t,
             layout: l,
@@ -260,12 +265,41 @@ mod tests {
         }
     }
 
-    fn mapped(pages: &[(u32, u32)]) -> Mapping {
+    pub(super) fn mapped(pages: &[(u32, u32)]) -> Mapping {
         let mut m = Mapping::new(40, 48);
         for &(id, p) in pages {
             m.set(id, p);
         }
         m
+    }
+
+    /// A page's role comes from its own stripe (width 3: chunks 3s..3s+2):
+    /// with chunk 3 replicated, chunk 3's slot is semi-invalid, chunks 4 and
+    /// 5 (stripe 1) semi-valid, chunks 1 (stripe 0) and 6 (stripe 2) valid,
+    /// and chunk 3's copy B a replica; plain GC moves each by its role.
+    #[test]
+    fn roles_follow_the_stripe_each_page_belongs_to() {
+        let mut t = ReplicaTable::new(30, 4);
+        let e3 = t.insert(3, 1).unwrap();
+        let b3 = t.copy_id(e3.pair, Copy::B);
+        let l = layout();
+        let mut h = hook(&t, &l, None);
+        let roles: Vec<Role> = [3, 4, 5, 1, 6, b3].into_iter().map(|o| h.role(o)).collect();
+        let want = [
+            Role::SemiInvalid(3),
+            Role::SemiValid(1),
+            Role::SemiValid(1),
+            Role::Valid,
+            Role::Valid,
+            Role::Replica(3, Copy::B),
+        ];
+        assert_eq!(roles, want);
+        h.reorganize = false;
+        let victim = [(100, 3), (101, 4), (102, 5), (103, 1), (104, 6), (105, b3)];
+        let mut dropped = Vec::new();
+        h.drop_pages(0, &victim, &Mapping::new(40, 200), &mut dropped);
+        assert!(dropped.is_empty());
+        assert_eq!(h.moves, [2, 2, 1, 1], "valid, semi-valid, semi-invalid, replica");
     }
 
     /// Fig. 7 by hand, same-chunk: victim d1 (semi-valid: stripe 0 holds
@@ -345,6 +379,86 @@ mod tests {
         let mut dropped = Vec::new();
         h.drop_pages(0, &victim, &map, &mut dropped);
         assert!(dropped.is_empty());
+    }
+
+    /// Each match takes the stripes of both chunks it touches (the stale
+    /// slot's and the copy's): the victim holds stale slot x, copy B of
+    /// chunk y, stale slot z and copy B of chunk u, so y could pair with x
+    /// or z and u with z. y takes x (the first stale slot); u's pairing
+    /// with z is then refused, z sharing x's stripe or u sharing y's. The
+    /// chunks are chosen so that a stripe mixed up with a position (`%`) or
+    /// a scaled id (`*`) names another stripe.
+    #[test]
+    fn a_match_takes_both_stripes_it_touches() {
+        // (x, y, z, u): z beside x (stripe 1), u beside y (stripe 2), and
+        // both ways round for chunks whose stripe is another's id times 3.
+        let cases = [(5, 7, 3, 9), (5, 7, 9, 8), (1, 9, 5, 10), (9, 1, 5, 2)];
+        let l = layout();
+        let reads = FxHashMap::default();
+        for (x, y, z, u) in cases {
+            let mut t = ReplicaTable::new(30, 4);
+            let (ey, eu) = (t.insert(y, 1).unwrap(), t.insert(u, 1).unwrap());
+            let (by, bu) = (t.copy_id(ey.pair, Copy::B), t.copy_id(eu.pair, Copy::B));
+            t.insert(x, 1).unwrap();
+            t.insert(z, 1).unwrap();
+            let victim = [(100, x), (101, by), (102, z), (103, bu)];
+            let mut h = hook(&t, &l, Some(&reads));
+            let mut dropped = Vec::new();
+            h.drop_pages(0, &victim, &Mapping::new(40, 200), &mut dropped);
+            let want = Match { stripe: x / 3, chunk: x, case_b: true, z_ppn: 100, other: y, flip: true };
+            assert_eq!(
+                (h.matches.as_slice(), dropped.as_slice()),
+                ([want].as_slice(), [0].as_slice()),
+                "{x} {y} {z} {u}"
+            );
+            assert_eq!(h.moves, [0, 0, 1, 2], "z and both copies move");
+        }
+    }
+
+    /// A replicated chunk whose conversion is under way, or which gave up a
+    /// copy, is not matched even where its stripe is not (yet) locked: the
+    /// hook checks the entry itself, not only the stripe lock.
+    #[test]
+    fn an_unsettled_entry_is_not_matched() {
+        let l = layout();
+        let reads = FxHashMap::default();
+        // Same-chunk, Fig. 7's case (b): chunk 4's copy A beside its old slot.
+        let mut t = ReplicaTable::new(30, 4);
+        let e4 = t.insert(4, 2).unwrap();
+        let a4 = t.copy_id(e4.pair, Copy::A);
+        let victim = [(102, a4), (103, 4)];
+        let map = Mapping::new(40, 200);
+        let mut h = hook(&t, &l, None);
+        let mut dropped = Vec::new();
+        h.drop_pages(0, &victim, &map, &mut dropped);
+        assert_eq!(dropped, vec![1], "settled: matched");
+        t.get_mut(4).unwrap().converting = true;
+        let mut h = hook(&t, &l, None);
+        let mut dropped = Vec::new();
+        h.drop_pages(0, &victim, &map, &mut dropped);
+        assert!(dropped.is_empty() && h.matches.is_empty(), "converting");
+        // Any-chunk, Fig. 7(b): D0 and R1 (copy B of chunk 4).
+        let unsettle: [fn(&mut Replica); 2] = [|e| e.converting = true, |e| e.gone[Copy::B as usize] = true];
+        for unsettle in unsettle {
+            let mut t = ReplicaTable::new(30, 4);
+            t.insert(0, 1).unwrap();
+            let e4 = t.insert(4, 2).unwrap();
+            let r1 = t.copy_id(e4.pair, Copy::B);
+            let victim = [(1, 0), (2, r1)];
+            let map = mapped(&[(0, 1), (r1, 2)]);
+            let mut h = hook(&t, &l, Some(&reads));
+            let mut dropped = Vec::new();
+            h.drop_pages(0, &victim, &map, &mut dropped);
+            assert_eq!(dropped, vec![0], "settled: matched");
+            for c in [0, 4] {
+                let mut t = t.clone();
+                unsettle(t.get_mut(c).unwrap());
+                let mut h = hook(&t, &l, Some(&reads));
+                let mut dropped = Vec::new();
+                h.drop_pages(0, &victim, &map, &mut dropped);
+                assert!(dropped.is_empty() && h.matches.is_empty(), "chunk {c} unsettled");
+            }
+        }
     }
 
     /// Fig. 7(a) with two chunks: the victim (channel 1) holds d1 (chunk 1,
