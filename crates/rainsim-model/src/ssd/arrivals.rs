@@ -66,7 +66,8 @@ impl<O: Observer> Ssd<O> {
         if r.size == 0 {
             return Err(SimError::Input(format!("request {index} has size 0")));
         }
-        if index > 0 && r.time_ns < a.last_ns {
+        // The first request passes: nothing arrives before 0.
+        if r.time_ns < a.last_ns {
             return Err(unsorted(index - 1));
         }
         (a.read, a.last_ns, a.next) = (index + 1, r.time_ns, Some(r));

@@ -63,3 +63,20 @@ fn a_stream_checks_each_request_as_it_reads_it() {
         assert!(whole.contains(want), "{whole}");
     }
 }
+
+/// The latest arrival accepted is 2^62 ns, in a slice and in a stream; one
+/// ns later is refused by both.
+#[test]
+fn arrivals_up_to_2_pow_62_ns_are_accepted() {
+    let cfg = tiny(4, 1, 1, 32, 16, Some(4));
+    let r = |t: u64| Request { time_ns: t, offset: 0, size: 4096, device: 0, op: Op::Write };
+    let (last, late) = ([r(0), r(1 << 62)], [r(0), r((1 << 62) + 1)]);
+    let ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+    assert!(ssd.check_requests(&last).is_ok());
+    assert!(ssd.check_requests(&late).unwrap_err().to_string().contains("request 1"));
+    let mut ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+    let totals = ssd.run_stream(&mut last.iter().copied(), 2, &mut |_| {}).unwrap();
+    assert_eq!(totals.completed, 2);
+    let mut ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+    assert!(ssd.run_stream(&mut late.iter().copied(), 2, &mut |_| {}).is_err());
+}
