@@ -3,6 +3,7 @@
 use crate::interrupt;
 use crate::settings::{self, SettingsError, PRESETS, SCHEMES, WORKLOADS};
 use crate::summary;
+use crate::turns::Turn;
 use crate::workload::{self, Workload};
 use crate::Setup;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -84,8 +85,17 @@ pub(crate) fn simulate(
     verify: bool,
     show_progress: bool,
     stopped: &str,
+    turn: Option<&Turn>,
 ) -> Result<Report, Box<dyn std::error::Error>> {
-    with_progress(w.len(), scheme, show_progress, stopped, |p| rainsim::simulate_workload(cfg, w, scheme, verify, p))
+    let total = w.len();
+    let hook = &mut |n: u64| {
+        if let Some(t) = turn {
+            t.progress(n as f64 / total.max(1) as f64);
+        }
+    };
+    with_progress(total, scheme, show_progress, stopped, hook, |p| {
+        rainsim::simulate_workload(cfg, w, scheme, verify, p)
+    })
 }
 
 fn simulate_logged(
@@ -97,18 +107,20 @@ fn simulate_logged(
     show_progress: bool,
     stopped: &str,
 ) -> Result<(Report, Option<RequestLog>), Box<dyn std::error::Error>> {
-    with_progress(trace.requests.len(), scheme, show_progress, stopped, |p| {
+    with_progress(trace.requests.len(), scheme, show_progress, stopped, &mut |_| {}, |p| {
         rainsim::simulate_logged(cfg, trace, scheme, verify, request_log, p)
     })
 }
 
-/// Runs `f` with a progress callback that draws the bar and stops the
-/// process, saying how far it got, on an interrupt.
+/// Runs `f` with a progress callback that draws the bar, tells `hook` the
+/// requests completed, and stops the process, saying how far it got, on an
+/// interrupt.
 fn with_progress<T>(
     total: usize,
     scheme: &str,
     show_progress: bool,
     stopped: &str,
+    hook: &mut dyn FnMut(u64),
     f: impl FnOnce(&mut dyn FnMut(u64)) -> Result<T, Box<dyn std::error::Error + Send + Sync>>,
 ) -> Result<T, Box<dyn std::error::Error>> {
     let total = total as u64;
@@ -116,6 +128,7 @@ fn with_progress<T>(
     interrupt::check(stopped);
     let r = f(&mut |n: u64| {
         progress.update(n);
+        hook(n);
         if interrupt::received().is_some() {
             if let Some(b) = &progress.bar {
                 b.abandon();
@@ -156,7 +169,7 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
     }
     interrupt::check("stopped while loading; no report written");
     let Workload::Held(trace) = &w else {
-        let report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written")?;
+        let report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written", None)?;
         return show_run(&report, None, out, None, verify, quiet);
     };
     if cfg.array.is_some() {
@@ -395,7 +408,7 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
         return bench_array(&cfg, held, scheme, runs);
     }
     for i in 0..runs {
-        let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped")?;
+        let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped", None)?;
         let t = std::mem::take(&mut report.timing);
         print_run(i, &t)?;
         if t.warmup_cpu_s > 0.0 {

@@ -5,7 +5,7 @@
 use crate::commands::{out, resolve, simulate, warn_detection, write_report};
 use crate::{interrupt, Setup};
 use rainsim::workload::{self, Workload};
-use rainsim::{budget, summary};
+use rainsim::{budget, summary, turns};
 use rainsim_model::{Config, Report};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -15,11 +15,12 @@ use std::time::Instant;
 type Res = Result<(), Box<dyn std::error::Error>>;
 type RunResult = Result<Report, String>;
 
-/// Runs at once per core when `--jobs` is not given.
-const RUNS_PER_CORE: usize = 2;
+/// How far (a fraction of its requests) a run may get ahead of a waiting
+/// one before it gives up its core, when the runs take turns.
+const TURN_SLACK: f64 = 0.05;
 
-/// `rainsim compare`; `jobs` = runs at once (`None`: two per core, as many
-/// as the memory available holds).
+/// `rainsim compare`; `jobs` = runs at once (`None`: every run held at once,
+/// as many as the memory available holds, taking turns on the cores).
 pub fn compare(
     setup: &Setup,
     schemes: &[String],
@@ -78,14 +79,29 @@ pub fn compare(
         })
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Two runs per core by default: the OS shares the cores among them, so
-    // runs of unequal length do not leave a core idle at the end.
-    let wanted = jobs.unwrap_or(RUNS_PER_CORE * cores).min(runs.len());
-    let jobs = budget::runs_at_once(&estimates, budget::available().0, wanted);
-    if jobs < wanted {
-        eprintln!("note: {jobs} runs at once (not {wanted}): the memory available holds no more");
+    // By default every run is held at once and they take turns on the
+    // cores (`crate::turns`), so runs of unequal length finish together
+    // instead of leaving a core idle at the end.
+    let wanted = jobs.unwrap_or(runs.len()).min(runs.len());
+    let held = budget::runs_at_once(&estimates, budget::available().0, wanted);
+    if held < wanted {
+        eprintln!("note: {held} runs at once (not {wanted}): the memory available holds no more");
     }
-    let work = Work { runs: &runs, cfgs: &cfgs, traces: &traces, which: &which, out_dir, verify, jobs };
+    let turns = (jobs.is_none() && held > cores).then(|| turns::Turns::new(runs.len(), cores, TURN_SLACK));
+    if let Some(t) = &turns {
+        // Each of the first `held` runs has its worker already.
+        (0..held).for_each(|i| t.queue(i));
+    }
+    let work = Work {
+        runs: &runs,
+        cfgs: &cfgs,
+        traces: &traces,
+        which: &which,
+        out_dir,
+        verify,
+        jobs: held,
+        turns: turns.as_ref(),
+    };
     let results = work.run_all();
     let mut reports = Vec::new();
     for ((label, _, _), r) in runs.iter().zip(results) {
@@ -107,6 +123,7 @@ struct Work<'a> {
     out_dir: Option<&'a Path>,
     verify: bool,
     jobs: usize,
+    turns: Option<&'a turns::Turns>,
 }
 
 impl Work<'_> {
@@ -120,7 +137,14 @@ impl Work<'_> {
             for _ in 0..self.jobs {
                 s.spawn(|| loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= n || failed.load(Ordering::SeqCst) {
+                    if i >= n {
+                        break;
+                    }
+                    if failed.load(Ordering::SeqCst) {
+                        // Queued for its turn: the others must not wait for it.
+                        if let Some(t) = self.turns {
+                            t.withdraw(i);
+                        }
                         break;
                     }
                     let r = self.one(i);
@@ -145,10 +169,12 @@ impl Work<'_> {
         };
         let t0 = Instant::now();
         let trace = &self.traces[self.which[i]].1;
-        // One progress bar only when the runs take turns.
-        let report =
-            simulate(&self.cfgs[i], trace, scheme.unwrap_or("baseline"), self.verify, self.jobs == 1, &stopped)
-                .map_err(|e| e.to_string())?;
+        let turn = self.turns.map(|t| t.enter(i));
+        // A progress bar only when the runs go one by one.
+        let scheme = scheme.unwrap_or("baseline");
+        let report = simulate(&self.cfgs[i], trace, scheme, self.verify, self.jobs == 1, &stopped, turn.as_ref())
+            .map_err(|e| e.to_string())?;
+        drop(turn);
         if let Some(d) = self.out_dir {
             let name: String =
                 label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();

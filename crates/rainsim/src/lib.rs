@@ -9,6 +9,7 @@ pub mod parquet;
 pub mod request_log;
 pub mod settings;
 pub mod summary;
+pub mod turns;
 pub mod workload;
 
 use rainsim_model::array::report::ArrayReport;

@@ -6,7 +6,7 @@ mod compare;
 mod interrupt;
 mod trace_edit;
 
-use rainsim::{settings, summary, workload};
+use rainsim::{settings, summary, turns, workload};
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -119,9 +119,10 @@ struct CompareArgs {
     /// Check consistency in every run.
     #[arg(long)]
     verify: bool,
-    /// Runs at once. Default: two per core (they share the cores, so runs of
-    /// unequal length leave none idle at the end), as many as the memory
-    /// available holds (the reports do not depend on it).
+    /// Runs at once, each computing. Default: every run held at once (as
+    /// many as the memory available holds), taking turns on the cores so
+    /// that the one furthest behind goes next and runs of unequal length
+    /// finish together. The reports do not depend on it.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
 }

@@ -173,28 +173,32 @@ fn variant_values_may_hold_commas() {
     assert_eq!(u(&r, "host.bytes_read") + u(&r, "host.bytes_written"), 300 * 8192);
 }
 
-/// Runs side by side give the reports one at a time gives, byte for byte
-/// (timing aside), with a mix of shared and reloaded workloads; the memory
-/// budget caps the runs at once and says so.
+/// Runs side by side (three at once, or all four taking turns on the cores
+/// by default, each long enough to report its progress and yield) give the
+/// reports one at a time gives, byte for byte (timing aside), with a mix of
+/// shared and reloaded workloads.
 #[test]
 fn parallel_runs_give_the_reports_of_one_at_a_time() {
     let dir = TempDir::new("compare-jobs");
     let args = |jobs: &str, out: &std::path::Path| {
-        let o = rainsim([
-            "compare",
-            "--set",
-            "workload.requests=800",
-            "--schemes",
-            "baseline,bpu",
-            "--variant",
-            "seed=2",
-            "--variant",
-            "raid.stripe_width=5",
-            "--jobs",
-            jobs,
-            "--out-dir",
-            p(out),
-        ])
+        let jobs: &[&str] = if jobs.is_empty() { &[] } else { &["--jobs", jobs] };
+        let o = rainsim(
+            [
+                "compare",
+                "--set",
+                "workload.requests=9000",
+                "--schemes",
+                "baseline,bpu",
+                "--variant",
+                "seed=2",
+                "--variant",
+                "raid.stripe_width=5",
+                "--out-dir",
+                p(out),
+            ]
+            .iter()
+            .chain(jobs),
+        )
         .ok();
         let mut files: Vec<_> = std::fs::read_dir(out).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();
@@ -203,12 +207,15 @@ fn parallel_runs_give_the_reports_of_one_at_a_time() {
     };
     let (one, r1) = args("1", &dir.join("one"));
     let (three, r3) = args("3", &dir.join("three"));
+    let (turns, rt) = args("", &dir.join("turns"));
     assert_eq!(r1.len(), 4);
-    for (i, (a, b)) in r1.iter().zip(&r3).enumerate() {
+    for (i, ((a, b), c)) in r1.iter().zip(&r3).zip(&rt).enumerate() {
         assert!(a == b, "run {i} differs with --jobs 3 in: {:?}", differing_keys(a, b));
+        assert!(a == c, "run {i} differs taking turns in: {:?}", differing_keys(a, c));
     }
     // The side-by-side table has no timing in it: the same text.
     assert_eq!(one, three);
+    assert_eq!(one, turns);
     let err = rainsim(["compare", "--schemes", "baseline", "--jobs", "0"]).fails();
     assert!(err.contains("--jobs must be at least 1"), "{err}");
 }
