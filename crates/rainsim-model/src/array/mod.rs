@@ -84,8 +84,8 @@ pub(crate) struct ArrayReq {
 /// What the array counts.
 #[derive(Debug, Clone, Default)]
 pub struct ArrayCounters {
-    /// Reads, writes, all.
-    pub latency: [LatencyStats; 3],
+    /// Reads, writes (all of them: [`ArrayCounters::latency_all`]).
+    pub latency: [LatencyStats; 2],
     /// Full-stripe, RMW, RCW, fresh stripe writes.
     pub stripe_writes: [u64; 4],
     /// Pre-reads issued.
@@ -107,6 +107,18 @@ pub struct ArrayCounters {
     pub first_issue: Option<SimTime>,
     /// Last completion.
     pub last_completion: SimTime,
+}
+
+impl ArrayCounters {
+    /// Latency of all requests, reads and writes together.
+    pub fn latency_all(&self) -> LatencyStats {
+        LatencyStats::merged(&self.latency[0], &self.latency[1])
+    }
+
+    /// Requests completed.
+    pub fn completed(&self) -> u64 {
+        self.latency[0].count() + self.latency[1].count()
+    }
 }
 
 /// Everything of the array except its RAID layer: the layer's port.

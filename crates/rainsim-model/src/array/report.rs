@@ -190,7 +190,8 @@ impl Array {
             max_min_programs: if lo > 0.0 { hi / lo } else { 0.0 },
         };
         let span = c.last_completion.saturating_sub(c.first_issue.unwrap_or(0));
-        let count = c.latency[2].count();
+        let all = c.latency_all();
+        let count = all.count();
         let cdf = cfg.report.cdf_points;
         let min_life = devices.iter().filter_map(|d| d.predicted_lifetime_s).min_by(f64::total_cmp);
         ArrayReport {
@@ -206,7 +207,7 @@ impl Array {
             latency: Latency {
                 read: ClassLatency::new(&c.latency[0], cdf, true),
                 write: ClassLatency::new(&c.latency[1], cdf, true),
-                all: ClassLatency::new(&c.latency[2], cdf, false),
+                all: ClassLatency::new(&all, cdf, false),
             },
             iops: if span == 0 { 0.0 } else { count as f64 * 1e9 / span as f64 },
             execution_time_ns: span,

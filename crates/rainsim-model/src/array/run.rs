@@ -34,7 +34,9 @@ impl Array {
         let mut reported = 0;
         // Each device's next event time, refreshed only for the devices an
         // event touched (the one stepped, the ones handed requests).
-        let mut times: Vec<Option<SimTime>> = self.core.devices.iter().map(|d| d.next_event_time()).collect();
+        // (`SimTime::MAX`: none; arrivals end at 2^62 ns.)
+        let mut times: Vec<SimTime> =
+            self.core.devices.iter().map(|d| d.next_event_time().unwrap_or(SimTime::MAX)).collect();
         loop {
             // Completions of the touched devices go back up; handling them may
             // touch more devices, whose completions follow in turn.
@@ -48,25 +50,23 @@ impl Array {
                 k += 1;
             }
             for d in self.core.touched.drain(..) {
-                times[d as usize] = self.core.devices[d as usize].next_event_time();
+                times[d as usize] = self.core.devices[d as usize].next_event_time().unwrap_or(SimTime::MAX);
             }
             if let Some(e) = self.core.error.take() {
                 return Err(e);
             }
             self.refill(requests.len());
-            let mut next: Option<(SimTime, usize)> = None;
-            for (i, t) in times.iter().enumerate() {
-                if let Some(t) = *t {
-                    if next.is_none_or(|(best, _)| t < best) {
-                        next = Some((t, i));
-                    }
+            // The first device event (the lowest index among equals).
+            let (mut t_dev, mut i_dev) = (SimTime::MAX, 0);
+            for (i, &t) in times.iter().enumerate() {
+                if t < t_dev {
+                    (t_dev, i_dev) = (t, i);
                 }
             }
-            let array_first = match (self.core.q.peek_time(), next) {
-                (Some(a), Some((t, _))) => a <= t,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
+            let array_first = match self.core.q.peek_time() {
+                Some(a) => a <= t_dev,
+                None if t_dev == SimTime::MAX => break,
+                None => false,
             };
             if array_first {
                 let (t, ev) = self.core.q.pop().expect("peeked");
@@ -76,10 +76,9 @@ impl Array {
                     ArrayEv::Raid(e) => self.raid.on_event(e, &mut self.core),
                 }
             } else {
-                let (t, i) = next.expect("a device event");
-                self.core.now = t;
-                self.core.devices[i].step(&mut std::iter::empty())?;
-                self.core.touched.push(i as u32);
+                self.core.now = t_dev;
+                self.core.devices[i_dev].step(&mut std::iter::empty())?;
+                self.core.touched.push(i_dev as u32);
             }
             if self.completed >= reported + 4096 {
                 reported = self.completed;
@@ -213,7 +212,7 @@ impl Array {
     /// one lets the next request in now.
     fn refill(&mut self, total: usize) {
         let before = self.completed;
-        self.completed = self.core.counters.latency[2].count();
+        self.completed = self.core.counters.completed();
         if self.closed() {
             for _ in before..self.completed {
                 if self.issued < total {
@@ -347,7 +346,6 @@ impl Core {
         let now = self.now;
         let lat = now - r.arrival;
         self.counters.latency[r.write as usize].record(lat);
-        self.counters.latency[2].record(lat);
         self.counters.last_completion = now;
     }
 

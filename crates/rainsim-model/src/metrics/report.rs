@@ -447,7 +447,8 @@ impl Report {
         let host_program = c.ops(Origin::HostProgram);
         let parity_program = c.ops(Origin::ParityProgram);
         let (emin, emax, emean) = ftl.erase_spread();
-        let count = c.latency[2].count();
+        let all = c.latency_all();
+        let count = all.count();
         let read = || channels.iter().filter(|r| r.reads > 0);
         let read_tail = ReadTail {
             channels: read().count() as u32,
@@ -463,7 +464,7 @@ impl Report {
             latency: Latency {
                 read: ClassLatency::new(&c.latency[0], inp.cdf_points, true),
                 write: ClassLatency::new(&c.latency[1], inp.cdf_points, true),
-                all: ClassLatency::new(&c.latency[2], inp.cdf_points, false),
+                all: ClassLatency::new(&all, inp.cdf_points, false),
             },
             iops: if span == 0 { 0.0 } else { count as f64 * 1e9 / span as f64 },
             balance: Balance {

@@ -195,7 +195,7 @@ fn gc_tolerant_read_leaves_a_write_only_run_unchanged() {
         let mut ssd = Ssd::new(&c, Collector::new(c.geometry.channels), true).unwrap();
         ssd.run(&trace.requests, &mut |_| {}).unwrap();
         let o = ssd.obs;
-        (o.latency[2].sum, o.raid.gc_tolerant_reads, o.channels.iter().map(|c| c.gc_count).sum::<u64>())
+        (o.latency_all().sum, o.raid.gc_tolerant_reads, o.channels.iter().map(|c| c.gc_count).sum::<u64>())
     };
     let (base, gt) = (run(ReadRoutingKind::Normal), run(ReadRoutingKind::GcTolerant));
     assert!(base.2 > 0, "GC ran");
