@@ -33,6 +33,11 @@ files=(
 # cargo-mutants counts the slowdown as a timeout. The floor of 300 s keeps a
 # loaded minute from passing for a hang.
 args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout-multiplier 3 --minimum-test-timeout 300)
+# With cargo-nextest, a caught mutant's test run stops at its first failing
+# test (nextest's fail-fast), where cargo test finishes the whole binary.
+if cargo nextest --version >/dev/null 2>&1; then
+  args+=(--test-tool nextest)
+fi
 case "${1:-}" in
   --changed)
     base=$(git rev-parse --verify -q origin/main || git rev-parse HEAD~1)
