@@ -283,13 +283,14 @@ impl Core {
     /// `owner`, on chunk `chunk` at `slot`.
     pub(crate) fn issue(&mut self, owner: Owner, chunk: u32, device: u32, slot: u32, range: (u64, u32), write: bool) {
         let now = self.now;
-        let channel = self.map.channel(slot);
         let load = &mut self.loads[device as usize];
-        // Only DLS reads the delay model.
-        let delay = if self.allocation == super::params::Allocation::Dls {
-            load.delays.issue(channel, now, write, &self.service)
+        // Only DLS reads the delay model (and so the slot's channel); other
+        // schemes charge channel 0 no delay.
+        let (channel, delay) = if self.allocation == super::params::Allocation::Dls {
+            let channel = self.map.channel(slot);
+            (channel, load.delays.issue(channel, now, write, &self.service))
         } else {
-            0.0
+            (0, 0.0)
         };
         if write {
             load.writes += 1;

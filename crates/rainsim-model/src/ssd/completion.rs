@@ -54,6 +54,9 @@ impl<O: Observer> Ssd<O> {
             self.maybe_idle();
         }
         self.external_done(id, now);
+        if self.host.waiting() == 0 {
+            return;
+        }
         // The host scheduler keeps NR itself; the view it gets leaves it out.
         let view = device_view!(self, &[]);
         if let Some(h) = self.host.next_waiting(&view) {
