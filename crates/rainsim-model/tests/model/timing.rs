@@ -162,3 +162,30 @@ fn stripe_write_latencies_follow_their_phases() {
         vec![(Op::Write, ctl + program), (Op::Write, preread + ctl + program), (Op::Write, preread + ctl + program)]
     );
 }
+
+/// A second write to a page waits for the first (its stripe's lock) and is
+/// released when the first's program ends on die 0. Die 0 then takes the read
+/// that queued behind that program, and the released write goes to idle die 1
+/// at once, not after the read.
+#[test]
+fn a_write_released_when_a_die_frees_goes_to_the_other_idle_die() {
+    let mut ssd = Ssd::new(&cfg(2), Lat::default(), false).unwrap();
+    let l = ssd.layout();
+    let on_die_0 = (0..ssd.stripe_layout().logical_pages())
+        .find(|&lpn| ssd.ftl.lookup(lpn as u32).is_some_and(|p| l.die_of(p) == 0))
+        .expect("a mapped page on die 0");
+    let w = (0..ssd.stripe_layout().logical_pages()).find(|&lpn| lpn != on_die_0).unwrap();
+    // Both dies idle at 0: the first write goes to die 0.
+    let end = XFER + T_PROG;
+    ssd.run(&[req(0, w, Op::Write), req(1, w, Op::Write), req(2, on_die_0, Op::Read)], &mut |_| {}).unwrap();
+    assert_eq!(
+        ssd.obs.0,
+        vec![
+            (Op::Write, end),
+            // Die 0 senses from `end`; the bus is free again by `end + T_R`.
+            (Op::Read, end + T_R + XFER - 2),
+            // Die 1 takes the write at `end`: its transfer, then tPROG.
+            (Op::Write, end + XFER + T_PROG - 1),
+        ]
+    );
+}
