@@ -189,3 +189,21 @@ fn a_write_released_when_a_die_frees_goes_to_the_other_idle_die() {
         ]
     );
 }
+
+/// The channel's flash-read latency counts from when the read was queued:
+/// the first of two reads on one die takes tR + transfer, the second, queued
+/// at the same moment behind it, waits for the first as well.
+#[test]
+fn channel_read_latency_counts_from_enqueue() {
+    let mut ssd = Ssd::new(&cfg(2), Collector::new(1), false).unwrap();
+    let l = ssd.layout();
+    let mut same_die = (0..ssd.stripe_layout().logical_pages())
+        .filter(|&lpn| ssd.ftl.lookup(lpn as u32).is_some_and(|p| l.die_of(p) == 0));
+    let (a, b) = (same_die.next().unwrap(), same_die.next().unwrap());
+    let at = 5_000_000;
+    ssd.run(&[req(at, a, Op::Read), req(at, b, Op::Read)], &mut |_| {}).unwrap();
+    let c = &ssd.obs.channels[0].read_lat;
+    assert_eq!(c.count(), 2);
+    assert_eq!(c.sum, (T_R + XFER + 2 * (T_R + XFER)) as u128);
+    assert_eq!(c.max, 2 * (T_R + XFER));
+}
