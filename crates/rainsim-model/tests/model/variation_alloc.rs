@@ -173,3 +173,55 @@ fn the_in_order_slow_lane_leaves_unhurried_pages_in_order() {
     let p = ftl.allocate_lane(0, Lane::Fast).unwrap();
     assert_eq!(plane(&ftl, p), 2);
 }
+
+/// A device of one die whose plane 0 holds only fast blocks and plane 1 only
+/// slow ones, variation-aware allocation on: the plane each written page
+/// lands in is the lane the device chose for it.
+fn two_speed_die(read_priority: bool) -> rainsim_model::Ssd<rainsim_model::metrics::observer::NullObserver> {
+    use rainsim_model::policy::spec::BlockAllocationKind;
+    let mut c = tiny(1, 1, 2, 8, 4, None);
+    c.process_variation.enabled = true;
+    c.policy.block_allocation = BlockAllocationKind::VariationAware;
+    c.policy.read_priority = read_priority;
+    let mut ssd = rainsim_model::Ssd::new(&c, rainsim_model::metrics::observer::NullObserver, true).unwrap();
+    let (fast, slow) = (2, 0);
+    assert!(ssd.ftl.pv.as_ref().unwrap().tprog_ns(fast) < ssd.ftl.pv.as_ref().unwrap().tprog_ns(slow));
+    for b in 0..16u32 {
+        let plane = ssd.ftl.layout.plane_of_block(b);
+        ssd.ftl.blocks[b as usize].dvp_step = if plane == 0 { fast } else { slow };
+    }
+    ssd
+}
+
+fn page_write(time_ns: u64, lpn: u64) -> Request {
+    Request { time_ns, offset: lpn * 4096, size: 4096, device: 0, op: Op::Write }
+}
+
+/// Plane (0 fast, 1 slow) holding each logical page after the run.
+fn planes<O: rainsim_model::metrics::observer::Observer>(ssd: &rainsim_model::Ssd<O>, lpns: &[u32]) -> Vec<u32> {
+    lpns.iter().map(|&p| ssd.ftl.layout.plane_of_block(ssd.ftl.layout.block_of(ssd.ftl.lookup(p).unwrap()))).collect()
+}
+
+/// Through the device (Fig. 4's rule at each program's start): three writes
+/// at once to the one die. The first starts with nothing waiting (slow
+/// block), the second while the third waits behind it (fast), the third
+/// alone again (slow).
+#[test]
+fn a_program_takes_a_fast_block_only_while_writes_wait_for_its_die() {
+    let mut ssd = two_speed_die(true);
+    ssd.run(&[page_write(0, 0), page_write(0, 1), page_write(0, 2)], &mut |_| {}).unwrap();
+    assert_eq!(planes(&ssd, &[0, 1, 2]), [1, 0, 1]);
+}
+
+/// A read queued for the die counts as waiting work too. Without read
+/// priority the die takes the older of its queued program and read: the
+/// program starts first, with only the read behind it, and takes a fast
+/// block; the program before it started with nothing queued (slow).
+#[test]
+fn a_read_queued_for_the_die_sends_the_program_before_it_to_a_fast_block() {
+    let mut ssd = two_speed_die(false);
+    let t = 10_000_000;
+    let read = Request { time_ns: t + 2_000, offset: 5 * 4096, size: 4096, device: 0, op: Op::Read };
+    ssd.run(&[page_write(0, 5), page_write(t, 6), page_write(t + 1_000, 7), read], &mut |_| {}).unwrap();
+    assert_eq!(planes(&ssd, &[5, 6, 7]), [1, 1, 0]);
+}
