@@ -106,6 +106,18 @@ mod tests {
     }
 
     #[test]
+    fn two_blocks_at_low_utilisation_by_hand() {
+        // Two blocks are where the midpoint rule is far off and the scale far
+        // from 1. ρ = 2 / 16: X = 3.3637e-4; 8·X^(1/4) = 1.0834, 8·X^(3/4) =
+        // 0.0199 (sum 1.1033), scaled by 2 / 1.1033 = 1.8128: 1.9640, 0.0360;
+        // floors 1, 0 leave 1 page for the larger remainder (.9640).
+        assert_eq!(block_valid_counts(2, 8, 2), vec![2, 0]);
+        // ρ = 3 / 16: X = 0.0049573; 2.1228, 0.1495 (sum 2.2722), scaled by
+        // 1.3203: 2.8027, 0.1973; floors 2, 0 and the remainder page to .8027.
+        assert_eq!(block_valid_counts(2, 8, 3), vec![3, 0]);
+    }
+
+    #[test]
     fn edge_totals_are_exact() {
         assert_eq!(block_valid_counts(1, 8, 2), vec![2]);
         assert_eq!(block_valid_counts(3, 8, 0), vec![0, 0, 0]);
