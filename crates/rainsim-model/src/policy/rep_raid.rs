@@ -231,3 +231,7 @@ impl Replication for RepRaid {
         self.history.clone()
     }
 }
+
+#[cfg(test)]
+#[path = "rep_raid_tests.rs"]
+mod tests;
