@@ -53,3 +53,31 @@ fn work_goes_to_the_least_loaded_core() {
     const { assert!(2 * CTL > CTL + 2 * XFER) };
     assert_eq!(stripe_writes(2, 3), vec![CTL + XFER + T_PROG, CTL + 2 * XFER + T_PROG, 2 * CTL + XFER + T_PROG]);
 }
+
+/// A request with no admission overhead (`request_overhead_ns` and the
+/// policies' decision time both 0) does not queue for a controller core:
+/// a read arriving 1 ns after a stripe's XOR took the only core is served at
+/// once, T_R + transfer, not after the XOR.
+#[test]
+fn a_request_without_admission_overhead_does_not_wait_for_a_busy_core() {
+    const T_R: u64 = 20_000;
+    let mut c = tiny(4, 3, 1, 64, 16, Some(4));
+    (c.timing.read_ns, c.timing.program_ns, c.timing.command_ns) = (T_R, T_PROG, 300);
+    (c.timing.xor_ns, c.timing.stripe_overhead_ns) = (49_000, 1_000);
+    c.timing.request_overhead_ns = 0;
+    c.controller.cores = 1;
+    let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
+    let at = 10_000_000;
+    let stripe =
+        |time_ns, s: u64| Request { time_ns, offset: s * 3 * PB, size: 3 * PB as u32, device: 0, op: Op::Write };
+    let reqs = [
+        stripe(0, 1),
+        stripe(at, 2),
+        Request { time_ns: at + 1, offset: 3 * PB, size: PB as u32, device: 0, op: Op::Read },
+    ];
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    let reads: Vec<u64> = ssd.obs.0.iter().filter(|x| x.0 == Op::Read).map(|x| x.1).collect();
+    assert_eq!(reads, vec![T_R + XFER], "the read waited for the XOR's core");
+    let writes: Vec<u64> = ssd.obs.0.iter().filter(|x| x.0 == Op::Write).map(|x| x.1).collect();
+    assert_eq!(writes, vec![CTL + XFER + T_PROG; 2]);
+}
