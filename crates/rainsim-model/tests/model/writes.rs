@@ -90,3 +90,31 @@ fn partial_page_without_raid_reads_old_page_first() {
     assert_eq!(ssd.obs.ops(Origin::PreRead), 1);
     assert_eq!(ssd.obs.raid.plain, 3);
 }
+
+/// A write that starts on a page boundary but ends inside a page merges
+/// that last page (reads it first), with RAID off and in a full-stripe
+/// write of a 3+1 stripe; a page it covers whole is not read.
+#[test]
+fn a_write_ending_inside_a_page_reads_that_page_to_merge_it() {
+    let part = |t: u64, lpn: u64, bytes: u64| Request {
+        time_ns: t,
+        offset: lpn * PB,
+        size: bytes as u32,
+        device: 0,
+        op: Op::Write,
+    };
+    let gap = 100_000_000;
+    // RAID off: page 0 up to byte 512, then page 1 whole and page 2 up to byte 512.
+    let cfg = tiny(2, 1, 1, 32, 16, None);
+    let mut ssd = Ssd::new(&cfg, Collector::new(2), true).unwrap();
+    ssd.run(&[w(0, 0, 3), part(gap, 0, 512), part(2 * gap, 1, PB + 512)], &mut |_| {}).unwrap();
+    assert_eq!(ssd.obs.ops(Origin::PreRead), 2, "one merge read per request, of its last page");
+    // 3+1: pages 0 and 1 whole, page 2 up to byte 512: every data chunk
+    // written, but not whole, so an RCW that reads only page 2 (to merge it;
+    // the parity is the XOR of the three new pages).
+    let cfg = tiny(4, 1, 1, 32, 16, Some(4));
+    let mut ssd = Ssd::new(&cfg, Collector::new(4), true).unwrap();
+    ssd.run(&[w(0, 0, 3), part(gap, 0, 2 * PB + 512)], &mut |_| {}).unwrap();
+    assert_eq!((ssd.obs.raid.full, ssd.obs.raid.rmw, ssd.obs.raid.rcw), (1, 0, 1));
+    assert_eq!(ssd.obs.ops(Origin::PreRead), 1, "the merge read of page 2");
+}
