@@ -48,8 +48,15 @@ fn pick(ssd: &Ssd<Collector>) -> [(u32, u64); 2] {
 /// Runs Fig. 7(b) with x ≠ y and the parity recompute skewed by `skew`;
 /// returns the device and (x, y, x's newest token, y's newest token).
 fn fig7b(skew: u32) -> (Ssd<Collector>, [u32; 4], [u64; 2]) {
-    let mut ssd = device();
-    let [(x, lx), (y, ly)] = pick(&ssd);
+    let ssd = device();
+    let pair = pick(&ssd);
+    fig7b_of(ssd, skew, pair)
+}
+
+/// [`fig7b`] for a chosen pair: x on channel 0 (not parity) of a written
+/// stripe, y on channel 2 (not parity) of another, with logical pages.
+fn fig7b_of(mut ssd: Ssd<Collector>, skew: u32, pair: [(u32, u64); 2]) -> (Ssd<Collector>, [u32; 4], [u64; 2]) {
+    let [(x, lx), (y, ly)] = pair;
     ssd.begin(&mut std::iter::empty(), 0).unwrap();
     ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
     ssd.submit(5_000_000, request(Op::Write, 5_000_000, ly), 1);
@@ -150,4 +157,57 @@ fn after_the_swap_a_conversion_and_an_update_keep_every_stripe_recoverable() {
     assert_eq!(v.peek(ssd.ftl.lookup(y).unwrap()), tx, "slot y still holds x's data");
     assert_ne!(v.peek(ssd.ftl.lookup(x).unwrap()), ty, "slot x holds y's update, not its old copy");
     ssd.finish().expect("verify");
+}
+
+/// Host writes of swapped chunks go to the slots the chunks live in, for
+/// pairs whose ids alias under arithmetic slips in the "no chunk swapped"
+/// shortcut of a write (`Ssd::write_remapped`, chunk `s·3 + pos`): x = 3·s_x
+/// and y = 3·s_y + 2 with s_x = 2·s_y (then x = s_y·3·2), and with
+/// s_y = 3·s_x − 5 (then x = s_y + 3 + 2), each the first such pair of
+/// preconditioned stripes where x and y hold data. After the swap and x's
+/// conversion, an update of x programs slot y's channel (2) and stripe
+/// s_y's parity; one of y, channel 0 and stripe s_x's parity.
+#[test]
+fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
+    use crate::flash::op::Origin;
+    // Data and parity programs per channel.
+    let programs = |s: &Ssd<Collector>| -> Vec<[u64; 2]> {
+        s.obs
+            .channels
+            .iter()
+            .map(|c| [c.ops[Origin::HostProgram as usize], c.ops[Origin::ParityProgram as usize]])
+            .collect()
+    };
+    let probe = device();
+    let l = probe.stripes.clone();
+    let usable = |sx: u32, sy: u32| {
+        let written = |s: u32| s < l.stripes && (0..3).all(|j| probe.ftl.lookup(s * 3 + j).is_some());
+        written(sx) && written(sy) && l.parity_pos(sx) != 0 && l.parity_pos(sy) != 2
+    };
+    let first = |f: &dyn Fn(u32) -> (u32, u32)| (1..l.stripes).map(f).find(|&(sx, sy)| usable(sx, sy)).unwrap();
+    let pairs = [first(&|sy| (2 * sy, sy)), first(&|sx| (sx + 2, 3 * (sx + 2) - 5))];
+    for (sx, sy) in pairs {
+        let (x, y) = (sx * 3, sy * 3 + 2);
+        let lpn = |s: u32, j: u32| s as u64 * 2 + (j - (j > l.parity_pos(s)) as u32) as u64;
+        let (lx, ly) = (lpn(sx, 0), lpn(sy, 2));
+        let (mut ssd, ..) = fig7b_of(device(), 0, [(x, lx), (y, ly)]);
+        ssd.convert_stripe(sy, 1);
+        drain(&mut ssd);
+        let chunks = ssd.stripes.chunks();
+        ssd.policies.replication =
+            Box::new(RepRaid::new(&RepRaidParams { initial_threshold: 4.0, ..Default::default() }, chunks, 1));
+        for (k, (lp, data_channel, stripe)) in [(lx, 2, sy), (ly, 0, sx)].into_iter().enumerate() {
+            let before = programs(&ssd);
+            let at = 30_000_000 + k as u64 * 10_000_000;
+            ssd.submit(at, request(Op::Write, at, lp), 4 + k as u32);
+            drain(&mut ssd);
+            let after = programs(&ssd);
+            let mut want = vec![[0u64; 2]; 3];
+            want[data_channel][0] += 1;
+            want[l.parity_pos(stripe) as usize][1] += 1;
+            let got: Vec<[u64; 2]> = after.iter().zip(&before).map(|(a, b)| [a[0] - b[0], a[1] - b[1]]).collect();
+            assert_eq!(got, want, "x = {x}, y = {y}: update of page {lp}");
+        }
+        ssd.finish().expect("verify");
+    }
 }
