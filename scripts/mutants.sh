@@ -5,6 +5,7 @@
 #   scripts/mutants.sh --shard 0/4     # one quarter of them (run 0/4 … 3/4 on four machines or nights)
 #   scripts/mutants.sh --changed       # only mutants in lines changed since origin/main (or HEAD~1)
 #   scripts/mutants.sh --file crates/rainsim-model/src/ftl/mod.rs   # one file
+#   MUTANTS_TIMEOUT=120 scripts/mutants.sh --file …                  # a fixed test timeout
 #
 # Results land in mutants.out/ (caught.txt, missed.txt, timeout.txt). A missed
 # mutant is killed by a new test or listed, with the reason it is equivalent,
@@ -32,7 +33,13 @@ files=(
 # Run it on an otherwise idle machine: under load the tests slow down and
 # cargo-mutants counts the slowdown as a timeout. The floor of 300 s keeps a
 # loaded minute from passing for a hang.
-args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout-multiplier 3 --minimum-test-timeout 300)
+# MUTANTS_TIMEOUT=S sets the test timeout instead (seconds; e.g. 120 on an idle
+# machine, for a file whose mutants often hang: each hang then costs 2 minutes, not 5).
+if [[ -n "${MUTANTS_TIMEOUT:-}" ]]; then
+  args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout "$MUTANTS_TIMEOUT")
+else
+  args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout-multiplier 3 --minimum-test-timeout 300)
+fi
 # With cargo-nextest, a caught mutant's test run stops at its first failing
 # test (nextest's fail-fast), where cargo test finishes the whole binary.
 if cargo nextest --version >/dev/null 2>&1; then

@@ -197,7 +197,7 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
         ssd.policies.replication =
             Box::new(RepRaid::new(&RepRaidParams { initial_threshold: 4.0, ..Default::default() }, chunks, 1));
         for (k, (lp, data_channel, stripe)) in [(lx, 2, sy), (ly, 0, sx)].into_iter().enumerate() {
-            let before = programs(&ssd);
+            let (before, reads) = (programs(&ssd), ssd.obs.ops(Origin::PreRead));
             let at = 30_000_000 + k as u64 * 10_000_000;
             ssd.submit(at, request(Op::Write, at, lp), 4 + k as u32);
             drain(&mut ssd);
@@ -207,6 +207,9 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
             want[l.parity_pos(stripe) as usize][1] += 1;
             let got: Vec<[u64; 2]> = after.iter().zip(&before).map(|(a, b)| [a[0] - b[0], a[1] - b[1]]).collect();
             assert_eq!(got, want, "x = {x}, y = {y}: update of page {lp}");
+            // A whole-page update of one chunk of a 2+1 stripe: RCW, reading
+            // the other data chunk only (no merge read).
+            assert_eq!(ssd.obs.ops(Origin::PreRead) - reads, 1, "x = {x}, y = {y}: update of page {lp}");
         }
         ssd.finish().expect("verify");
     }
