@@ -196,20 +196,23 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
         let chunks = ssd.stripes.chunks();
         ssd.policies.replication =
             Box::new(RepRaid::new(&RepRaidParams { initial_threshold: 4.0, ..Default::default() }, chunks, 1));
-        for (k, (lp, data_channel, stripe)) in [(lx, 2, sy), (ly, 0, sx)].into_iter().enumerate() {
+        // (page, bytes, data channel, stripe, pre-reads): a whole-page
+        // update of one chunk of a 2+1 stripe is an RCW reading the other
+        // data chunk only; a 512-byte one also reads the page to merge it.
+        let updates = [(lx, 4096, 2, sy, 1), (ly, 4096, 0, sx, 1), (ly, 512, 0, sx, 2)];
+        for (k, (lp, bytes, data_channel, stripe, prereads)) in updates.into_iter().enumerate() {
             let (before, reads) = (programs(&ssd), ssd.obs.ops(Origin::PreRead));
             let at = 30_000_000 + k as u64 * 10_000_000;
-            ssd.submit(at, request(Op::Write, at, lp), 4 + k as u32);
+            ssd.submit(at, Request { size: bytes, ..request(Op::Write, at, lp) }, 4 + k as u32);
             drain(&mut ssd);
             let after = programs(&ssd);
             let mut want = vec![[0u64; 2]; 3];
             want[data_channel][0] += 1;
             want[l.parity_pos(stripe) as usize][1] += 1;
             let got: Vec<[u64; 2]> = after.iter().zip(&before).map(|(a, b)| [a[0] - b[0], a[1] - b[1]]).collect();
-            assert_eq!(got, want, "x = {x}, y = {y}: update of page {lp}");
-            // A whole-page update of one chunk of a 2+1 stripe: RCW, reading
-            // the other data chunk only (no merge read).
-            assert_eq!(ssd.obs.ops(Origin::PreRead) - reads, 1, "x = {x}, y = {y}: update of page {lp}");
+            let at = format!("x = {x}, y = {y}: update of {bytes} bytes of page {lp}");
+            assert_eq!(got, want, "{at}");
+            assert_eq!(ssd.obs.ops(Origin::PreRead) - reads, prereads, "{at}");
         }
         ssd.finish().expect("verify");
     }
