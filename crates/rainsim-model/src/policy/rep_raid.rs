@@ -233,5 +233,183 @@ impl Replication for RepRaid {
 }
 
 #[cfg(test)]
-#[path = "rep_raid_tests.rs"]
-mod tests;
+mod tests {
+    // Rep-RAID's estimators (what each GC, reorganisation and replica read adds
+    // to Eq. 2), the two-window memory, the epoch wrap of the counters and the
+    // parameter checks, each against numbers worked by hand.
+
+    use super::*;
+    use crate::policy::replication::GcRoles;
+    use crate::testkit::Bench;
+
+    const MS: f64 = 1e6;
+    /// t_XOR + t_Soft of the tests: 1 ms, so f* reads in milliseconds.
+    const XS: SimTime = 1_000_000;
+
+    /// A model over 64 chunks with window T and initial f*.
+    fn model(window: u32, f: f64) -> RepRaid {
+        RepRaid::new(&RepRaidParams { window, initial_threshold: f, ..Default::default() }, 64, XS)
+    }
+
+    /// One replicated update of `chunk` in the current window (f* = 1).
+    fn replicate_one(m: &mut RepRaid, chunk: u32) {
+        let b = Bench::new(4, 1);
+        assert!(m.replicate(&b.view(), chunk, 4096));
+    }
+
+    fn f(m: &RepRaid) -> f64 {
+        m.threshold().unwrap()
+    }
+
+    /// δ·t̄_GC is the GC's die time in proportion to the replication pages it
+    /// moved: a 10 ms GC moving 8 pages, 6 of them replication pages, adds
+    /// 7.5 ms; over 2 replicated chunks, f* = 3.75 / 1 ms.
+    #[test]
+    fn a_gc_adds_its_time_in_proportion_to_the_replication_pages_it_moved() {
+        let mut m = model(1024, 1.0);
+        replicate_one(&mut m, 1);
+        replicate_one(&mut m, 2);
+        m.on_gc(&GcRoles { dur_ns: 10_000_000, moved: 8, moved_replication: 6 });
+        assert!((f(&m) - 3.75).abs() < 1e-12, "f* = {}", f(&m));
+        assert_eq!(m.window_len(), 273, "T* = 1024 / 3.75 = 273.07");
+        assert_eq!(m.history, vec![(0, 1.0), (0, 3.75)]);
+        // A GC that moved nothing adds no time (and no 0/0); the estimate is
+        // unchanged and no new history point is written.
+        m.on_gc(&GcRoles { dur_ns: 10_000_000, moved: 0, moved_replication: 0 });
+        assert_eq!(f(&m), 3.75);
+        assert_eq!(m.history.len(), 2, "history holds changes only");
+    }
+
+    /// α·t̄_Reorg adds, t̄_R subtracts, each per replicated chunk: 2 chunks,
+    /// 5 ms of reorganisation, 1 ms saved and no GC give (2.5 − 0.5) / 1 ms = 2.
+    #[test]
+    fn reorganisation_time_adds_and_replica_read_savings_subtract() {
+        let mut m = model(1024, 1.0);
+        replicate_one(&mut m, 1);
+        replicate_one(&mut m, 2);
+        m.on_reorg(5_000_000);
+        m.on_replica_read(1_000_000);
+        m.on_gc(&GcRoles { dur_ns: 4_000_000, moved: 4, moved_replication: 0 });
+        assert!((f(&m) - 2.0).abs() < 1e-12, "f* = {}", f(&m));
+        assert_eq!(m.window_len(), 512);
+    }
+
+    /// The estimate covers the last completed window and the current one: a
+    /// cost from window 1 still counts in window 2 and is gone in window 3.
+    #[test]
+    fn the_estimate_forgets_a_window_two_rolls_later() {
+        let mut m = model(2, 1.0);
+        m.on_request();
+        replicate_one(&mut m, 1);
+        m.on_reorg(3_000_000);
+        m.on_gc(&GcRoles::default());
+        assert_eq!(f(&m), 3.0, "3 ms over one chunk");
+        assert_eq!(m.window_len(), 1, "T* = round(2 / 3) = 1");
+        // Request 2 opens window 2 (2 − 0 > T* = 1): window 1 becomes the last.
+        m.on_request();
+        assert_eq!(m.count(1), 0, "a new window");
+        let b = Bench::new(4, 1);
+        let yes: Vec<bool> = (0..3).map(|_| m.replicate(&b.view(), 2, 4096)).collect();
+        assert_eq!(yes, [false, false, true], "f* = 3: the third update replicates");
+        m.on_gc(&GcRoles::default());
+        assert_eq!(f(&m), 1.5, "3 ms over the two windows' two chunks");
+        assert_eq!(m.window_len(), 1, "round(2 / 1.5) = 1");
+        // Request 3 opens window 3: window 1 drops out, window 2 alone (one
+        // chunk, no cost) gives 0, clamped to 1.
+        m.on_request();
+        assert_eq!(f(&m), 1.0);
+        assert_eq!(m.history, vec![(0, 1.0), (1, 3.0), (2, 1.5), (3, 1.0)]);
+    }
+
+    /// A window of T* requests: the (T* + 1)-th request opens the next one.
+    #[test]
+    fn a_window_holds_exactly_t_star_requests() {
+        let mut m = model(3, 1.0);
+        for _ in 0..3 {
+            m.on_request();
+        }
+        replicate_one(&mut m, 9);
+        assert_eq!(m.count(9), 1, "still the first window after 3 requests");
+        m.on_request();
+        assert_eq!(m.count(9), 0, "the 4th request rolled");
+        replicate_one(&mut m, 9);
+        for _ in 0..2 {
+            m.on_request();
+        }
+        assert_eq!(m.count(9), 1, "requests 4-6 form the second window");
+        m.on_request();
+        assert_eq!(m.count(9), 0);
+    }
+
+    /// The counters' 14-bit epoch wraps after 16,383 windows: the sweep then
+    /// clears every counter, so a count from 16,383 windows ago cannot come
+    /// back, and counting goes on in the new epoch.
+    #[test]
+    fn counters_from_16383_windows_ago_do_not_come_back_after_the_epoch_wraps() {
+        // T = 1, f* = 1: every request after the first opens a window.
+        let mut m = model(1, 1.0);
+        m.on_request();
+        m.on_request();
+        replicate_one(&mut m, 5);
+        replicate_one(&mut m, 5);
+        assert_eq!(m.count(5), 2);
+        // Epoch 1 now; 16,383 more windows bring the epoch back to 1.
+        for _ in 0..16_383 {
+            m.on_request();
+        }
+        assert_eq!(m.epoch, 1, "wrapped to 1");
+        assert_eq!(m.count(5), 0, "the sweep cleared the old epoch's count");
+        replicate_one(&mut m, 5);
+        assert_eq!(m.count(5), 1);
+        // Counters of the last epoch before the wrap are swept too.
+        let mut m = model(1, 1.0);
+        m.on_request();
+        for _ in 0..16_383 {
+            m.on_request();
+        }
+        assert_eq!(m.epoch, EPOCHS - 1);
+        replicate_one(&mut m, 7);
+        m.on_request();
+        assert_eq!((m.epoch, m.count(7)), (1, 0));
+        assert!(m.counters.iter().all(|&c| c == 0));
+    }
+
+    /// T* is at least one request, however large f* (T = 1, f* = 4: 0.25 → 1).
+    #[test]
+    fn the_window_is_at_least_one_request() {
+        assert_eq!(window_len(1, 4.0), 1);
+        assert_eq!(window_len(3, 2.0), 2, "1.5 rounds up");
+        assert_eq!(window_len(5, 4.0), 1, "1.25 rounds down");
+    }
+
+    /// With no XOR or software time Eq. 2 has no denominator: f* stays.
+    #[test]
+    fn no_estimate_without_xor_or_software_time() {
+        let s = WindowSums { replicated: 1, gc_ns: MS, ..Default::default() };
+        assert_eq!(threshold(&s, 0.0), None);
+        assert_eq!(threshold(&s, 1.0 * MS), Some(1.0));
+        assert_eq!(threshold(&s, -1.0), None);
+        assert_eq!(threshold(&s, 0.2 * MS), Some(4.0), "5, clamped");
+    }
+
+    #[test]
+    fn parameters_outside_the_model_are_rejected() {
+        let ok = RepRaidParams::default();
+        assert!(ok.is_default() && ok.validate().is_ok());
+        let zero = RepRaidParams { window: 0, ..Default::default() };
+        assert!(!zero.is_default());
+        assert!(zero.validate().unwrap_err().contains("window must be at least 1"));
+        for t in [0.99, 4.01, f64::NAN] {
+            let p = RepRaidParams { initial_threshold: t, ..Default::default() };
+            assert!(p.validate().unwrap_err().contains("between 1 and 4"), "{t}");
+        }
+        for t in [1.0, 4.0] {
+            assert!(RepRaidParams { initial_threshold: t, ..Default::default() }.validate().is_ok());
+        }
+        let same = RepRaidParams { matching: Matching::SameChunk, ..Default::default() };
+        assert!(!same.is_default());
+        assert!(model(4, 1.0).reorganizes() && model(4, 1.0).any_chunk());
+        let m = RepRaid::new(&same, 4, XS);
+        assert!(!m.any_chunk());
+    }
+}
