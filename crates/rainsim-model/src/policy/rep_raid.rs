@@ -272,7 +272,7 @@ mod tests {
         m.on_gc(&GcRoles { dur_ns: 10_000_000, moved: 8, moved_replication: 6 });
         assert!((f(&m) - 3.75).abs() < 1e-12, "f* = {}", f(&m));
         assert_eq!(m.window_len(), 273, "T* = 1024 / 3.75 = 273.07");
-        assert_eq!(m.history, vec![(0, 1.0), (0, 3.75)]);
+        assert_eq!(m.threshold_history(), vec![(0, 1.0), (0, 3.75)]);
         // A GC that moved nothing adds no time (and no 0/0); the estimate is
         // unchanged and no new history point is written.
         m.on_gc(&GcRoles { dur_ns: 10_000_000, moved: 0, moved_replication: 0 });
@@ -318,7 +318,7 @@ mod tests {
         // chunk, no cost) gives 0, clamped to 1.
         m.on_request();
         assert_eq!(f(&m), 1.0);
-        assert_eq!(m.history, vec![(0, 1.0), (1, 3.0), (2, 1.5), (3, 1.0)]);
+        assert_eq!(m.threshold_history(), vec![(0, 1.0), (1, 3.0), (2, 1.5), (3, 1.0)]);
     }
 
     /// A window of T* requests: the (T* + 1)-th request opens the next one.
