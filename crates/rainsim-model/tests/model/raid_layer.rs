@@ -4,7 +4,10 @@
 //! writes, the parity it computes), not from the device.
 
 use rainsim_model::flash::op::{FlashOp, Owner};
-use rainsim_model::raid::layer::{RaidAction, RaidEvent, RaidLayer, RaidPort, RaidTimes, StripeWrite, Token};
+use rainsim_model::raid::layer::{
+    RaidAction, RaidEvent, RaidLayer, RaidPort, RaidTimes, ReplicationProbe, StripeWrite, Token,
+};
+use rainsim_model::raid::replica::ReplicaTable;
 use rainsim_model::raid::rmw_rcw::{ChunkUpdate, Member, Routine, UpdatePlan};
 use rainsim_model::raid::stripe::StripeLayout;
 use rainsim_model::token::token;
@@ -19,6 +22,9 @@ struct Recorder {
     actions: Vec<RaidAction>,
     writes: Vec<StripeWrite>,
     xors: u32,
+    /// A replica table, for replica jobs, and the probes they raise.
+    table: Option<ReplicaTable>,
+    probes: Vec<ReplicationProbe>,
 }
 
 impl RaidPort for Recorder {
@@ -47,6 +53,12 @@ impl RaidPort for Recorder {
     fn xor(&mut self) {
         self.xors += 1;
     }
+    fn replication(&mut self, e: ReplicationProbe) {
+        self.probes.push(e);
+    }
+    fn replicas(&mut self) -> Option<&mut ReplicaTable> {
+        self.table.as_mut()
+    }
 }
 
 fn setup() -> (RaidLayer, Recorder) {
@@ -54,7 +66,7 @@ fn setup() -> (RaidLayer, Recorder) {
     let times = RaidTimes { xor_ns: XOR, stripe_overhead_ns: STRIPE_SW, decision_ns: 0 };
     let mut raid = RaidLayer::new(stripes.clone(), times);
     raid.set_verify(true);
-    (raid, Recorder { stripes, actions: Vec::new(), writes: Vec::new(), xors: 0 })
+    (raid, Recorder { stripes, actions: Vec::new(), writes: Vec::new(), xors: 0, table: None, probes: Vec::new() })
 }
 
 fn op(chunk: u32, owner: Owner) -> FlashOp {
@@ -212,4 +224,34 @@ fn writes_to_one_stripe_run_one_at_a_time_in_arrival_order() {
     let pos = p.stripes.data_pos(s, 0);
     let c = raid.commit_of(job2, &op(s * 5 + pos, Owner::HostProgram(job2)), None);
     assert_eq!(c.token, Some(Token::Data { token: token(2, pos), serial: 2, pos, partial: false }));
+}
+
+/// A replica job needs a table entry for each chunk not replicated yet: a
+/// write of chunks d0 and d1 of stripe 3, d0 replicated already, fits a
+/// table of 2 entries holding 1 (1 new entry for 1 free: both chunks get two
+/// copies); with d0 not replicated (2 new entries for 1 free) the table is
+/// full and the job becomes a stripe write (RCW: 2 reads against RMW's 3).
+#[test]
+fn a_replica_job_takes_one_table_entry_per_chunk_not_yet_replicated() {
+    for d0_replicated in [true, false] {
+        let (mut raid, mut p) = setup();
+        let s = 3;
+        let (p0, p1) = (p.stripes.data_pos(s, 0), p.stripes.data_pos(s, 1));
+        let mut t = ReplicaTable::new(1_000, 2);
+        t.insert(if d0_replicated { s * 5 + p0 } else { 11 * 5 }, 0).unwrap();
+        p.table = Some(t);
+        raid.submit_replica_job(7, s, 1 << p0 | 1 << p1, 0, &mut p);
+        let acts = take(&mut p);
+        let copies =
+            acts.iter().filter(|a| matches!(a, RaidAction::Program { owner: Owner::HostProgram(_), .. })).count();
+        let full = p.probes.iter().filter(|e| **e == ReplicationProbe::TableFull).count();
+        let len = p.table.as_ref().unwrap().len();
+        if d0_replicated {
+            assert_eq!((copies, full, len), (4, 0, 2), "{acts:?}");
+            assert!(p.writes.is_empty());
+        } else {
+            assert_eq!((copies, full, len), (0, 1, 1), "{acts:?}");
+            assert_eq!(p.writes, [StripeWrite::Rcw]);
+        }
+    }
 }
