@@ -255,3 +255,23 @@ fn a_replica_job_takes_one_table_entry_per_chunk_not_yet_replicated() {
         }
     }
 }
+
+/// A conversion marks the entries of the chunks it converts, and only
+/// those, as converting (so nothing converts them twice): chunks d0 and d1
+/// of stripe 3 convert; d0 of stripe 1, also replicated, does not.
+#[test]
+fn a_conversion_marks_exactly_its_chunks_converting() {
+    let (mut raid, mut p) = setup();
+    let s = 3;
+    let (p0, p1) = (p.stripes.data_pos(s, 0), p.stripes.data_pos(s, 1));
+    let other = 5 + p.stripes.data_pos(1, 0);
+    let mut t = ReplicaTable::new(1_000, 8);
+    for c in [s * 5 + p0, s * 5 + p1, other] {
+        t.insert(c, 0).unwrap();
+    }
+    p.table = Some(t);
+    raid.convert(s, 1 << p0 | 1 << p1, 0, 0, &mut p);
+    let t = p.table.as_ref().unwrap();
+    let converting: Vec<bool> = [s * 5 + p0, s * 5 + p1, other].iter().map(|&c| t.get(c).unwrap().converting).collect();
+    assert_eq!(converting, [true, true, false]);
+}
