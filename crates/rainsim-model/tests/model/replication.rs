@@ -289,3 +289,18 @@ fn verify_passes_for_every_replication_scheme_on_every_shared_trace_with_gc() {
         assert_eq!(swapped > 0, s == "rep-raid", "{s}: any-chunk reorganisations {swapped}");
     }
 }
+
+/// A full-stripe write over a replicated chunk retires its copies: a later
+/// read of the chunk goes to its slot, not to a (stale) copy.
+#[test]
+fn a_stripe_write_over_a_replicated_chunk_retires_its_copies() {
+    let c = three_plus_one("rep-raid", 1);
+    let p = page_of(&c, 0);
+    let read = |t: u64| Request { op: Op::Read, ..write(t, p) };
+    let replicated = run(&c, &[write(1_000, p), read(10_000_000)]);
+    assert_eq!(replicated.obs.replication.replica_reads, 1, "the update replicated");
+    let full = Request { size: 3 * 4096, ..write(10_000_000, p) };
+    let ssd = run(&c, &[write(1_000, p), full, read(20_000_000)]);
+    assert_eq!(ssd.obs.raid.full, 1);
+    assert_eq!(ssd.obs.replication.replica_reads, 0, "read from a retired copy");
+}
