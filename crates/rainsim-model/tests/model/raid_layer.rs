@@ -275,3 +275,47 @@ fn a_conversion_marks_exactly_its_chunks_converting() {
     let converting: Vec<bool> = [s * 5 + p0, s * 5 + p1, other].iter().map(|&c| t.get(c).unwrap().converting).collect();
     assert_eq!(converting, [true, true, false]);
 }
+
+/// Runs the layer's actions to the end: every read returns a token, every
+/// controller delay ends, every program completes.
+fn drive(raid: &mut RaidLayer, p: &mut Recorder) {
+    while !p.actions.is_empty() {
+        for a in take(p) {
+            match a {
+                RaidAction::Read { chunk, owner: o @ Owner::PreRead(j), .. } => {
+                    raid.preread_done(j, op(chunk, o), Some(chunk), p)
+                }
+                RaidAction::Controller { then, .. } => raid.on_event(then, p),
+                RaidAction::Program { owner: Owner::HostProgram(j) | Owner::ParityProgram(j), .. } => {
+                    raid.program_done(j, p)
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A conversion's service counts its programs: the parity, plus the slot of
+/// a chunk whose copies are both off its channel (a misplaced entry), which
+/// is programmed with a copy's data. Reads: the parity, the slot and copy A.
+#[test]
+fn a_conversion_counts_the_slots_it_rewrites_as_programs() {
+    for misplaced in [false, true] {
+        let (mut raid, mut p) = setup();
+        let s = 3;
+        let p0 = p.stripes.data_pos(s, 0);
+        let mut t = ReplicaTable::new(1_000, 8);
+        t.insert(s * 5 + p0, 0).unwrap();
+        t.get_mut(s * 5 + p0).unwrap().misplaced = misplaced;
+        p.table = Some(t);
+        raid.convert(s, 1 << p0, 0, 0, &mut p);
+        drive(&mut raid, &mut p);
+        let ended: Vec<_> = p.probes.iter().filter(|e| matches!(e, ReplicationProbe::ConversionEnded { .. })).collect();
+        let programs = 1 + misplaced as u32;
+        assert_eq!(
+            ended,
+            [&ReplicationProbe::ConversionEnded { stripe: s, reads: 2, programs, controller_ns: XOR + STRIPE_SW }],
+            "misplaced: {misplaced}"
+        );
+    }
+}
