@@ -35,10 +35,11 @@ files=(
 # loaded minute from passing for a hang.
 # MUTANTS_TIMEOUT=S sets the test timeout instead (seconds; e.g. 120 on an idle
 # machine, for a file whose mutants often hang: each hang then costs 2 minutes, not 5).
+args=(--package rainsim-model --test-package rainsim-model --jobs 1)
 if [[ -n "${MUTANTS_TIMEOUT:-}" ]]; then
-  args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout "$MUTANTS_TIMEOUT")
+  args+=(--timeout "$MUTANTS_TIMEOUT")
 else
-  args=(--package rainsim-model --test-package rainsim-model --jobs 1 --timeout-multiplier 3 --minimum-test-timeout 300)
+  args+=(--timeout-multiplier 3 --minimum-test-timeout 300)
 fi
 # With cargo-nextest, a caught mutant's test run stops at its first failing
 # test (nextest's fail-fast), where cargo test finishes the whole binary.

@@ -39,10 +39,14 @@ fn drain(ssd: &mut Ssd<Collector>) {
 fn pick(ssd: &Ssd<Collector>) -> [(u32, u64); 2] {
     let l = ssd.stripes.clone();
     let written = |s: u32| (0..3).all(|j| ssd.ftl.lookup(s * 3 + j).is_some());
-    let lpn = |s: u32, j: u32| s as u64 * 2 + (j - (j > l.parity_pos(s)) as u32) as u64;
     let sx = (0..l.stripes).find(|&s| written(s) && l.parity_pos(s) != 0).unwrap();
     let sy = (sx + 1..l.stripes).find(|&s| written(s) && l.parity_pos(s) != 2).unwrap();
-    [(sx * 3, lpn(sx, 0)), (sy * 3 + 2, lpn(sy, 2))]
+    [(sx * 3, lpn_of(&l, sx, 0)), (sy * 3 + 2, lpn_of(&l, sy, 2))]
+}
+
+/// The logical page of position `j` (not parity) of 2+1 stripe `s`.
+fn lpn_of(l: &crate::raid::stripe::StripeLayout, s: u32, j: u32) -> u64 {
+    s as u64 * 2 + (j - (j > l.parity_pos(s)) as u32) as u64
 }
 
 /// Runs Fig. 7(b) with x ≠ y and the parity recompute skewed by `skew`;
@@ -188,8 +192,7 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
     let pairs = [first(&|sy| (2 * sy, sy)), first(&|sx| (sx + 2, 3 * (sx + 2) - 5))];
     for (sx, sy) in pairs {
         let (x, y) = (sx * 3, sy * 3 + 2);
-        let lpn = |s: u32, j: u32| s as u64 * 2 + (j - (j > l.parity_pos(s)) as u32) as u64;
-        let (lx, ly) = (lpn(sx, 0), lpn(sy, 2));
+        let (lx, ly) = (lpn_of(&l, sx, 0), lpn_of(&l, sy, 2));
         let (mut ssd, ..) = fig7b_of(device(), 0, [(x, lx), (y, ly)]);
         ssd.convert_stripe(sy, 1);
         drain(&mut ssd);

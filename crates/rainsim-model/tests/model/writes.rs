@@ -92,17 +92,11 @@ fn partial_page_without_raid_reads_old_page_first() {
 }
 
 /// A write that starts on a page boundary but ends inside a page merges
-/// that last page (reads it first), with RAID off and in a full-stripe
-/// write of a 3+1 stripe; a page it covers whole is not read.
+/// that last page (reads it first), with RAID off and in a write of every
+/// data chunk of a 3+1 stripe; a page it covers whole is not read.
 #[test]
 fn a_write_ending_inside_a_page_reads_that_page_to_merge_it() {
-    let part = |t: u64, lpn: u64, bytes: u64| Request {
-        time_ns: t,
-        offset: lpn * PB,
-        size: bytes as u32,
-        device: 0,
-        op: Op::Write,
-    };
+    let part = |t: u64, lpn: u64, bytes: u64| Request { size: bytes as u32, ..w(t, lpn, 1) };
     let gap = 100_000_000;
     // RAID off: page 0 up to byte 512, then page 1 whole and page 2 up to byte 512.
     let cfg = tiny(2, 1, 1, 32, 16, None);
