@@ -319,3 +319,36 @@ fn a_conversion_counts_the_slots_it_rewrites_as_programs() {
         );
     }
 }
+
+/// An RCW that writes part of a replicated chunk merges that page from the
+/// chunk's copy, whose version is current, and does not read its stale slot:
+/// writing d0 (in part), d1 and d2 of stripe 3 reads d3's slot and copy A of
+/// d0 (RCW's 2 reads against RMW's 4). Without the replica, the same write
+/// reads d3 and d0's slot.
+#[test]
+fn an_rcw_over_part_of_a_replicated_chunk_merges_it_from_a_copy_not_its_slot() {
+    for replicated in [true, false] {
+        let (mut raid, mut p) = setup();
+        let s = 3;
+        let [p0, p1, p2, p3] = [0, 1, 2, 3].map(|d| p.stripes.data_pos(s, d));
+        let mut t = ReplicaTable::new(1_000, 8);
+        if replicated {
+            t.insert(s * 5 + p0, 0).unwrap();
+        }
+        let copy_a = t.get(s * 5 + p0).map(|e| t.copy_id(e.pair, rainsim_model::raid::replica::Copy::A));
+        p.table = Some(t);
+        raid.submit_job(7, s, 1 << p0 | 1 << p1 | 1 << p2, 1 << p0, &mut p);
+        assert_eq!(p.writes, [StripeWrite::Rcw]);
+        let mut reads: Vec<u32> = take(&mut p)
+            .iter()
+            .filter_map(|a| match a {
+                RaidAction::Read { chunk, owner: Owner::PreRead(_), .. } => Some(*chunk),
+                _ => None,
+            })
+            .collect();
+        reads.sort();
+        let mut want = vec![s * 5 + p3, copy_a.unwrap_or(s * 5 + p0)];
+        want.sort();
+        assert_eq!(reads, want, "replicated: {replicated}");
+    }
+}
