@@ -258,6 +258,26 @@ mod tests {
         assert!(t.iter().all(|&x| x & 1 == 1), "never 0");
     }
 
+    /// The accounting check looks at every plane of the die it is given and
+    /// no other: a fresh FTL balances (free = total); one invalid page too
+    /// many on die 0's second plane fails die 0's check, naming the plane and
+    /// its counts, and not die 1's.
+    #[test]
+    fn accounting_fails_on_the_die_whose_plane_does_not_balance() {
+        let mut g = crate::config::Config::default().geometry;
+        (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (1, 1, 2, 2);
+        (g.blocks_per_plane, g.pages_per_block) = (8, 8);
+        let layout = crate::flash::address::Layout::new(&g);
+        let mut ftl = Ftl::new(layout, 16, 0.1, 0);
+        for die in 0..2 {
+            assert!(Verifier::check_accounting(&ftl, die, 0).is_ok());
+        }
+        ftl.planes[1].invalid += 1;
+        let e = Verifier::check_accounting(&ftl, 0, 5).expect_err("plane 1 does not balance");
+        assert_eq!((e.time_ns, e.what.as_str()), (5, "plane 1: free 64 + valid 0 + invalid 1 != total 64 pages"));
+        assert!(Verifier::check_accounting(&ftl, 1, 5).is_ok());
+    }
+
     /// A merged page depends on the old page it merged: different old
     /// contents give different tokens, and none equals the whole-page token.
     #[test]
