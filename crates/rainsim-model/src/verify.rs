@@ -264,11 +264,7 @@ mod tests {
     /// its counts, and not die 1's.
     #[test]
     fn accounting_fails_on_the_die_whose_plane_does_not_balance() {
-        let mut g = crate::config::Config::default().geometry;
-        (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (1, 1, 2, 2);
-        (g.blocks_per_plane, g.pages_per_block) = (8, 8);
-        let layout = crate::flash::address::Layout::new(&g);
-        let mut ftl = Ftl::new(layout, 16, 0.1, 0);
+        let mut ftl = small_ftl(1, 2, 2, 16);
         for die in 0..2 {
             assert!(Verifier::check_accounting(&ftl, die, 0).is_ok());
         }
@@ -276,6 +272,49 @@ mod tests {
         let e = Verifier::check_accounting(&ftl, 0, 5).expect_err("plane 1 does not balance");
         assert_eq!((e.time_ns, e.what.as_str()), (5, "plane 1: free 64 + valid 0 + invalid 1 != total 64 pages"));
         assert!(Verifier::check_accounting(&ftl, 1, 5).is_ok());
+    }
+
+    /// An FTL of `channels` channels of `dies` dies of `planes` planes, 8
+    /// blocks of 8 pages each, for `chunks` chunks.
+    fn small_ftl(channels: u32, dies: u32, planes: u32, chunks: u64) -> Ftl {
+        let mut g = crate::config::Config::default().geometry;
+        (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (channels, 1, dies, planes);
+        (g.blocks_per_plane, g.pages_per_block) = (8, 8);
+        Ftl::new(Layout::new(&g), chunks, 0.1, 0)
+    }
+
+    /// A stripe with a lost chunk is checked through its others: a 2+1
+    /// stripe, each chunk on its own channel, gives back a lost data chunk
+    /// as the XOR of the others (1 stripe checked); a data chunk whose latest
+    /// version is not that XOR fails the check; a lost parity leaves the data
+    /// whole, with nothing to give back.
+    #[test]
+    fn a_stripe_with_a_lost_chunk_must_give_it_back() {
+        let stripes = StripeLayout::new(3, 3, true, 2);
+        let mut ftl = small_ftl(3, 1, 1, stripes.chunks());
+        let pp = stripes.parity_pos(0);
+        let mut v = Verifier::new(&ftl, &stripes);
+        let mut parity = 0;
+        let mut pages = [0; 3];
+        for pos in 0..3 {
+            let ppn = ftl.allocate(stripes.channel(0, pos)).unwrap();
+            ftl.commit(pos, ppn);
+            pages[pos as usize] = ppn;
+            if pos != pp {
+                v.write(pos, ppn, token(1, pos));
+                parity ^= token(1, pos);
+            }
+        }
+        v.write(pp, pages[pp as usize], parity);
+        let data = (pp + 1) % 3;
+        let layout = ftl.layout.clone();
+        let check = |v: &Verifier, lost: u32| v.check_stripes(&ftl, &layout, &stripes, &|c| c == lost, 9);
+        assert_eq!(check(&v, data).unwrap(), 1);
+        assert_eq!(check(&v, pp).unwrap(), 1);
+        // The lost chunk's latest version moves on without its stripe.
+        v.write(data, pages[data as usize], token(2, data));
+        let e = check(&v, data).expect_err("the XOR of the others is the old version");
+        assert!(e.what.starts_with(&format!("stripe 0 cannot give back its lost chunk {data}")), "{}", e.what);
     }
 
     /// A merged page depends on the old page it merged: different old

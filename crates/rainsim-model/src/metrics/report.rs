@@ -548,3 +548,20 @@ impl Report {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::cv;
+
+    /// Population σ over μ, worked by hand: 2, 4, 4, 4, 5, 5, 7, 9 have
+    /// μ = 5 and σ = 2; 1 and 3 have μ = 2, σ = 1. No samples, or μ = 0,
+    /// give 0 rather than a division by zero.
+    #[test]
+    fn cv_is_the_population_deviation_over_the_mean() {
+        assert_eq!(cv(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]), 0.4);
+        assert_eq!(cv(&[1.0, 3.0]), 0.5);
+        assert_eq!(cv(&[6.0, 6.0, 6.0]), 0.0);
+        assert_eq!(cv(&[]), 0.0);
+        assert_eq!(cv(&[-1.0, 1.0]), 0.0);
+    }
+}
