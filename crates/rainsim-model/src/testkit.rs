@@ -19,6 +19,15 @@ pub fn bits(v: &[u32]) -> u64 {
     v.iter().fold(0, |m, &b| m | 1u64 << b)
 }
 
+/// A fresh FTL of `channels` channels of `dies` dies of `planes` planes,
+/// 8 blocks of 8 pages each, for `chunks` chunks.
+pub fn small_ftl(channels: u32, dies: u32, planes: u32, chunks: u64) -> Ftl {
+    let mut g = Config::default().geometry;
+    (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (channels, 1, dies, planes);
+    (g.blocks_per_plane, g.pages_per_block) = (8, 8);
+    Ftl::new(Layout::new(&g), chunks, 0.1, 0)
+}
+
 /// A small device's state: every queue empty, no GC running, fresh FTL.
 #[allow(missing_docs)]
 pub struct Bench {

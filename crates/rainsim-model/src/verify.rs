@@ -241,6 +241,7 @@ impl Verifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testkit::small_ftl;
 
     /// Versions must get distinct tokens, or a stale read can pass unseen:
     /// 80,000 tokens (serials 1..=20,000 at 4 positions) collide at most a
@@ -272,15 +273,6 @@ mod tests {
         let e = Verifier::check_accounting(&ftl, 0, 5).expect_err("plane 1 does not balance");
         assert_eq!((e.time_ns, e.what.as_str()), (5, "plane 1: free 64 + valid 0 + invalid 1 != total 64 pages"));
         assert!(Verifier::check_accounting(&ftl, 1, 5).is_ok());
-    }
-
-    /// An FTL of `channels` channels of `dies` dies of `planes` planes, 8
-    /// blocks of 8 pages each, for `chunks` chunks.
-    fn small_ftl(channels: u32, dies: u32, planes: u32, chunks: u64) -> Ftl {
-        let mut g = crate::config::Config::default().geometry;
-        (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (channels, 1, dies, planes);
-        (g.blocks_per_plane, g.pages_per_block) = (8, 8);
-        Ftl::new(Layout::new(&g), chunks, 0.1, 0)
     }
 
     /// A stripe with a lost chunk is checked through its others: a 2+1

@@ -551,7 +551,8 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::cv;
+    use super::{cv, lifetime};
+    use crate::testkit::small_ftl;
 
     /// Population σ over μ, worked by hand: 2, 4, 4, 4, 5, 5, 7, 9 have
     /// μ = 5 and σ = 2; 1 and 3 have μ = 2, σ = 1. No samples, or μ = 0,
@@ -563,5 +564,22 @@ mod tests {
         assert_eq!(cv(&[6.0, 6.0, 6.0]), 0.0);
         assert_eq!(cv(&[]), 0.0);
         assert_eq!(cv(&[-1.0, 1.0]), 0.0);
+    }
+
+    /// Seconds until the mean erase count reaches the limit at this run's
+    /// erase rate: 8 blocks erased once each, a limit of 3 leaves 16 erases;
+    /// 4 erases in 2 s is 2 a second, so 8 s. Past the limit, 0 s; no
+    /// erases, or no time, predict nothing.
+    #[test]
+    fn lifetime_is_the_erases_left_over_the_erase_rate() {
+        let mut ftl = small_ftl(1, 1, 1, 8);
+        assert_eq!(ftl.blocks.len(), 8);
+        for b in &mut ftl.blocks {
+            b.erases = 1;
+        }
+        assert_eq!(lifetime(&ftl, 4, 2_000_000_000, 3), Some(8.0));
+        assert_eq!(lifetime(&ftl, 4, 2_000_000_000, 0), Some(0.0));
+        assert_eq!(lifetime(&ftl, 0, 2_000_000_000, 3), None);
+        assert_eq!(lifetime(&ftl, 4, 0, 3), None);
     }
 }
