@@ -21,6 +21,7 @@ mod props;
 mod queueing;
 mod raid_layer;
 mod replication;
+mod report_figures;
 mod request_log;
 mod rotating_gc;
 mod setup;
@@ -57,6 +58,21 @@ pub fn tiny(channels: u32, dies: u32, planes: u32, blocks: u32, ppb: u32, raid: 
         None => c.raid.level = RaidLevel::None,
     }
     c
+}
+
+/// The report's inputs for a device of `dies_per_channel` dies a channel.
+pub fn report_inputs(dies_per_channel: u32) -> rainsim_model::metrics::report::ReportInputs<'static> {
+    rainsim_model::metrics::report::ReportInputs {
+        scheme: "baseline",
+        seed: 1,
+        config: serde_json::Value::Null,
+        trace: serde_json::Value::Null,
+        dies_per_channel,
+        capacity_bytes: 0,
+        cdf_points: 10,
+        pe_cycle_limit: 3000,
+        ldpc_level_read_ns: None,
+    }
 }
 
 /// Ages `cfg` so that GC runs from the first request even on short samples:

@@ -1,13 +1,13 @@
 //! The report's percentiles against nearest-rank quantiles of a known
 //! latency multiset, within the histogram's 3 significant digits.
 
-use crate::tiny;
+use crate::{report_inputs, tiny};
 use rainsim_model::flash::address::Layout;
 use rainsim_model::flash::op::Origin;
 use rainsim_model::ftl::Ftl;
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::metrics::observer::Observer;
-use rainsim_model::metrics::report::{ClassLatency, ReportInputs};
+use rainsim_model::metrics::report::ClassLatency;
 use rainsim_model::Report;
 use rainsim_trace::Op;
 
@@ -75,21 +75,7 @@ fn report_percentiles_are_nearest_rank_quantiles() {
     }
     let cfg = tiny(3, 1, 1, 8, 4, None);
     let ftl = Ftl::new(Layout::new(&cfg.geometry), 16, 0.1, 0);
-    let rep = Report::build(
-        &col,
-        &ftl,
-        ReportInputs {
-            scheme: "baseline",
-            seed: 1,
-            config: serde_json::Value::Null,
-            trace: serde_json::Value::Null,
-            dies_per_channel: 1,
-            capacity_bytes: 0,
-            cdf_points: 10,
-            pe_cycle_limit: 3000,
-            ldpc_level_read_ns: None,
-        },
-    );
+    let rep = Report::build(&col, &ftl, report_inputs(1));
     check_class(&rep.latency.read, reads.clone(), "read");
     check_class(&rep.latency.write, writes.clone(), "write");
     check_class(&rep.latency.all, [reads.clone(), writes].concat(), "all");
