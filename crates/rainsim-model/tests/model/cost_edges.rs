@@ -64,6 +64,34 @@ fn queued_programs_beyond_the_planes_headroom_add_expected_gcs() {
     assert_eq!(w, 929.0 * t_wr + f.t.erase as f64);
 }
 
+/// Eq. 1's c on a channel of 2 dies × 2 planes (64 blocks of 16 pages):
+/// the queued programs spread over its 4 planes; each GC reclaims 16 pages
+/// less the channel's recent moves (3 and 5: 4 on average, so 12); die 0's
+/// plane 0 has an active block with 5 pages written (11 left) and 63 free
+/// blocks, so its headroom is 11 + (63 − 6) · 16 = 923 pages, plane 1's
+/// (64 free) 58 · 16 = 928.
+#[test]
+fn expected_gcs_spread_the_channels_programs_over_its_planes_and_reclaim_less_moves() {
+    let mut f = Bench::from_config(tiny(2, 2, 2, 64, 16, Some(2)));
+    f.channels[0].gc_recent.record(3, 1);
+    f.channels[0].gc_recent.record(5, 1);
+    let p0 = f.layout.first_plane(0);
+    let active = f.ftl.planes[p0 as usize].free.pop_front().unwrap();
+    f.ftl.planes[p0 as usize].active = Some(active);
+    f.ftl.blocks[(f.layout.first_block(p0) + active) as usize].written = 5;
+    let c = |n: u32| expected_gcs(&f.view(), 0, n);
+    // n programs put n / 4 on each plane.
+    assert_eq!(c(4 * 923), 0.0);
+    assert_eq!(c(4 * 924), 1.0, "plane 0 one page past its headroom");
+    // 935 a plane: plane 0 is 12 past (one GC more), plane 1 is 7 past.
+    assert_eq!(c(4 * 935), 2.0 + 1.0);
+    // 940 a plane: plane 0 is 17 past, plane 1 is 12 past.
+    assert_eq!(c(4 * 940), 2.0 + 2.0);
+    // Die 1 has no active block: both its planes have 928 pages of headroom.
+    assert_eq!(expected_gcs(&f.view(), 1, 4 * 940), 2.0 + 2.0);
+    assert_eq!(expected_gcs(&f.view(), 1, 4 * 928), 0.0);
+}
+
 #[test]
 fn a_plane_below_the_trigger_expects_a_gc_even_with_nothing_queued() {
     let mut f = bench();
