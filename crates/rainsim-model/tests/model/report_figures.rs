@@ -7,6 +7,7 @@ use rainsim_model::flash::op::Origin;
 use rainsim_model::ftl::{Ftl, GcWork};
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::metrics::observer::Observer;
+use rainsim_model::metrics::report::RotatingGcReport;
 use rainsim_model::raid::layer::StripeWrite;
 use rainsim_model::Report;
 use rainsim_trace::Op;
@@ -82,4 +83,11 @@ fn derived_figures_follow_from_the_counts() {
     // Lifetime: (3000 - 1) erases left per block at 2 erases in 9 µs.
     let want = (3000.0 * blocks - blocks) / (2.0 / 9e-6);
     close(r.wear.predicted_lifetime_s.expect("erases happened"), want, "lifetime");
+
+    // Rotating GC's section only when the configuration turns it on.
+    assert_eq!(r.rotating_gc, None);
+    let mut on = report_inputs(2);
+    on.config = serde_json::json!({"ftl": {"rotating_gc": true}});
+    let r = Report::build(&c, &ftl, on);
+    assert_eq!(r.rotating_gc, Some(RotatingGcReport { deferred: 0, forced_overlaps: 0 }));
 }
