@@ -4,7 +4,7 @@
 
 use crate::tiny;
 use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams};
-use rainsim_model::policy::queuing_cost::{expected_gcs, read_costs, update_costs, wait_ns};
+use rainsim_model::policy::queuing_cost::{expected_gcs, idlest, read_costs, update_costs, wait_ns};
 use rainsim_model::policy::{
     degraded_read::DegradedRead, degraded_update::DegradedUpdate, ChunkUpdate, Member, ReadRouting, ReadTarget, Route,
     UpdatePlacement, UpdatePlan,
@@ -90,6 +90,23 @@ fn expected_gcs_spread_the_channels_programs_over_its_planes_and_reclaim_less_mo
     // Die 1 has no active block: both its planes have 928 pages of headroom.
     assert_eq!(expected_gcs(&f.view(), 1, 4 * 940), 2.0 + 2.0);
     assert_eq!(expected_gcs(&f.view(), 1, 4 * 928), 0.0);
+}
+
+/// The idlest channel outside the stripe; among equally idle ones the first
+/// at or after `from`, cyclically, so moved chunks spread over a quiet device.
+#[test]
+fn idlest_breaks_ties_from_the_given_channel_on() {
+    let mut f = bench();
+    let outside = [0, 1, 4, 5];
+    let pick = |f: &Bench, from: u32| idlest(&f.view(), outside, from);
+    let picks: Vec<_> = (0..6).map(|from| pick(&f, from)).collect();
+    assert_eq!(picks, [Some(0), Some(1), Some(4), Some(4), Some(4), Some(5)]);
+    // `from` past the last channel wraps around.
+    assert_eq!(pick(&f, 7), Some(1));
+    // A queued operation takes a channel out of the tie.
+    f.queue_reads(f.layout.first_die(4), 1);
+    assert_eq!(pick(&f, 2), Some(5));
+    assert_eq!(idlest(&f.view(), [], 0), None);
 }
 
 #[test]
