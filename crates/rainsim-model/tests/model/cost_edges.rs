@@ -4,7 +4,7 @@
 
 use crate::tiny;
 use rainsim_model::policy::adaptive::{Adaptive, AdaptiveParams};
-use rainsim_model::policy::queuing_cost::{expected_gcs, idlest, read_costs, update_costs, wait_ns};
+use rainsim_model::policy::queuing_cost::{expected_gcs, free_blocks, idlest, read_costs, update_costs, wait_ns};
 use rainsim_model::policy::{
     degraded_read::DegradedRead, degraded_update::DegradedUpdate, ChunkUpdate, Member, ReadRouting, ReadTarget, Route,
     UpdatePlacement, UpdatePlan,
@@ -90,6 +90,19 @@ fn expected_gcs_spread_the_channels_programs_over_its_planes_and_reclaim_less_mo
     // Die 1 has no active block: both its planes have 928 pages of headroom.
     assert_eq!(expected_gcs(&f.view(), 1, 4 * 940), 2.0 + 2.0);
     assert_eq!(expected_gcs(&f.view(), 1, 4 * 928), 0.0);
+}
+
+/// A channel's free blocks are those of all its planes (2 dies × 2 planes of
+/// 64 blocks), and only its own: blocks taken from channel 1's last plane
+/// count there, not on channel 0.
+#[test]
+fn free_blocks_count_every_plane_of_the_channel() {
+    let mut f = Bench::from_config(tiny(2, 2, 2, 64, 16, Some(2)));
+    let last = f.layout.first_plane(f.layout.first_die(1)) + 3;
+    for _ in 0..3 {
+        f.ftl.planes[last as usize].free.pop_back();
+    }
+    assert_eq!([free_blocks(&f.view(), 0), free_blocks(&f.view(), 1)], [4 * 64, 4 * 64 - 3]);
 }
 
 /// The idlest channel outside the stripe; among equally idle ones the first
