@@ -276,9 +276,11 @@ fn a_conversion_marks_exactly_its_chunks_converting() {
     assert_eq!(converting, [true, true, false]);
 }
 
-/// Runs the layer's actions to the end: every read returns a token, every
-/// controller delay ends, every program completes.
-fn drive(raid: &mut RaidLayer, p: &mut Recorder) {
+/// Runs the layer's actions to the end: every pre-read returns a token,
+/// every controller delay ends, every program completes. Returns the other
+/// actions (degraded reads, requests done), in order.
+fn drive(raid: &mut RaidLayer, p: &mut Recorder) -> Vec<RaidAction> {
+    let mut rest = Vec::new();
     while !p.actions.is_empty() {
         for a in take(p) {
             match a {
@@ -289,10 +291,78 @@ fn drive(raid: &mut RaidLayer, p: &mut Recorder) {
                 RaidAction::Program { owner: Owner::HostProgram(j) | Owner::ParityProgram(j), .. } => {
                     raid.program_done(j, p)
                 }
-                _ => {}
+                other => rest.push(other),
             }
         }
     }
+    rest
+}
+
+/// The reconstruct reads among `acts`: their read id and count.
+fn reconstruct_reads(acts: &[RaidAction]) -> (Option<u32>, usize) {
+    let ids: Vec<u32> = acts
+        .iter()
+        .filter_map(|a| match a {
+            RaidAction::Read { owner: Owner::DegradedRead(id), .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    (ids.first().copied(), ids.len())
+}
+
+/// Ends reconstruct read `id` (its 4 partners read, its XOR done): the
+/// actions that follow at once.
+fn finish_reconstruct(raid: &mut RaidLayer, p: &mut Recorder, id: u32) -> Vec<RaidAction> {
+    for _ in 0..4 {
+        raid.partner_read_done(id, Some(1), p);
+    }
+    assert_eq!(take(p), [RaidAction::Controller { ns: XOR, then: RaidEvent::DegradedReadDone(id) }]);
+    raid.on_event(RaidEvent::DegradedReadDone(id), p);
+    take(p)
+}
+
+/// Writers and reads of a lost chunk take turns at a stripe, so neither
+/// starves: reads that waited for a writer go before the next writer, and
+/// reads arriving behind a waiting writer wait for it.
+#[test]
+fn reconstruct_reads_and_writers_of_a_stripe_take_turns() {
+    let s = 2;
+    let done = |acts: &[RaidAction], req: u32| acts.contains(&RaidAction::UnitDone(req));
+    let prereads =
+        |acts: &[RaidAction]| acts.iter().any(|a| matches!(a, RaidAction::Read { owner: Owner::PreRead(_), .. }));
+    // W1 writing; a read R and a writer W2 wait. W1 done: R starts, W2 waits.
+    let (mut raid, mut p) = setup();
+    let lost = s * 5 + p.stripes.data_pos(s, 0);
+    let one = 1 << p.stripes.data_pos(s, 1);
+    raid.submit_job(1, s, one, 0, &mut p);
+    let w1 = take(&mut p);
+    raid.reconstruct_read(2, lost, &mut p);
+    raid.submit_job(3, s, one, 0, &mut p);
+    assert!(take(&mut p).is_empty(), "both wait for the writer");
+    p.actions = w1;
+    let acts = drive(&mut raid, &mut p);
+    let (r, n) = reconstruct_reads(&acts);
+    assert!(done(&acts, 1) && n == 4 && !done(&acts, 3), "the read goes before W2: {acts:?}");
+    let acts = finish_reconstruct(&mut raid, &mut p, r.unwrap());
+    assert!(done(&acts, 2) && prereads(&acts), "then W2: {acts:?}");
+    p.actions = acts;
+    assert!(done(&drive(&mut raid, &mut p), 3));
+
+    // R1 reading; a writer W and a read R2 wait. R1 done: W starts, then R2.
+    let (mut raid, mut p) = setup();
+    raid.reconstruct_read(1, lost, &mut p);
+    let (r1, n) = reconstruct_reads(&take(&mut p));
+    assert_eq!(n, 4);
+    raid.submit_job(2, s, one, 0, &mut p);
+    raid.reconstruct_read(3, lost, &mut p);
+    assert!(take(&mut p).is_empty(), "the writer waits for R1, R2 for the writer");
+    let acts = finish_reconstruct(&mut raid, &mut p, r1.unwrap());
+    assert!(done(&acts, 1) && prereads(&acts) && reconstruct_reads(&acts).1 == 0, "W before R2: {acts:?}");
+    p.actions = acts;
+    let acts = drive(&mut raid, &mut p);
+    let (r2, n) = reconstruct_reads(&acts);
+    assert!(done(&acts, 2) && n == 4, "R2 once W is done: {acts:?}");
+    assert!(done(&finish_reconstruct(&mut raid, &mut p, r2.unwrap()), 3));
 }
 
 /// A conversion's service counts its programs: the parity, plus the slot of
