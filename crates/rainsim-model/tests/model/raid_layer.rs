@@ -25,10 +25,15 @@ struct Recorder {
     /// A replica table, for replica jobs, and the probes they raise.
     table: Option<ReplicaTable>,
     probes: Vec<ReplicationProbe>,
+    /// Chunks never written (no page).
+    absent: Vec<u32>,
 }
 
 impl RaidPort for Recorder {
     fn member(&self, chunk: u32) -> Option<Member> {
+        if self.absent.contains(&chunk) {
+            return None;
+        }
         let w = self.stripes.width;
         let channel = self.stripes.channel(chunk / w, chunk % w);
         Some(Member { chunk, ppn: 100 + chunk, die: channel, channel })
@@ -66,7 +71,18 @@ fn setup() -> (RaidLayer, Recorder) {
     let times = RaidTimes { xor_ns: XOR, stripe_overhead_ns: STRIPE_SW, decision_ns: 0 };
     let mut raid = RaidLayer::new(stripes.clone(), times);
     raid.set_verify(true);
-    (raid, Recorder { stripes, actions: Vec::new(), writes: Vec::new(), xors: 0, table: None, probes: Vec::new() })
+    (
+        raid,
+        Recorder {
+            stripes,
+            actions: Vec::new(),
+            writes: Vec::new(),
+            xors: 0,
+            table: None,
+            probes: Vec::new(),
+            absent: Vec::new(),
+        },
+    )
 }
 
 fn op(chunk: u32, owner: Owner) -> FlashOp {
@@ -144,6 +160,20 @@ fn a_full_stripe_write_reads_nothing_and_rcw_reads_the_rest() {
     let rest = 5 + p.stripes.data_pos(1, 3);
     assert!(matches!(acts.as_slice(), [RaidAction::Read { chunk, .. }] if *chunk == rest), "{acts:?}");
     assert_eq!(p.writes[1], StripeWrite::Rcw);
+}
+
+/// A stripe that holds data only where it is rewritten is an RCW with
+/// nothing to read (the rest was never written), not a write to an empty
+/// stripe: stripe 4 holds d0 and its parity, and d0 is rewritten whole.
+#[test]
+fn rewriting_the_only_data_of_a_stripe_is_an_rcw_reading_nothing() {
+    let (mut raid, mut p) = setup();
+    let s = 4;
+    p.absent = (1..4).map(|d| s * 5 + p.stripes.data_pos(s, d)).collect();
+    raid.submit_job(1, s, 1 << p.stripes.data_pos(s, 0), 0, &mut p);
+    assert_eq!(p.writes, [StripeWrite::Rcw]);
+    let acts = take(&mut p);
+    assert!(matches!(acts.as_slice(), [RaidAction::Controller { then: RaidEvent::XorDone(_), .. }]), "{acts:?}");
 }
 
 #[test]
