@@ -27,6 +27,9 @@ struct Recorder {
     probes: Vec<ReplicationProbe>,
     /// Chunks never written (no page).
     absent: Vec<u32>,
+    /// Where the placement policy moves a single-chunk update (degraded
+    /// update), if anywhere.
+    place_to: Option<u32>,
 }
 
 impl RaidPort for Recorder {
@@ -42,10 +45,10 @@ impl RaidPort for Recorder {
         plan.fewest()
     }
     fn wants_updates(&self) -> bool {
-        false
+        self.place_to.is_some()
     }
     fn place(&mut self, _: &ChunkUpdate) -> Option<u32> {
-        None
+        self.place_to
     }
     fn act(&mut self, a: RaidAction) {
         self.actions.push(a);
@@ -67,7 +70,12 @@ impl RaidPort for Recorder {
 }
 
 fn setup() -> (RaidLayer, Recorder) {
-    let stripes = StripeLayout::new(5, 5, true, 16);
+    setup_on(5)
+}
+
+/// 4+1 stripes over `channels` channels.
+fn setup_on(channels: u32) -> (RaidLayer, Recorder) {
+    let stripes = StripeLayout::new(channels, 5, true, 16);
     let times = RaidTimes { xor_ns: XOR, stripe_overhead_ns: STRIPE_SW, decision_ns: 0 };
     let mut raid = RaidLayer::new(stripes.clone(), times);
     raid.set_verify(true);
@@ -81,6 +89,7 @@ fn setup() -> (RaidLayer, Recorder) {
             table: None,
             probes: Vec::new(),
             absent: Vec::new(),
+            place_to: None,
         },
     )
 }
@@ -174,6 +183,31 @@ fn rewriting_the_only_data_of_a_stripe_is_an_rcw_reading_nothing() {
     assert_eq!(p.writes, [StripeWrite::Rcw]);
     let acts = take(&mut p);
     assert!(matches!(acts.as_slice(), [RaidAction::Controller { then: RaidEvent::XorDone(_), .. }]), "{acts:?}");
+}
+
+/// A degraded update (the chunk's new version moved to the channel outside
+/// its stripe) rebuilds the old chunk from every other member, and those
+/// reads go to the queue heads, as a degraded read's do.
+#[test]
+fn a_degraded_update_reads_every_other_member_at_the_queue_heads() {
+    let (mut raid, mut p) = setup_on(6);
+    let s = 1;
+    let outside = (0..6).find(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).unwrap();
+    p.place_to = Some(outside);
+    let pos = p.stripes.data_pos(s, 0);
+    raid.submit_job(1, s, 1 << pos, 0, &mut p);
+    let acts = take(&mut p);
+    let mut read: Vec<(u32, bool)> = acts
+        .iter()
+        .filter_map(|a| match a {
+            RaidAction::Read { chunk, owner: Owner::PreRead(_), head, .. } => Some((*chunk, *head)),
+            _ => None,
+        })
+        .collect();
+    read.sort();
+    let want: Vec<(u32, bool)> = (0..5).filter(|&q| q != pos).map(|q| (s * 5 + q, true)).collect();
+    assert_eq!(read, want, "{acts:?}");
+    assert!(p.writes.is_empty(), "a degraded update is not an RMW or RCW");
 }
 
 #[test]
