@@ -210,6 +210,37 @@ fn a_degraded_update_reads_every_other_member_at_the_queue_heads() {
     assert!(p.writes.is_empty(), "a degraded update is not an RMW or RCW");
 }
 
+/// Under a channel failure with `fault.rebuild_priority = "high"` (the heads),
+/// the rebuild's reads go to the heads and a host write's pre-reads do not;
+/// without it, neither does.
+#[test]
+fn only_rebuild_reads_go_to_the_queue_heads_when_the_failure_says_so() {
+    let heads = |acts: &[RaidAction]| -> Vec<bool> {
+        acts.iter()
+            .filter_map(|a| match a {
+                RaidAction::Read { head, .. } => Some(*head),
+                _ => None,
+            })
+            .collect()
+    };
+    for head in [false, true] {
+        let s = 2;
+        let (mut raid, mut p) = setup();
+        let lost = s * 5 + p.stripes.data_pos(s, 0);
+        let ch = p.stripes.channel(s, p.stripes.data_pos(s, 0));
+        raid.fail(ch, None, &[lost], 1, head);
+        // A host write of d1 around the lost d0, before the replacement.
+        raid.submit_job(7, s, 1 << p.stripes.data_pos(s, 1), 0, &mut p);
+        let acts = take(&mut p);
+        assert!(!heads(&acts).is_empty() && heads(&acts).iter().all(|h| !h), "head {head}: {acts:?}");
+        // The rebuild of d0 on a fresh layer: its 4 partners.
+        let (mut raid, mut p) = setup();
+        raid.fail(ch, None, &[lost], 1, head);
+        raid.replaced(&mut p);
+        assert_eq!(heads(&take(&mut p)), [head; 4], "head {head}");
+    }
+}
+
 #[test]
 fn a_degraded_read_holds_writers_off_and_rebuilds_the_xor_of_its_partners() {
     let (mut raid, mut p) = setup();
