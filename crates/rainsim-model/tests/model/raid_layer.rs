@@ -30,6 +30,8 @@ struct Recorder {
     /// Where the placement policy moves a single-chunk update (degraded
     /// update), if anywhere.
     place_to: Option<u32>,
+    /// The channels each placement was offered.
+    offered: Vec<Vec<u32>>,
 }
 
 impl RaidPort for Recorder {
@@ -47,7 +49,8 @@ impl RaidPort for Recorder {
     fn wants_updates(&self) -> bool {
         self.place_to.is_some()
     }
-    fn place(&mut self, _: &ChunkUpdate) -> Option<u32> {
+    fn place(&mut self, u: &ChunkUpdate) -> Option<u32> {
+        self.offered.push(u.outside.to_vec());
         self.place_to
     }
     fn act(&mut self, a: RaidAction) {
@@ -90,6 +93,7 @@ fn setup_on(channels: u32) -> (RaidLayer, Recorder) {
             probes: Vec::new(),
             absent: Vec::new(),
             place_to: None,
+            offered: Vec::new(),
         },
     )
 }
@@ -208,6 +212,49 @@ fn a_degraded_update_reads_every_other_member_at_the_queue_heads() {
     let want: Vec<(u32, bool)> = (0..5).filter(|&q| q != pos).map(|q| (s * 5 + q, true)).collect();
     assert_eq!(read, want, "{acts:?}");
     assert!(p.writes.is_empty(), "a degraded update is not an RMW or RCW");
+}
+
+/// A replicated chunk is updated where it lives (its old version is its
+/// copies'), never moved by a degraded update: the same write that a
+/// placement policy moves when the chunk is not replicated stays an RMW.
+#[test]
+fn a_replicated_chunk_is_never_moved_by_a_degraded_update() {
+    for replicated in [false, true] {
+        let (mut raid, mut p) = setup_on(6);
+        let s = 1;
+        let pos = p.stripes.data_pos(s, 1);
+        assert_ne!(pos, 0, "an id that no slip of the arithmetic maps to another replicated one");
+        let outside = (0..6).find(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).unwrap();
+        p.place_to = Some(outside);
+        let mut t = ReplicaTable::new(1_000, 8);
+        if replicated {
+            t.insert(s * 5 + pos, 0).unwrap();
+        }
+        p.table = Some(t);
+        raid.submit_job(1, s, 1 << pos, 0, &mut p);
+        let want: &[StripeWrite] = if replicated { &[StripeWrite::Rmw] } else { &[] };
+        assert_eq!(p.writes, want, "replicated: {replicated}");
+        assert_eq!(p.offered.len(), usize::from(!replicated));
+    }
+}
+
+/// A degraded update is offered the channels outside its stripe, less a
+/// failed channel (it takes nothing until its replacement is in); a failed
+/// die leaves its channel on offer. 7 channels, 4+1 stripes: 2 outside.
+#[test]
+fn a_failed_channel_is_not_offered_to_a_degraded_update_and_a_failed_die_is() {
+    for die_only in [false, true] {
+        let (mut raid, mut p) = setup_on(7);
+        let s = 1;
+        let outside: Vec<u32> = (0..7).filter(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).collect();
+        assert_eq!(outside.len(), 2);
+        let dead = outside[0];
+        raid.fail(dead, die_only.then_some(dead), &[], 1, false);
+        p.place_to = Some(outside[1]);
+        raid.submit_job(1, s, 1 << p.stripes.data_pos(s, 0), 0, &mut p);
+        let want = if die_only { outside.clone() } else { vec![outside[1]] };
+        assert_eq!(p.offered, [want], "die only: {die_only}");
+    }
 }
 
 /// Under a channel failure with `fault.rebuild_priority = "high"` (the heads),
