@@ -392,9 +392,9 @@ impl RaidLayer {
                 j.acc ^= t;
             }
             if j.moved_to != NO_CHANNEL {
-                // The old chunk is the XOR of every other member read.
+                // The old chunk is the XOR of every other member read (a
+                // moved job writes one chunk: its merge is merge_old[0]).
                 j.merge_old[0] ^= t;
-                j.merge_old[1] ^= t;
             } else if j.partial & !j.copy_merge & (1 << pos) != 0 {
                 let hi = usize::from(pos != j.partial.trailing_zeros());
                 j.merge_old[hi] = t;
