@@ -106,6 +106,21 @@ fn take(p: &mut Recorder) -> Vec<RaidAction> {
     std::mem::take(&mut p.actions)
 }
 
+/// The reads among `acts`: (chunk, owner, whether at the queue head).
+fn reads(acts: &[RaidAction]) -> Vec<(u32, Owner, bool)> {
+    acts.iter()
+        .filter_map(|a| match *a {
+            RaidAction::Read { chunk, owner, head, .. } => Some((chunk, owner, head)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The channels stripe `s` (5 wide) does not touch, of `channels`.
+fn outside_channels(p: &Recorder, s: u32, channels: u32) -> Vec<u32> {
+    (0..channels).filter(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).collect()
+}
+
 #[test]
 fn a_one_chunk_update_is_read_modify_write_with_its_parity() {
     let (mut raid, mut p) = setup();
@@ -196,18 +211,12 @@ fn rewriting_the_only_data_of_a_stripe_is_an_rcw_reading_nothing() {
 fn a_degraded_update_reads_every_other_member_at_the_queue_heads() {
     let (mut raid, mut p) = setup_on(6);
     let s = 1;
-    let outside = (0..6).find(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).unwrap();
-    p.place_to = Some(outside);
+    p.place_to = Some(outside_channels(&p, s, 6)[0]);
     let pos = p.stripes.data_pos(s, 0);
     raid.submit_job(1, s, 1 << pos, 0, &mut p);
     let acts = take(&mut p);
-    let mut read: Vec<(u32, bool)> = acts
-        .iter()
-        .filter_map(|a| match a {
-            RaidAction::Read { chunk, owner: Owner::PreRead(_), head, .. } => Some((*chunk, *head)),
-            _ => None,
-        })
-        .collect();
+    let mut read: Vec<(u32, bool)> =
+        reads(&acts).into_iter().filter(|r| matches!(r.1, Owner::PreRead(_))).map(|(c, _, h)| (c, h)).collect();
     read.sort();
     let want: Vec<(u32, bool)> = (0..5).filter(|&q| q != pos).map(|q| (s * 5 + q, true)).collect();
     assert_eq!(read, want, "{acts:?}");
@@ -224,7 +233,7 @@ fn a_replicated_chunk_is_never_moved_by_a_degraded_update() {
         let s = 1;
         let pos = p.stripes.data_pos(s, 1);
         assert_ne!(pos, 0, "an id that no slip of the arithmetic maps to another replicated one");
-        let outside = (0..6).find(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).unwrap();
+        let outside = outside_channels(&p, s, 6)[0];
         p.place_to = Some(outside);
         let mut t = ReplicaTable::new(1_000, 8);
         if replicated {
@@ -246,7 +255,7 @@ fn a_failed_channel_is_not_offered_to_a_degraded_update_and_a_failed_die_is() {
     for die_only in [false, true] {
         let (mut raid, mut p) = setup_on(7);
         let s = 1;
-        let outside: Vec<u32> = (0..7).filter(|&c| (0..5).all(|q| p.stripes.channel(s, q) != c)).collect();
+        let outside = outside_channels(&p, s, 7);
         assert_eq!(outside.len(), 2);
         let dead = outside[0];
         raid.fail(dead, die_only.then_some(dead), &[], 1, false);
@@ -262,14 +271,7 @@ fn a_failed_channel_is_not_offered_to_a_degraded_update_and_a_failed_die_is() {
 /// without it, neither does.
 #[test]
 fn only_rebuild_reads_go_to_the_queue_heads_when_the_failure_says_so() {
-    let heads = |acts: &[RaidAction]| -> Vec<bool> {
-        acts.iter()
-            .filter_map(|a| match a {
-                RaidAction::Read { head, .. } => Some(*head),
-                _ => None,
-            })
-            .collect()
-    };
+    let heads = |acts: &[RaidAction]| -> Vec<bool> { reads(acts).into_iter().map(|r| r.2).collect() };
     for head in [false, true] {
         let s = 2;
         let (mut raid, mut p) = setup();
@@ -442,10 +444,10 @@ fn drive(raid: &mut RaidLayer, p: &mut Recorder) -> Vec<RaidAction> {
 
 /// The reconstruct reads among `acts`: their read id and count.
 fn reconstruct_reads(acts: &[RaidAction]) -> (Option<u32>, usize) {
-    let ids: Vec<u32> = acts
-        .iter()
-        .filter_map(|a| match a {
-            RaidAction::Read { owner: Owner::DegradedRead(id), .. } => Some(*id),
+    let ids: Vec<u32> = reads(acts)
+        .into_iter()
+        .filter_map(|r| match r.1 {
+            Owner::DegradedRead(id) => Some(id),
             _ => None,
         })
         .collect();
@@ -551,16 +553,11 @@ fn an_rcw_over_part_of_a_replicated_chunk_merges_it_from_a_copy_not_its_slot() {
         p.table = Some(t);
         raid.submit_job(7, s, 1 << p0 | 1 << p1 | 1 << p2, 1 << p0, &mut p);
         assert_eq!(p.writes, [StripeWrite::Rcw]);
-        let mut reads: Vec<u32> = take(&mut p)
-            .iter()
-            .filter_map(|a| match a {
-                RaidAction::Read { chunk, owner: Owner::PreRead(_), .. } => Some(*chunk),
-                _ => None,
-            })
-            .collect();
-        reads.sort();
+        let mut got: Vec<u32> =
+            reads(&take(&mut p)).into_iter().filter(|r| matches!(r.1, Owner::PreRead(_))).map(|r| r.0).collect();
+        got.sort();
         let mut want = vec![s * 5 + p3, copy_a.unwrap_or(s * 5 + p0)];
         want.sort();
-        assert_eq!(reads, want, "replicated: {replicated}");
+        assert_eq!(got, want, "replicated: {replicated}");
     }
 }
