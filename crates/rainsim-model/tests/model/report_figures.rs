@@ -1,14 +1,14 @@
 //! The report's derived figures (rates, means, fractions, shares, WAF and
 //! lifetime) worked by hand from a collector fed a small known history.
 
-use crate::{report_inputs, tiny};
-use rainsim_model::flash::address::Layout;
+use crate::report_inputs;
 use rainsim_model::flash::op::Origin;
-use rainsim_model::ftl::{Ftl, GcWork};
+use rainsim_model::ftl::GcWork;
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::metrics::observer::Observer;
 use rainsim_model::metrics::report::RotatingGcReport;
 use rainsim_model::raid::layer::StripeWrite;
+use rainsim_model::testkit::small_ftl;
 use rainsim_model::Report;
 use rainsim_trace::Op;
 
@@ -42,8 +42,7 @@ fn derived_figures_follow_from_the_counts() {
     c.stripe_write(StripeWrite::Rcw, true, 1);
     c.stripe_write(StripeWrite::Rcw, false, 3);
     c.degraded_update(2);
-    let cfg = tiny(2, 2, 1, 8, 4, None);
-    let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 16, 0.1, 0);
+    let mut ftl = small_ftl(2, 2, 1, 16);
     for b in &mut ftl.blocks {
         b.erases = 1;
     }
