@@ -225,3 +225,35 @@ fn a_read_queued_for_the_die_sends_the_program_before_it_to_a_fast_block() {
     ssd.run(&[page_write(0, 5), page_write(t, 6), page_write(t + 1_000, 7), read], &mut |_| {}).unwrap();
     assert_eq!(planes(&ssd, &[5, 6, 7]), [1, 1, 0]);
 }
+
+/// Each lane fills its own open block: one plane of four 4-page blocks
+/// (steps 1, 3, 0, 2), fast and slow pages interleaved, the fast ones fill
+/// the fastest block (1) and the slow ones the slowest (2), page by page.
+/// The plain-program flag (the device's fast path) is off while lanes are.
+#[test]
+fn fast_and_slow_pages_fill_separate_open_blocks() {
+    let g = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: 4,
+        pages_per_block: 4,
+        page_bytes: 4096,
+        over_provisioning: 0.5,
+    };
+    let mut ftl = Ftl::new(Layout::new(&g), 8, 0.0, 0);
+    for (b, step) in [1u8, 3, 0, 2].into_iter().enumerate() {
+        ftl.blocks[b].dvp_step = step;
+    }
+    assert!(ftl.plain_programs(), "a fresh FTL programs in order without variation");
+    ftl.set_allocator(Box::new(VariationAware::default()));
+    assert!(!ftl.plain_programs() && ftl.uses_lanes());
+    let mut pages = Vec::new();
+    for lane in [Lane::Fast, Lane::Slow, Lane::Fast, Lane::Slow, Lane::Slow] {
+        pages.push(ftl.allocate_lane(0, lane).unwrap());
+    }
+    assert_eq!(pages, [4, 8, 5, 9, 10], "block 1 from page 4, block 2 from page 8");
+    ftl.set_allocator(Box::new(rainsim_model::ftl::allocation::in_order::InOrder));
+    assert!(ftl.plain_programs() && !ftl.uses_lanes());
+}
