@@ -14,6 +14,7 @@ mod gc_exact;
 mod host_schedulers;
 mod layering;
 mod ldpc;
+mod page_allocation;
 mod parity_update;
 mod percentiles;
 mod process_variation;

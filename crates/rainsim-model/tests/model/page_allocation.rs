@@ -1,0 +1,44 @@
+//! Where the FTL puts a host program: rotating over a die's planes, each
+//! plane keeping one erased block for GC.
+
+use rainsim_model::ftl::Ftl;
+use rainsim_model::testkit::small_ftl;
+
+/// The plane of each of `n` pages allocated on `die`.
+fn planes_taken(ftl: &mut Ftl, die: u32, n: usize) -> Vec<u32> {
+    (0..n)
+        .map(|_| {
+            let ppn = ftl.allocate(die).unwrap();
+            ftl.layout.plane_of_block(ftl.layout.block_of(ppn))
+        })
+        .collect()
+}
+
+/// Dies of three planes: consecutive programs go to planes 0, 1, 2, 0 of a
+/// die; a plane down to its GC reserve (one erased block and no open block
+/// with room) is skipped and the rotation goes on after the plane that took
+/// the page.
+#[test]
+fn programs_rotate_over_the_planes_and_skip_a_plane_at_its_reserve() {
+    let mut ftl = small_ftl(1, 2, 3, 16);
+    assert_eq!(planes_taken(&mut ftl, 0, 4), [0, 1, 2, 0]);
+    // Plane 0 at its reserve; plane 1 with its reserve and an open block;
+    // plane 2 with two erased blocks and none open: 1 and 2 take programs.
+    for (p, free, open) in [(0, 1, false), (1, 1, true), (2, 2, false)] {
+        ftl.planes[p].free.truncate(free);
+        if !open {
+            ftl.planes[p].active = None;
+        }
+    }
+    assert_eq!(planes_taken(&mut ftl, 0, 4), [1, 2, 1, 2]);
+    // Die 1 (planes 3, 4, 5): plane 3 keeps only its reserve.
+    ftl.planes[3].free.truncate(1);
+    assert!(ftl.die_takes_writes(1));
+    assert_eq!(planes_taken(&mut ftl, 1, 4), [4, 5, 4, 5]);
+    for p in [4, 5] {
+        ftl.planes[p].free.truncate(1);
+        ftl.planes[p].active = None;
+    }
+    assert!(!ftl.die_takes_writes(1));
+    assert!(ftl.allocate(1).is_err(), "no plane of die 1 may give up its reserve");
+}
