@@ -42,3 +42,25 @@ fn programs_rotate_over_the_planes_and_skip_a_plane_at_its_reserve() {
     assert!(!ftl.die_takes_writes(1));
     assert!(ftl.allocate(1).is_err(), "no plane of die 1 may give up its reserve");
 }
+
+/// Two planes of eight 8-page blocks, GC trigger 2 free blocks: programs
+/// alternate planes, so plane 0 opens its seventh block (one erased block
+/// left) with the 97th program, and from then on the die needs GC on plane
+/// 0. Free lists set from outside count once recounted, per die.
+#[test]
+fn a_die_needs_gc_from_the_program_that_takes_a_plane_below_the_trigger() {
+    let mut ftl = small_ftl(1, 2, 2, 16);
+    assert_eq!(ftl.gc_trigger_blocks, 2);
+    planes_taken(&mut ftl, 0, 96);
+    assert_eq!((ftl.planes[0].free.len(), ftl.die_needs_gc(0)), (2, None));
+    planes_taken(&mut ftl, 0, 1);
+    assert_eq!((ftl.planes[0].free.len(), ftl.die_needs_gc(0)), (1, Some(0)));
+    assert_eq!(ftl.die_needs_gc(1), None);
+    // Die 1 is planes 2 and 3.
+    ftl.planes[3].free.truncate(1);
+    ftl.recount_low_planes();
+    assert_eq!((ftl.die_needs_gc(0), ftl.die_needs_gc(1)), (Some(0), Some(3)));
+    ftl.planes[2].free.clear();
+    ftl.recount_low_planes();
+    assert_eq!((ftl.die_needs_gc(0), ftl.die_needs_gc(1)), (Some(0), Some(2)));
+}
