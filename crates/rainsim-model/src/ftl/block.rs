@@ -36,7 +36,7 @@ impl BlockMeta {
 pub struct PlaneMeta {
     /// Erased blocks (plane-local indices), taken in order.
     pub free: VecDeque<u32>,
-    /// Block currently taking programs (plane-local index).
+    /// Block currently taking programs (plane-local index); never full.
     pub active: Option<u32>,
     /// Block taking the fast lane's programs under variation-aware
     /// allocation (plane-local index); `None` otherwise.

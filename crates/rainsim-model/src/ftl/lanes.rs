@@ -31,7 +31,7 @@ impl Ftl {
 
     /// A page of `lane` on `die`, if a plane can serve the lane.
     fn take_lane_page(&mut self, die: u32, lane: Lane) -> Option<Ppn> {
-        let (first, ppd, ppb) = (self.layout.first_plane(die), self.layout.planes_per_die, self.layout.pages_per_block);
+        let (first, ppd) = (self.layout.first_plane(die), self.layout.planes_per_die);
         let start = self.plane_cursor[die as usize];
         let mut open = [(0u32, 0u8); 64];
         let mut n = 0;
@@ -40,9 +40,9 @@ impl Ftl {
             let pm = &self.planes[plane as usize];
             let slot = if lane == Lane::Fast { pm.fast } else { pm.active };
             let fb = self.layout.first_block(plane);
-            let room = slot.is_some_and(|b| (self.blocks[(fb + b) as usize].written as u32) < ppb);
-            // Keep one erased block for GC, as host programs always do.
-            let ok = pm.free.len() >= 2 || (room && !pm.free.is_empty());
+            // Keep one erased block for GC, as host programs always do (an
+            // open block always has room).
+            let ok = pm.free.len() >= 2 || (slot.is_some() && !pm.free.is_empty());
             if n < open.len() && ok {
                 if let Some(b) = self.open_block(plane, lane) {
                     open[n] = (plane, self.blocks[(fb + b) as usize].dvp_step);

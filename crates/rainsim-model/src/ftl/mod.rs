@@ -178,16 +178,16 @@ impl Ftl {
 
     /// `plane`'s open block for a page of `lane` (plane-local; the fast
     /// lane has its own under variation-aware allocation), opening one when
-    /// it has none with room.
+    /// it has none. An open block always has room: it is closed (its slot
+    /// emptied) when its last page is taken.
     fn open_block(&mut self, plane: u32, lane: Lane) -> Option<u32> {
-        let ppb = self.layout.pages_per_block;
         let first = self.layout.first_block(plane);
         let fast = lane == Lane::Fast && self.lanes;
         let pm = &mut self.planes[plane as usize];
         let slot = if fast { pm.fast } else { pm.active };
         let open = match slot {
-            Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
-            _ => {
+            Some(b) => b,
+            None => {
                 let blocks = &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize];
                 let i = self.alloc.choose(&pm.free, blocks, lane)?;
                 let before = pm.free.len();
@@ -209,12 +209,11 @@ impl Ftl {
     /// Takes the next page of `plane`'s active block, opening a block when needed.
     #[inline]
     fn take_page(&mut self, plane: u32, lane: Lane) -> Option<Ppn> {
-        let ppb = self.layout.pages_per_block;
         let first = self.layout.first_block(plane);
         // The open block's next page, the common case, without a call.
         let open = match self.planes[plane as usize].active {
-            Some(b) if (self.blocks[(first + b) as usize].written as u32) < ppb => b,
-            _ => self.open_block(plane, lane)?,
+            Some(b) => b,
+            None => self.open_block(plane, lane)?,
         };
         Some(self.program_page(plane, first + open))
     }
@@ -223,6 +222,7 @@ impl Ftl {
     #[inline]
     fn program_page(&mut self, plane: u32, gblock: u32) -> Ppn {
         let meta = &mut self.blocks[gblock as usize];
+        debug_assert!((meta.written as u32) < self.layout.pages_per_block, "open block {gblock} is full");
         let ppn = self.layout.first_page(gblock) + meta.written as u32;
         meta.written += 1;
         if meta.written as u32 == self.layout.pages_per_block {
@@ -249,10 +249,7 @@ impl Ftl {
     #[inline]
     fn plane_takes_writes(&self, plane: u32) -> bool {
         let pm = &self.planes[plane as usize];
-        let active_room = pm.active.is_some_and(|b| {
-            (self.blocks[(self.layout.first_block(plane) + b) as usize].written as u32) < self.layout.pages_per_block
-        });
-        pm.free.len() >= 2 || (active_room && !pm.free.is_empty())
+        pm.free.len() >= 2 || (pm.active.is_some() && !pm.free.is_empty())
     }
 
     /// Whether any plane of `die` can take a host program.
