@@ -412,7 +412,8 @@ impl Ftl {
         self.apply_gc_hook(plane, start, hook);
         self.relocate_to_active(plane, start)?;
         self.erase(plane, victim);
-        work.moved += (self.moves.len() - start) as u32;
+        // `moves` held only this victim's pages (cleared above).
+        work.moved = self.moves.len() as u32;
         work.erased += 1;
         let hot = self.blocks[(first + victim) as usize].erases;
         // The plane-wide minimum bounds the coldest full block from below, so
@@ -460,9 +461,8 @@ impl Ftl {
             let block = self.layout.block_of(first);
             let meta = &mut self.blocks[block as usize];
             // take_page advanced the write pointer by one; claim the rest of the
-            // run (if it closed the block, the run is that single page).
+            // run (if it closed the block, the run is that single page: n = 1).
             let n = ((ppb - meta.written as u32 + 1) as usize).min(self.moves.len() - i);
-            let n = if meta.written as u32 == ppb { 1 } else { n };
             meta.written += n as u16 - 1;
             meta.valid += n as u16;
             if n > 1 && meta.written as u32 == ppb {
