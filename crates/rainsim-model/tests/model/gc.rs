@@ -99,6 +99,9 @@ fn static_wear_levelling_bounds_the_erase_spread() {
             if ftl.die_needs_gc(0).is_some() {
                 let w = ftl.collect(0).unwrap();
                 wl_moved += w.wl_moved;
+                // The plane's running minimum (the levelling scan's filter) is exact.
+                let fewest = ftl.blocks.iter().map(|b| b.erases).min().unwrap();
+                assert_eq!(ftl.planes[0].min_erases, fewest, "fewest erases of the plane, round {round}");
             }
             let p = ftl.allocate(0).unwrap();
             ftl.commit(c, p);
