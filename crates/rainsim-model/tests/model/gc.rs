@@ -93,12 +93,13 @@ fn static_wear_levelling_bounds_the_erase_spread() {
     let cfg = tiny(1, 1, 1, 8, 4, None);
     for (spread, expect_wl) in [(0u32, false), (3, true)] {
         let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 32, 0.25, spread);
-        let mut wl_moved = 0;
+        let (mut wl_moved, mut erased) = (0, 0);
         for round in 0..2000u32 {
             let c = if round < 12 { round } else { 12 + round % 4 };
             if ftl.die_needs_gc(0).is_some() {
                 let w = ftl.collect(0).unwrap();
                 wl_moved += w.wl_moved;
+                erased += w.erased;
                 // The plane's running minimum (the levelling scan's filter) is exact.
                 let fewest = ftl.blocks.iter().map(|b| b.erases).min().unwrap();
                 assert_eq!(ftl.planes[0].min_erases, fewest, "fewest erases of the plane, round {round}");
@@ -106,8 +107,9 @@ fn static_wear_levelling_bounds_the_erase_spread() {
             let p = ftl.allocate(0).unwrap();
             ftl.commit(c, p);
         }
-        let (min, max, _) = ftl.erase_spread();
+        let (min, max, mean) = ftl.erase_spread();
         assert_eq!(wl_moved > 0, expect_wl, "spread bound {spread}: wl moves {wl_moved}");
+        assert_eq!(mean, erased as f64 / 8.0, "every erase the collections reported, over the 8 blocks");
 
         if expect_wl {
             assert!(min > 0 && max - min <= spread + 1, "erase spread {min}..{max} beyond the bound {spread}");
