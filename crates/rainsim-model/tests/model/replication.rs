@@ -304,3 +304,21 @@ fn a_stripe_write_over_a_replicated_chunk_retires_its_copies() {
     assert_eq!(ssd.obs.raid.full, 1);
     assert_eq!(ssd.obs.replication.replica_reads, 0, "read from a retired copy");
 }
+
+/// Replication runs only where a replication scheme meets parity stripes:
+/// a 3+1 baseline and a Rep-RAID device without RAID neither replicate nor
+/// report a replication section (the latter writes plainly); Rep-RAID on
+/// 3+1 does both.
+#[test]
+fn replication_runs_only_with_a_scheme_on_parity_stripes() {
+    let base = three_plus_one("baseline", 1);
+    let p = page_of(&base, 0);
+    let mut plain = tiny(4, 1, 1, 64, 16, None);
+    plain.precondition.valid = 0.5;
+    plain.policy = scheme("rep-raid").policy;
+    for (c, on) in [(base, false), (plain, false), (three_plus_one("rep-raid", 1), true)] {
+        let ssd = run(&c, &[write(1_000, p)]);
+        assert_eq!(ssd.replication_report("rep-raid").is_some(), on, "{:?}", c.raid);
+        assert_eq!(ssd.obs.replication.replica_writes, on as u64);
+    }
+}
