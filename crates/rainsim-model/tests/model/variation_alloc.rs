@@ -177,12 +177,16 @@ fn the_in_order_slow_lane_leaves_unhurried_pages_in_order() {
 /// A device of one die whose plane 0 holds only fast blocks and plane 1 only
 /// slow ones, variation-aware allocation on: the plane each written page
 /// lands in is the lane the device chose for it.
-fn two_speed_die(read_priority: bool) -> rainsim_model::Ssd<rainsim_model::metrics::observer::NullObserver> {
+fn two_speed_die(
+    read_priority: bool,
+    queue_depth: u32,
+) -> rainsim_model::Ssd<rainsim_model::metrics::observer::NullObserver> {
     use rainsim_model::policy::spec::BlockAllocationKind;
     let mut c = tiny(1, 1, 2, 8, 4, None);
     c.process_variation.enabled = true;
     c.policy.block_allocation = BlockAllocationKind::VariationAware;
     c.policy.read_priority = read_priority;
+    c.host.queue_depth = queue_depth;
     let mut ssd = rainsim_model::Ssd::new(&c, rainsim_model::metrics::observer::NullObserver, true).unwrap();
     let (fast, slow) = (2, 0);
     assert!(ssd.ftl.pv.as_ref().unwrap().tprog_ns(fast) < ssd.ftl.pv.as_ref().unwrap().tprog_ns(slow));
@@ -208,7 +212,7 @@ fn planes<O: rainsim_model::metrics::observer::Observer>(ssd: &rainsim_model::Ss
 /// alone again (slow).
 #[test]
 fn a_program_takes_a_fast_block_only_while_writes_wait_for_its_die() {
-    let mut ssd = two_speed_die(true);
+    let mut ssd = two_speed_die(true, 0);
     ssd.run(&[page_write(0, 0), page_write(0, 1), page_write(0, 2)], &mut |_| {}).unwrap();
     assert_eq!(planes(&ssd, &[0, 1, 2]), [1, 0, 1]);
 }
@@ -219,7 +223,7 @@ fn a_program_takes_a_fast_block_only_while_writes_wait_for_its_die() {
 /// block; the program before it started with nothing queued (slow).
 #[test]
 fn a_read_queued_for_the_die_sends_the_program_before_it_to_a_fast_block() {
-    let mut ssd = two_speed_die(false);
+    let mut ssd = two_speed_die(false, 0);
     let t = 10_000_000;
     let read = Request { time_ns: t + 2_000, offset: 5 * 4096, size: 4096, device: 0, op: Op::Read };
     ssd.run(&[page_write(0, 5), page_write(t, 6), page_write(t + 1_000, 7), read], &mut |_| {}).unwrap();
@@ -256,4 +260,17 @@ fn fast_and_slow_pages_fill_separate_open_blocks() {
     assert_eq!(pages, [4, 8, 5, 9, 10], "block 1 from page 4, block 2 from page 8");
     ftl.set_allocator(Box::new(rainsim_model::ftl::allocation::in_order::InOrder));
     assert!(ftl.plain_programs() && !ftl.uses_lanes());
+}
+
+/// A request waiting at the host for a slot counts for its chip (NR, Eq. 2)
+/// under variation-aware allocation with FIFO and no conflict report. One
+/// slot, three writes 1 µs apart: the first starts on the idle die (slow);
+/// the second takes the slot when it ends, while the third still waits at
+/// the host, and goes fast; the third starts alone (slow). Without chip
+/// state kept for the allocator the second would go slow too.
+#[test]
+fn a_request_waiting_for_a_host_slot_sends_the_program_before_it_to_a_fast_block() {
+    let mut ssd = two_speed_die(true, 1);
+    ssd.run(&[page_write(0, 0), page_write(1_000, 1), page_write(2_000, 2)], &mut |_| {}).unwrap();
+    assert_eq!(planes(&ssd, &[0, 1, 2]), [1, 0, 1]);
 }
