@@ -196,6 +196,15 @@ impl Default for Warmup {
     }
 }
 
+impl WarmupWorkload {
+    /// The seed of the synthetic warm-up's writes: another stream than the
+    /// run's own synthetic requests, whatever the seed (an XOR with a
+    /// non-zero constant moves every seed).
+    pub fn synthetic_seed(seed: u64) -> u64 {
+        seed ^ 0x7761_726d
+    }
+}
+
 /// Source of the warm-up's writes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -204,4 +213,16 @@ pub enum WarmupWorkload {
     Trace,
     /// The writes of the `[workload]` synthetic workload.
     Synthetic,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WarmupWorkload;
+
+    #[test]
+    fn the_synthetic_warm_up_never_replays_the_runs_own_stream() {
+        for seed in [0, 1, 42, 0x7761_726d, u64::MAX] {
+            assert_ne!(WarmupWorkload::synthetic_seed(seed), seed, "seed {seed}");
+        }
+    }
 }

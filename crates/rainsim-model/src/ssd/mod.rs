@@ -320,8 +320,8 @@ impl<O: Observer> Ssd<O> {
                 ("trace", requests.iter().filter(|r| r.op == Op::Write).map(|r| (r.offset, r.size)).collect())
             }
             crate::config::WarmupWorkload::Synthetic => {
-                // Another stream than the run's own synthetic requests.
-                let t = rainsim_trace::generate(&cfg.workload, self.capacity_bytes(), cfg.seed ^ 0x7761_726d)
+                let seed = crate::config::WarmupWorkload::synthetic_seed(cfg.seed);
+                let t = rainsim_trace::generate(&cfg.workload, self.capacity_bytes(), seed)
                     .map_err(|e| ConfigError(format!("warmup.workload = \"synthetic\": {e}")))?;
                 ("synthetic", t.requests.iter().filter(|r| r.op == Op::Write).map(|r| (r.offset, r.size)).collect())
             }

@@ -3,6 +3,7 @@
 
 use crate::{preset, scheme, tiny, trace_files};
 use rainsim_model::config::{AgeLayout, Config, MapTrace, WarmupWorkload};
+use rainsim_model::engine::cpu_seconds;
 use rainsim_model::ftl::precondition::steady_state;
 use rainsim_model::ftl::GcWork;
 use rainsim_model::metrics::collector::Collector;
@@ -200,7 +201,18 @@ fn warm(cfg: &mut Config) {
 fn warm_up_resets_statistics_but_keeps_policy_histories() {
     let mut cfg = small(AgeLayout::Uniform, 0.6, 0.1);
     warm(&mut cfg);
+    // The warm-up's CPU time is a difference of the process's CPU clock:
+    // let that clock run a while first, so that a sum or ratio stands out.
+    let until = cpu_seconds() + 0.3;
+    for _ in 0..1_000_000 {
+        if cpu_seconds() >= until {
+            break;
+        }
+    }
+    let c0 = cpu_seconds();
     let ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
+    let c1 = cpu_seconds();
+    assert!((0.0..=c1 - c0).contains(&ssd.warmup_cpu_s), "{} within {c0}..{c1}", ssd.warmup_cpu_s);
     let w = ssd.warmup.clone().expect("warm-up ran");
     let logical = ssd.stripe_layout().logical_pages();
     assert!(w.host_pages >= (1.5 * logical as f64) as u64 && w.host_pages < (1.5 * logical as f64) as u64 + 64);
