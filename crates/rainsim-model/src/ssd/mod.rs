@@ -26,6 +26,8 @@ mod reorg;
 mod reorg_tests;
 mod replication;
 mod rotating_gc;
+#[cfg(test)]
+mod time_limit_tests;
 
 use crate::config::{Config, ConfigError, Timing};
 use crate::controller::Controller;
