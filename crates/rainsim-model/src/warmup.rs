@@ -196,15 +196,6 @@ impl Default for Warmup {
     }
 }
 
-impl WarmupWorkload {
-    /// The seed of the synthetic warm-up's writes: another stream than the
-    /// run's own synthetic requests, whatever the seed (an XOR with a
-    /// non-zero constant moves every seed).
-    pub fn synthetic_seed(seed: u64) -> u64 {
-        seed ^ 0x7761_726d
-    }
-}
-
 /// Source of the warm-up's writes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -213,6 +204,15 @@ pub enum WarmupWorkload {
     Trace,
     /// The writes of the `[workload]` synthetic workload.
     Synthetic,
+}
+
+impl WarmupWorkload {
+    /// The seed of the synthetic warm-up's writes: another stream than the
+    /// run's own synthetic requests, whatever the seed (an XOR with a
+    /// non-zero constant moves every seed).
+    pub fn synthetic_seed(seed: u64) -> u64 {
+        seed ^ 0x7761_726d
+    }
 }
 
 #[cfg(test)]
