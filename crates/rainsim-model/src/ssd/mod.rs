@@ -26,6 +26,7 @@ mod reorg;
 mod reorg_tests;
 mod replication;
 mod rotating_gc;
+mod stall;
 #[cfg(test)]
 mod time_limit_tests;
 
@@ -572,16 +573,11 @@ impl<O: Observer> Ssd<O> {
             return Ok(());
         }
         if self.totals.completed != self.totals.admitted || self.host.outstanding() != 0 || self.host.waiting() != 0 {
-            // Programs stuck on a channel whose dies have no room and nothing
-            // to collect: the channel is full of valid data.
-            let full = (0..self.layout.channels).find(|&ch| {
-                let first = self.layout.first_die(ch);
-                self.channels[ch as usize].sched.writes_queued() > 0
-                    && (first..first + self.layout.dies_per_channel).all(|d| !self.ftl.die_takes_writes(d))
-            });
-            if let Some(ch) = full {
-                let waiting = self.channels[ch as usize].sched.writes_queued();
-                return Err(SimError::ChannelFull { channel: ch, waiting });
+            let queued = |ch: u32| self.channels[ch as usize].sched.writes_queued();
+            if let Some((channel, waiting)) =
+                stall::full_channel(&self.layout, queued, |d| self.ftl.die_takes_writes(d))
+            {
+                return Err(SimError::ChannelFull { channel, waiting });
             }
             return Err(VerifyError {
                 time_ns: now,

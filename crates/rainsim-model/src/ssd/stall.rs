@@ -1,0 +1,56 @@
+//! Why a run stalled: the channel whose queued programs no die can take.
+
+use crate::flash::address::Layout;
+
+/// The first channel with programs queued whose every die is without room
+/// (nothing left to collect: the channel is full of valid data), with how
+/// many programs wait on it.
+pub(crate) fn full_channel(
+    layout: &Layout,
+    writes_queued: impl Fn(u32) -> u32,
+    die_takes_writes: impl Fn(u32) -> bool,
+) -> Option<(u32, u32)> {
+    (0..layout.channels).find_map(|ch| {
+        let first = layout.first_die(ch);
+        let waiting = writes_queued(ch);
+        let full = (first..first + layout.dies_per_channel).all(|d| !die_takes_writes(d));
+        (waiting > 0 && full).then_some((ch, waiting))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four channels of two dies (dies 2ch and 2ch + 1).
+    fn layout() -> Layout {
+        Layout {
+            channels: 4,
+            dies_per_channel: 2,
+            planes_per_die: 1,
+            blocks_per_plane: 8,
+            pages_per_block: 8,
+            page_bytes: 4096,
+        }
+    }
+
+    #[test]
+    fn a_full_channel_with_nothing_queued_is_not_the_one_named() {
+        // Channels 0 and 1 are full; only channel 1 has programs waiting.
+        let queued = |ch: u32| if ch == 1 { 3 } else { 0 };
+        let room = |d: u32| d >= 4;
+        assert_eq!(full_channel(&layout(), queued, room), Some((1, 3)));
+    }
+
+    #[test]
+    fn only_the_channels_own_dies_decide_whether_it_is_full() {
+        // Channel 2's dies (4, 5) are full with 5 programs waiting; die 6, in
+        // channel 3, has room and must not count for channel 2.
+        let queued = |ch: u32| if ch == 2 { 5 } else { 0 };
+        let room = |d: u32| d < 4 || d >= 6;
+        assert_eq!(full_channel(&layout(), queued, room), Some((2, 5)));
+        // A channel with one die that has room is not full.
+        let room = |d: u32| d != 4;
+        assert_eq!(full_channel(&layout(), queued, room), None);
+    }
+}
