@@ -188,7 +188,38 @@ pub fn small(bytes: u32, max: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::least_loaded_after;
+    use super::{least_loaded_after, ReplicaParams, ReplicationKind};
+
+    #[test]
+    fn each_kind_is_named_as_configs_spell_it() {
+        for k in [ReplicationKind::None, ReplicationKind::Cr5m, ReplicationKind::Fusionraid, ReplicationKind::RepRaid] {
+            let spelt: ReplicationKind = serde_json::from_value(serde_json::Value::from(k.name())).expect(k.name());
+            assert_eq!(spelt, k);
+        }
+    }
+
+    #[test]
+    fn the_table_holds_the_high_water_mark_plus_an_eighth_at_least_64() {
+        let p = |high_water| ReplicaParams { high_water, ..ReplicaParams::default() };
+        assert_eq!(ReplicaParams::default().capacity(), 65_536 + 8_192);
+        assert_eq!(p(1_000).capacity(), 1_000 + 125);
+        assert_eq!(p(100).capacity(), 100 + 64, "below 512 entries the margin is 64");
+        assert_eq!(p(u32::MAX).capacity(), u32::MAX, "saturates");
+    }
+
+    #[test]
+    fn the_high_water_mark_is_checked_and_defaults_are_recognised() {
+        let p = |high_water| ReplicaParams { high_water, ..ReplicaParams::default() };
+        assert!(ReplicaParams::default().is_default());
+        assert!(!p(1).is_default());
+        assert!(!ReplicaParams { idle_ns: 1, ..ReplicaParams::default() }.is_default());
+        assert_eq!(p(1).validate(), Ok(()));
+        assert_eq!(p(1 << 24).validate(), Ok(()));
+        for bad in [0, (1 << 24) + 1] {
+            let e = p(bad).validate().expect_err("out of range");
+            assert!(e.contains(&format!("policy.replicas.high_water = {bad}")), "{e}");
+        }
+    }
 
     #[test]
     fn copy_b_goes_to_the_least_loaded_other_channel_ties_in_rotation() {
