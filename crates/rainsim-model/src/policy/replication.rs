@@ -105,10 +105,6 @@ pub struct GcRoles {
 
 /// The replication axis.
 pub trait Replication {
-    /// Whether updates may replicate at all.
-    fn enabled(&self) -> bool {
-        true
-    }
     /// A host request arrived (Rep-RAID's windows, Eq. 3).
     fn on_request(&mut self) {}
     /// A partial-stripe write of a request of `bytes` updates written chunk
@@ -172,9 +168,6 @@ pub fn least_loaded_after<L: Ord>(m: u32, home: u32, load: impl Fn(u32) -> L) ->
 pub struct NoReplication;
 
 impl Replication for NoReplication {
-    fn enabled(&self) -> bool {
-        false
-    }
     fn replicate(&mut self, _view: &DeviceView, _chunk: u32, _bytes: u32) -> bool {
         false
     }

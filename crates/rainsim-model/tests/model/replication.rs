@@ -187,6 +187,26 @@ fn cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
     let programs: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::HostProgram as usize]).sum();
     let parity: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::ParityProgram as usize]).sum();
     assert_eq!((programs, parity), (6, 1));
+    let report = ssd.replication_report("cr5m").unwrap();
+    assert_eq!((report.threshold_end, report.counter_bytes_model), (None, 0), "no f* outside Rep-RAID");
+}
+
+/// The same three updates under FusionRAID (5 ms apart: never idle long
+/// enough) and Rep-RAID (f* = 1) leave the stripe replicated: only CR5M
+/// converts a stripe as its last chunk replicates.
+#[test]
+fn only_cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
+    for kind in ["fusionraid", "rep-raid"] {
+        let c = three_plus_one(kind, 1);
+        let p0 = page_of(&c, 0);
+        let reqs: Vec<Request> = (0..3).map(|d| write(1_000 + d * 5_000_000, p0 + d)).collect();
+        let ssd = run(&c, &reqs);
+        let r = ssd.obs.replication;
+        assert_eq!((r.new_replicas, r.conversions_full_stripe, r.converted_chunks), (3, 0, 0), "{kind}");
+        let report = ssd.replication_report(kind).unwrap();
+        assert_eq!(report.entries_end, 3, "{kind}");
+        assert_eq!(report.threshold_end.is_some(), kind == "rep-raid", "{kind}");
+    }
 }
 
 /// FusionRAID converts replicas back once the host has been idle for
@@ -273,7 +293,7 @@ fn verify_passes_for_every_replication_scheme_on_every_shared_trace_with_gc() {
             cfg.policy.rep_raid.matching = Matching::SameChunk;
         }
         crate::gc_from_start(&mut cfg);
-        let (mut replicated, mut swapped) = (0, 0);
+        let (mut replicated, mut swapped, mut reorganised) = (0, 0, 0);
         for path in trace_files() {
             let at = format!("{s}, {}", path.display());
             let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes)
@@ -283,10 +303,13 @@ fn verify_passes_for_every_replication_scheme_on_every_shared_trace_with_gc() {
             assert_eq!(totals.completed, trace.requests.len() as u64, "{at}");
             replicated += ssd.obs.replication.replica_writes;
             swapped += ssd.obs.replication.reorg_case_a_swapped + ssd.obs.replication.reorg_case_b_swapped;
+            reorganised += ssd.obs.replication.reorg_case_a + ssd.obs.replication.reorg_case_b;
         }
         let on = cfg.policy.replication != ReplicationKind::None;
         assert_eq!(replicated > 0, on, "{s}: replica writes {replicated}");
         assert_eq!(swapped > 0, s == "rep-raid", "{s}: any-chunk reorganisations {swapped}");
+        // Only Rep-RAID's GC reorganises stripes (§3.3); CR5M and FusionRAID convert.
+        assert_eq!(reorganised > 0, s.starts_with("rep-raid"), "{s}: reorganisations {reorganised}");
     }
 }
 
