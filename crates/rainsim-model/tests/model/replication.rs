@@ -189,6 +189,7 @@ fn cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
     assert_eq!((programs, parity), (6, 1));
     let report = ssd.replication_report("cr5m").unwrap();
     assert_eq!((report.threshold_end, report.counter_bytes_model), (None, 0), "no f* outside Rep-RAID");
+    assert!(report.threshold_history.is_empty());
 }
 
 /// The same three updates under FusionRAID (5 ms apart: never idle long
@@ -206,6 +207,7 @@ fn only_cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
         let report = ssd.replication_report(kind).unwrap();
         assert_eq!(report.entries_end, 3, "{kind}");
         assert_eq!(report.threshold_end.is_some(), kind == "rep-raid", "{kind}");
+        assert_eq!(report.threshold_history.is_empty(), kind != "rep-raid", "{kind}");
     }
 }
 
