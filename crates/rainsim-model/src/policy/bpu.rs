@@ -220,6 +220,71 @@ mod tests {
         assert_eq!((c, r), (BpuClass::Costly, Routine::Rmw));
     }
 
+    /// Queues on three channels of two dies each (positions j on die j, so
+    /// on channel j / 2): 3 reads on channel 0, 6 on channel 1, 4 on channel 2.
+    fn two_die_channels() -> Bench {
+        let mut b = Bench::new(3, 2);
+        for (die, n) in [(0, 3), (2, 6), (4, 4)] {
+            b.queue_reads(die, n);
+        }
+        b
+    }
+
+    #[test]
+    fn each_channel_read_by_either_routine_counts_once() {
+        let b = two_die_channels();
+        let at = b.stripe_on_dies(&[0, 1, 2, 3, 4, 5]);
+        // d0 written in part: RMW reads d0 and P (channels 0, 2), RCW reads
+        // d0 to merge it and d1…d4 (channels 0, 1, 2), each channel once.
+        let plan = plan_stripe_write(5, 0, bits(&[0]), bits(&[0]), &at);
+        assert_eq!((plan.rmw, plan.rcw), (bits(&[0, 5]), bits(&[0, 1, 2, 3, 4])));
+        let q = Bpu::queues(&b.view(), &plan);
+        assert_eq!(q, Queues { total: 3 + 6 + 4, min: 3, max: 6, rmw_max: 4, rcw_max: 6 });
+        // A full-stripe write reads nothing: no channel is involved.
+        let full = plan_stripe_write(5, 0, bits(&[0, 1, 2, 3, 4]), 0, &at);
+        assert_eq!(Bpu::queues(&b.view(), &full), Queues { total: 0, min: 0, max: 0, rmw_max: 0, rcw_max: 0 });
+    }
+
+    #[test]
+    fn positions_neither_routine_reads_leave_their_channels_out() {
+        let b = two_die_channels();
+        let at = b.stripe_on_dies(&[0, 1, 2, 3, 4, 5]);
+        // A plan by hand: RMW reads d0 and P, RCW d0 and d3; d1, d2 and d4 are
+        // not read, so channel 1 counts through d3 alone (after d2, not read).
+        let plan = UpdatePlan { stripe: 0, rmw: bits(&[0, 5]), rcw: bits(&[0, 3]), written: bits(&[0]), at: &at };
+        let q = Bpu::queues(&b.view(), &plan);
+        assert_eq!(q, Queues { total: 13, min: 3, max: 6, rmw_max: 4, rcw_max: 6 });
+    }
+
+    #[test]
+    fn a_spread_of_exactly_min_skew_is_skewed() {
+        // 28 queued, spread 8 − 4 = 4: RMW 2 + 8 against RCW 4 + 4.
+        let (c, r, _) = decide(BpuParams::default(), [4, 4, 4, 4, 4, 8], &[0]);
+        assert_eq!((c, r), (BpuClass::Skewed, Routine::Rcw));
+    }
+
+    #[test]
+    fn alpha_weighs_each_pre_read() {
+        // Skewed (13 queued, spread 5): RMW 0.5·2 + 0.5·5 = 3.5 against RCW
+        // 0.5·4 + 0.5·2 = 3.
+        let p = BpuParams { alpha: 0.5, beta: 0.5, ..BpuParams::default() };
+        let (c, r, q) = decide(p.clone(), [0, 2, 2, 2, 2, 5], &[0]);
+        assert_eq!((c, r), (BpuClass::Skewed, Routine::Rcw));
+        let bench = Bench::new(6, 1);
+        let at = bench.stripe_on_dies(&[0, 1, 2, 3, 4, 5]);
+        let plan = plan_stripe_write(5, 0, bits(&[0]), 0, &at);
+        assert_eq!(Bpu::new(p).scores(&plan, &q), (3.5, 3.0));
+    }
+
+    #[test]
+    fn a_score_tie_keeps_fewest_pre_reads_even_when_that_is_rcw() {
+        // Four chunks written: RMW reads 5 (d0…d3, P), RCW 1 (d4). With
+        // max_gap 4 and 4 reads queued on d4's channel: 5 + 0 = 1 + 4.
+        let p = BpuParams { max_gap: 4, min_queued: 4, ..BpuParams::default() };
+        let (c, r, _) = decide(p, [0, 0, 0, 0, 4, 0], &[0, 1, 2, 3]);
+        assert_eq!((c, r), (BpuClass::Skewed, Routine::Rcw));
+    }
+
     #[test]
     fn weights_and_score_ties() {
         // Skewed, RMW 2 + β·5 vs RCW 4 + β·0: β = 0.4 makes it 4 vs 4, a tie
@@ -234,6 +299,7 @@ mod tests {
     #[test]
     fn weights_are_validated() {
         assert!(BpuParams::default().validate().is_ok());
+        assert!(BpuParams { alpha: 0.0, beta: 0.0, ..BpuParams::default() }.validate().is_ok(), "0 is a weight");
         for bad in
             [BpuParams { alpha: -1.0, ..BpuParams::default() }, BpuParams { beta: f64::NAN, ..BpuParams::default() }]
         {
