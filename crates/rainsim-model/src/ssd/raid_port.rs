@@ -128,7 +128,7 @@ impl<O: Observer> Ssd<O> {
             let now = self.q.now();
             self.fail(VerifyError {
                 time_ns: now,
-                what: format!("degraded read of chunk {chunk} rebuilt token {token:#x}, latest written is {want:#x}"),
+                what: format!("the rebuild of chunk {chunk} gave token {token:#x}, latest written is {want:#x}"),
             });
         }
     }
@@ -144,10 +144,11 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn program_done(&mut self, job: u32, op: FlashOp) {
         let c = self.raid().commit_of(job, &op, self.replicas.as_ref());
         // A stripe write of a replicated chunk: it merges over the copies'
-        // version, and the copies go once the slot holds the new data.
+        // version, and the copies go once the slot holds the new data. (The
+        // table is keyed by chunk, so a copy's program never matches.)
         let replicated = self.replicating()
             && matches!(op.owner, crate::flash::op::Owner::HostProgram(_))
-            && self.replicas.as_ref().is_some_and(|t| !t.is_copy(op.chunk) && t.get(op.chunk).is_some());
+            && self.replicas.as_ref().is_some_and(|t| t.get(op.chunk).is_some());
         // A conversion's data program (a chunk with no copy on its slot's
         // channel) writes the copies' version; the copies go when it ends.
         let rewrite = replicated && self.raid().is_conversion(job);

@@ -216,3 +216,34 @@ fn a_chunk_moved_into_its_own_stripe_is_caught() {
     let twice = *chans.iter().find(|&&ch| chans.iter().filter(|&&x| x == ch).count() == 2).expect("a shared channel");
     assert!(msg.ends_with(&format!("stripe {s} has two chunks on channel {twice}: losing it loses both")), "{msg}");
 }
+
+/// A full-stripe write whose parity leaves out its lowest data chunk, then
+/// the failure of another data chunk's channel: the rebuild XORs the
+/// partners into the left-out chunk's version XOR the lost one's, and verify
+/// mode stops the run there, at the rebuild's XOR, not at the end.
+#[test]
+fn a_rebuild_through_a_wrong_parity_is_caught() {
+    let mut c = timed(tiny(5, 1, 1, 64, 16, Some(5)));
+    c.timing.xor_ns = 19_000;
+    let probe = Ssd::new(&c, Collector::new(5), true).unwrap();
+    let layout = probe.stripe_layout().clone();
+    let data: Vec<u32> = (0..5).filter(|&x| !layout.is_parity(x)).collect();
+    let (left_out, lost) = (data[0], data[1]);
+    let channel = layout.channel(0, lost % 5);
+    let failed_at = 5_000_000;
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns) = (Some(channel), failed_at, 0);
+    let (msg, ssd) = caught(&c, Fault::ParityMissesChunk, &[req(0, 0, 4, Op::Write)]);
+    let v = ssd.verifier().unwrap();
+    let (want, other) = (v.latest(lost), v.latest(left_out));
+    assert_ne!(other, 0);
+    // The partners read in parallel, then the XOR: the check comes before
+    // the replacement's program.
+    let at = failed_at + 20_000 + XFER + 19_000;
+    assert_eq!(
+        msg,
+        format!(
+            "verification failed at t = {at} ns: the rebuild of chunk {lost} gave token {:#x}, latest written is {want:#x}",
+            want ^ other
+        )
+    );
+}

@@ -108,11 +108,12 @@ fn a_replica_write_is_two_parallel_programs_without_preread_or_xor() {
     let p = page_of(&base, 0);
     let rmw = run(&base, &[write(1_000, p)]);
     assert_eq!(rmw.obs.latency[1].max, (T_R + XFER) + (T_XOR + T_SOFT) + (XFER + T_PROG));
+    assert_eq!(rmw.obs.raid.xors, 1);
     let rep = run(&three_plus_one("rep-raid", 1), &[write(1_000, p)]);
     assert_eq!(rep.obs.latency[1].max, XFER + T_PROG, "two programs on two channels at once");
     let r = rep.obs.replication;
     assert_eq!((r.replica_writes, r.new_replicas), (1, 1));
-    assert_eq!((rep.obs.raid.rmw, rep.obs.raid.rcw, rep.obs.raid.prereads), (0, 0, 0));
+    assert_eq!((rep.obs.raid.rmw, rep.obs.raid.rcw, rep.obs.raid.prereads, rep.obs.raid.xors), (0, 0, 0, 0));
 }
 
 /// `policy.replicas.max_request_bytes` bounds CR5M's and FusionRAID's
