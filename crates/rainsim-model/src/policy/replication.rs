@@ -186,7 +186,8 @@ mod tests {
     #[test]
     fn each_kind_is_named_as_configs_spell_it() {
         for k in [ReplicationKind::None, ReplicationKind::Cr5m, ReplicationKind::Fusionraid, ReplicationKind::RepRaid] {
-            let spelt: ReplicationKind = serde_json::from_value(serde_json::Value::from(k.name())).expect(k.name());
+            let spelt: ReplicationKind = serde_json::from_value(serde_json::Value::from(k.name()))
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name()));
             assert_eq!(spelt, k);
         }
     }

@@ -47,7 +47,7 @@ mod tests {
         // Channel 2's dies (4, 5) are full with 5 programs waiting; die 6, in
         // channel 3, has room and must not count for channel 2.
         let queued = |ch: u32| if ch == 2 { 5 } else { 0 };
-        let room = |d: u32| d < 4 || d >= 6;
+        let room = |d: u32| !(4..6).contains(&d);
         assert_eq!(full_channel(&layout(), queued, room), Some((2, 5)));
         // A channel with one die that has room is not full.
         let room = |d: u32| d != 4;
