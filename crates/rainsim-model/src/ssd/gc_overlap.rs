@@ -113,8 +113,22 @@ mod tests {
     use crate::config::{Config, RaidLevel};
     use crate::metrics::observer::NullObserver;
     use crate::policy::ReplicationKind;
+    use crate::ssd::rotating_gc::GcGate;
     use crate::ssd::Ssd;
     use rainsim_trace::{Op, Request};
+
+    /// A verified, half-full 3+1 device on 4 channels of 2 dies.
+    fn device(replication: ReplicationKind, rotating_gc: bool) -> Ssd<NullObserver> {
+        let mut c = Config::default();
+        let g = &mut c.geometry;
+        (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (4, 1, 2, 1);
+        (g.blocks_per_plane, g.pages_per_block, g.page_bytes) = (32, 16, 4096);
+        (c.raid.level, c.raid.stripe_width) = (RaidLevel::Raid5, 4);
+        (c.precondition.valid, c.precondition.invalid) = (0.5, 0.0);
+        c.policy.replication = replication;
+        c.ftl.rotating_gc = rotating_gc;
+        Ssd::new(&c, NullObserver, true).unwrap()
+    }
 
     /// The counts kept at every program commit equal a recount from the
     /// final mapping, after rewrites that moved chunks between the two dies
@@ -123,14 +137,7 @@ mod tests {
     #[test]
     fn counts_kept_at_commits_equal_a_recount_from_the_mapping() {
         for replication in [ReplicationKind::None, ReplicationKind::Fusionraid] {
-            let mut c = Config::default();
-            let g = &mut c.geometry;
-            (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (4, 1, 2, 1);
-            (g.blocks_per_plane, g.pages_per_block, g.page_bytes) = (32, 16, 4096);
-            (c.raid.level, c.raid.stripe_width) = (RaidLevel::Raid5, 4);
-            (c.precondition.valid, c.precondition.invalid) = (0.5, 0.0);
-            c.policy.replication = replication;
-            let mut ssd = Ssd::new(&c, NullObserver, true).unwrap();
+            let mut ssd = device(replication, false);
             let before = GcOverlapCheck::new(&ssd.ftl, &ssd.stripes).shared;
             let mut x = 7u64;
             let reqs: Vec<Request> = (0..400u64)
@@ -146,6 +153,34 @@ mod tests {
             let recount = GcOverlapCheck::new(&ssd.ftl, &ssd.stripes).shared;
             assert_ne!(recount, before, "{replication:?}: no chunk changed dies");
             assert_eq!(ssd.gc_overlap.as_ref().unwrap().shared, recount, "{replication:?}");
+        }
+    }
+
+    /// A GC starting beside a stripe partner's GC is counted; under rotating
+    /// GC it stops a verified run unless the rotation forced it.
+    #[test]
+    fn an_overlap_the_rotation_did_not_force_is_an_error() {
+        for rotating in [false, true] {
+            let mut ssd = device(ReplicationKind::None, rotating);
+            assert_eq!(ssd.rotating.is_some(), rotating);
+            let check = ssd.gc_overlap.as_ref().unwrap();
+            let (a, b) = (0..8u32)
+                .flat_map(|a| (0..8u32).map(move |b| (a, b)))
+                .find(|&(a, b)| a != b && check.shared[(a * 8 + b) as usize] > 0)
+                .expect("two dies share a stripe");
+            let shared = check.shared[(a * 8 + b) as usize];
+            assert!(ssd.check_gc_overlap(a, GcGate::Free).is_ok(), "nobody collects yet");
+            ssd.flash.start_gc(b, 0, 1_000_000, 0, 0);
+            assert!(ssd.check_gc_overlap(a, GcGate::Forced).is_ok(), "a forced overlap is allowed");
+            let free = ssd.check_gc_overlap(a, GcGate::Free);
+            if rotating {
+                let e = free.unwrap_err().to_string();
+                let want = format!("rotating GC started a GC on die {a} while die {b}, which shares {shared} stripes");
+                assert!(e.contains(&want), "{e}");
+            } else {
+                assert!(free.is_ok(), "without rotation an overlap is only counted");
+            }
+            assert_eq!(ssd.gc_overlaps_seen(), Some(2));
         }
     }
 }
