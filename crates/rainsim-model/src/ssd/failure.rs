@@ -85,12 +85,13 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// After an operation or a GC ends anywhere (a queued read may also
-    /// leave for another die): a replacement waiting for the failed dies to
-    /// drain may go in.
+    /// leave for another die) while a replacement waits for the failed dies
+    /// to drain (the callers check that it waits): it may go in now.
     #[cold]
     #[inline(never)]
     pub(crate) fn after_drain_step(&mut self) {
-        if self.replace_pending && self.dead_drained() {
+        debug_assert!(self.replace_pending);
+        if self.dead_drained() {
             self.replace();
         }
     }
