@@ -419,3 +419,33 @@ fn a_channel_whose_other_die_fills_after_a_die_failure_is_reported_full() {
     assert_eq!(die8.iter().filter(|b| b.written == 16 && b.valid == 16).count(), 47, "all but the reserve valid");
     assert!(ssd.ftl.die_takes_writes(9), "the failed die has room it may not use");
 }
+
+/// A failed channel's replacement waits for the programs queued on it before
+/// the failure: five full stripes written at once queue five programs on
+/// every channel, and the channel failing while the first runs is replaced
+/// only after the fifth.
+#[test]
+fn a_replacement_waits_for_the_programs_queued_on_the_failed_channel() {
+    let mut c = four_plus_one();
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns) = (Some(2), 100_000, 0);
+    let reqs = [Request { time_ns: 1_000, offset: 0, size: 20 * 4096, device: 0, op: Op::Write }];
+    let (_, f) = run(&c, &reqs);
+    let replaced = f.replaced_at_ns.unwrap();
+    assert!(replaced > 100_000 + 4 * T_PROG, "replaced at {replaced} ns");
+}
+
+/// A second failure after the rebuild ended loses nothing: the outcome says
+/// the first was rebuilt, and the run goes on (the later read completes).
+#[test]
+fn a_second_failure_after_the_rebuild_loses_nothing() {
+    let mut c = four_plus_one();
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns) = (Some(0), 0, 0);
+    (c.fault.second_channel, c.fault.second_at_ns) = (Some(3), 400_000_000);
+    let reqs = [Request { time_ns: 500_000_000, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    let (ssd, f) = run(&c, &reqs);
+    assert!(f.rebuilt_at_ns.is_some_and(|t| t < 400_000_000), "{f:?}");
+    let second = f.second.expect("the second failure happened");
+    assert_eq!(second.outcome, "rebuilt_first");
+    assert_eq!((second.chunks_lost, second.stripes_lost), (0, 0));
+    assert_eq!(ssd.obs.latency_all().count(), 1, "the run went on");
+}
