@@ -352,6 +352,30 @@ fn the_replacement_waits_for_its_time_while_other_io_completes() {
     assert_eq!(f.replaced_at_ns, Some(1_005_000));
 }
 
+/// 5 channels of 2 dies with 4+1 stripes, a tenth free (GC from the first
+/// writes) at the given (valid, invalid) fractions; die 9 (channel 4's
+/// second) fails at 20 ms for good.
+fn die_9_fails_at_20_ms((valid, invalid): (f64, f64)) -> Config {
+    let mut c = tiny(5, 2, 1, 48, 16, Some(5));
+    gc_from_start(&mut c);
+    c.geometry.over_provisioning = 0.2;
+    (c.precondition.valid, c.precondition.invalid) = (valid, invalid);
+    (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(9), 20_000_000, false);
+    c
+}
+
+/// 3,000 one-page writes 0.2 ms apart over logical pages `0..pages`.
+fn random_writes(pages: u64) -> Vec<Request> {
+    let mut x = 99u64;
+    (0..3_000u64)
+        .map(|i| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let page = (x >> 33) % pages;
+            Request { time_ns: i * 200_000, offset: page * 4096, size: 4096, device: 0, op: Op::Write }
+        })
+        .collect()
+}
+
 /// A die that fails amid GC-heavy writes and is never replaced: its
 /// channel's other die takes its writes, the healthy dies keep collecting and
 /// every write completes; the failed die does no GC once drained, even as
@@ -359,24 +383,11 @@ fn the_replacement_waits_for_its_time_while_other_io_completes() {
 /// are erased as often as in a run of only the requests before the failure.
 #[test]
 fn healthy_dies_keep_collecting_while_a_die_stays_failed() {
-    let mut c = tiny(5, 2, 1, 48, 16, Some(5));
-    gc_from_start(&mut c);
-    c.geometry.over_provisioning = 0.2;
-    // 30 % valid and writes over an eighth of the space (the channel's other
-    // die then has room for all of the channel's data), a tenth free: GC
-    // from the first writes.
-    (c.precondition.valid, c.precondition.invalid) = (0.3, 0.6);
-    let failed_at = 20_000_000;
-    (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(9), failed_at, false);
-    let cap = rainsim_model::run::capacity_bytes(&c);
-    let mut x = 99u64;
-    let reqs: Vec<Request> = (0..3_000u64)
-        .map(|i| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let page = (x >> 33) % (cap / 4096 / 8);
-            Request { time_ns: i * 200_000, offset: page * 4096, size: 4096, device: 0, op: Op::Write }
-        })
-        .collect();
+    // 30 % valid and writes over an eighth of the space: the channel's other
+    // die has room for all of the channel's data.
+    let c = die_9_fails_at_20_ms((0.3, 0.6));
+    let failed_at = c.fault.at_ns;
+    let reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 / 8);
     // Erases by die (48 blocks each).
     let erases = |ssd: &Ssd<Collector>| -> Vec<u64> {
         ssd.ftl.blocks.chunks(48).map(|d| d.iter().map(|b| b.erases as u64).sum()).collect()
@@ -396,20 +407,8 @@ fn healthy_dies_keep_collecting_while_a_die_stays_failed() {
 /// channel full (a failed die takes no writes, whatever room it has).
 #[test]
 fn a_channel_whose_other_die_fills_after_a_die_failure_is_reported_full() {
-    let mut c = tiny(5, 2, 1, 48, 16, Some(5));
-    gc_from_start(&mut c);
-    c.geometry.over_provisioning = 0.2;
-    (c.precondition.valid, c.precondition.invalid) = (0.5, 0.4);
-    (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(9), 20_000_000, false);
-    let cap = rainsim_model::run::capacity_bytes(&c);
-    let mut x = 99u64;
-    let reqs: Vec<Request> = (0..3_000u64)
-        .map(|i| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let page = (x >> 33) % (cap / 4096 - 4);
-            Request { time_ns: i * 200_000, offset: page * 4096, size: 4096, device: 0, op: Op::Write }
-        })
-        .collect();
+    let c = die_9_fails_at_20_ms((0.5, 0.4));
+    let reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 - 4);
     let mut ssd = Ssd::for_requests(&c, Collector::new(5), true, &reqs).unwrap();
     match ssd.run(&reqs, &mut |_| {}) {
         Err(SimError::ChannelFull { channel: 4, waiting }) => assert!(waiting > 0),
