@@ -79,7 +79,7 @@ impl<O: Observer> Ssd<O> {
             if !writes && s.reads_queued_for(local) == 0 {
                 return false;
             }
-            let writes_ok = writes && self.ftl.die_takes_writes(die) && !self.refuses_writes(die);
+            let writes_ok = writes && self.takes_writes(die);
             let Some(op) = self.channels[ch as usize].sched.pop_for(local, writes_ok) else { return false };
             self.start_op(die, op);
         }

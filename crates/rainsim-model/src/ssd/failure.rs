@@ -110,6 +110,14 @@ impl<O: Observer> Ssd<O> {
         self.dead.is_some_and(|(first, n)| n < self.layout.dies_per_channel && die.wrapping_sub(first) < n)
     }
 
+    /// Whether `die` may take a program now: it has room and is not a
+    /// failed die of a living channel (dispatch asks; a stalled run asks it
+    /// of every die to name a full channel).
+    #[inline]
+    pub(crate) fn takes_writes(&self, die: u32) -> bool {
+        self.ftl.die_takes_writes(die) && !self.refuses_writes(die)
+    }
+
     /// Whether the failed dies have drained (cold: asked only of a dead die
     /// that wants to collect).
     #[cold]

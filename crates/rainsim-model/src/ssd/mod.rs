@@ -574,9 +574,7 @@ impl<O: Observer> Ssd<O> {
         }
         if self.totals.completed != self.totals.admitted || self.host.outstanding() != 0 || self.host.waiting() != 0 {
             let queued = |ch: u32| self.channels[ch as usize].sched.writes_queued();
-            if let Some((channel, waiting)) =
-                stall::full_channel(&self.layout, queued, |d| !self.refuses_writes(d) && self.ftl.die_takes_writes(d))
-            {
+            if let Some((channel, waiting)) = stall::full_channel(&self.layout, queued, |d| self.takes_writes(d)) {
                 return Err(SimError::ChannelFull { channel, waiting });
             }
             return Err(VerifyError {
