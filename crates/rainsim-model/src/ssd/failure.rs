@@ -70,6 +70,13 @@ impl<O: Observer> Ssd<O> {
             return;
         }
         self.replace_pending = false;
+        debug_assert!(
+            {
+                let (ch, local) = (self.layout.channel_of_die(first), first % self.layout.dies_per_channel);
+                (local..local + n).all(|d| self.channels[ch as usize].sched.reads_queued_for(d) == 0)
+            },
+            "reads queued for idle failed dies"
+        );
         self.ftl.replace_dies(first, n);
         self.dead = None;
         let now = self.q.now();
@@ -125,15 +132,14 @@ impl<O: Observer> Ssd<O> {
         self.dead.is_some_and(|(first, n)| self.drained(first, n))
     }
 
-    /// Nothing is queued for or running on dies `first..first + n` (a
-    /// failed channel takes no programs; a failed die's channel-wide
-    /// program queue is served by its other dies).
+    /// Dies `first..first + n` are idle and no program waits for them (a
+    /// failed channel's queued programs drain on it; a failed die's
+    /// channel-wide program queue is served by its other dies). Reads queued
+    /// for them do not count: they leave for their stripes' partners when
+    /// they start, and an idle die has none at an event's end.
     fn drained(&self, first: u32, n: u32) -> bool {
         let ch = self.layout.channel_of_die(first);
-        let c = &self.channels[ch as usize];
-        let local = first - self.layout.first_die(ch);
-        (n < self.layout.dies_per_channel || c.sched.writes_queued() == 0)
-            && (local..local + n).all(|d| c.sched.reads_queued_for(d) == 0)
+        (n < self.layout.dies_per_channel || self.channels[ch as usize].sched.writes_queued() == 0)
             && (first..first + n).all(|d| self.flash.idle(d))
     }
 

@@ -448,3 +448,74 @@ fn a_second_failure_after_the_rebuild_loses_nothing() {
     assert_eq!((second.chunks_lost, second.stripes_lost), (0, 0));
     assert_eq!(ssd.obs.latency_all().count(), 1, "the run went on");
 }
+
+/// Die 8 (channel 4's first) fails at time 0 while every plane sits below
+/// the GC trigger (30 % free against a 30 % trigger), and is never replaced:
+/// its channel's programs go to die 9, and die 8, once it has finished the
+/// collection it began at time 0, never collects again, though each program
+/// queued on its channel asks it to: it erases as often as in a run of one
+/// request, and its plane stays below the trigger.
+#[test]
+fn a_drained_failed_die_below_the_gc_trigger_never_collects() {
+    let mut c = die_9_fails_at_20_ms((0.3, 0.6));
+    (c.fault.die, c.fault.at_ns) = (Some(8), 0);
+    (c.ftl.gc_threshold, c.geometry.over_provisioning) = (0.3, 0.4);
+    let mut reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 / 8);
+    reqs.iter_mut().for_each(|r| r.time_ns += 1_000);
+    let erases = |ssd: &Ssd<Collector>, d: usize| -> u64 {
+        ssd.ftl.blocks[d * 48..(d + 1) * 48].iter().map(|b| b.erases as u64).sum()
+    };
+    let (ssd, f) = run(&c, &reqs);
+    let (one, _) = run(&c, &reqs[..1]);
+    assert_eq!((f.replaced_at_ns, ssd.totals().completed), (None, reqs.len() as u64));
+    assert!(
+        erases(&ssd, 9) > erases(&one, 9),
+        "die 9 collects for both: {} against {}",
+        erases(&ssd, 9),
+        erases(&one, 9)
+    );
+    assert_eq!(erases(&ssd, 8), erases(&one, 8), "die 8 collects only what it began before failing");
+    assert!(ssd.ftl.die_needs_gc(8).is_some(), "die 8 stays below the trigger");
+}
+
+/// Channel 2 of a device whose every plane sits below the GC trigger (30 %
+/// free against 30 %) fails at 0.1 ms and is never replaced.
+fn channel_2_fails_below_the_trigger() -> Config {
+    let mut c = tiny(5, 1, 1, 48, 16, Some(5));
+    (c.precondition.valid, c.precondition.invalid) = (0.3, 0.6);
+    (c.ftl.gc_threshold, c.geometry.over_provisioning) = (0.3, 0.4);
+    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(2), 100_000, false);
+    c
+}
+
+/// The erases on channel 2 after `reqs` on `c`, every request completed.
+fn channel_2_erases(c: &Config, reqs: &[Request]) -> u64 {
+    let (ssd, _) = run(c, reqs);
+    assert_eq!(ssd.totals().completed, reqs.len() as u64);
+    ssd.ftl.blocks[2 * 48..3 * 48].iter().map(|b| b.erases as u64).sum()
+}
+
+/// A failed channel still collects while the programs queued on it before
+/// the failure drain and its plane sits below the trigger: twenty full
+/// stripes written at once just before channel 2 fails make it erase more
+/// than when it fails with nothing queued.
+#[test]
+fn a_failed_channel_collects_for_the_programs_it_drains() {
+    let c = channel_2_fails_below_the_trigger();
+    let burst = [Request { time_ns: 1_000, offset: 0, size: 80 * 4096, device: 0, op: Op::Write }];
+    let late_read = [Request { time_ns: 1_000_000_000, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    let (drained, idle) = (channel_2_erases(&c, &burst), channel_2_erases(&c, &late_read));
+    assert!(drained > idle, "{drained} erases with twenty programs to drain against {idle} with none");
+}
+
+/// Reads queued on a channel when it fails leave for their stripes'
+/// partners without the failed channel collecting first: with reads of
+/// every chunk queued behind the collection each die began at time 0,
+/// channel 2 erases as often as with nothing queued.
+#[test]
+fn a_failed_channel_does_not_collect_for_the_reads_queued_on_it() {
+    let c = channel_2_fails_below_the_trigger();
+    let reads = [Request { time_ns: 1_000, offset: 0, size: 80 * 4096, device: 0, op: Op::Read }];
+    let late_read = [Request { time_ns: 1_000_000_000, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    assert_eq!(channel_2_erases(&c, &reads), channel_2_erases(&c, &late_read));
+}
