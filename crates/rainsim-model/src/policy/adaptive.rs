@@ -275,4 +275,27 @@ mod tests {
         // RMW reads d0, d1 (both on channel 0) and P: d1 waits for 3 reads and d0.
         assert_eq!(c.rmw, RoutineCost { update_ns: t_r * 5, delay_ns: t_r * 2 * 2 });
     }
+
+    /// A position on the same channel that the routine does not pre-read is
+    /// not ahead of the one it does: writing d1 alone, RMW reads d1 (behind
+    /// the channel's 3 queued reads only, not d0) and P; RCW reads d0, which
+    /// d1's write does not hold back either.
+    #[test]
+    fn a_position_the_routine_skips_is_not_ahead_on_its_channel() {
+        let mut b = Bench::new(6, 1);
+        let at = b.stripe_on_dies(&[0, 0, 2, 3, 4, 5]);
+        b.queue_reads(0, 3);
+        let t_r = b.t.read + b.t.xfer;
+        let plan = plan_stripe_write(5, 0, bits(&[1]), 0, &at);
+        let c = Adaptive::new(AdaptiveParams::default()).costs(&b.view(), &plan);
+        assert_eq!(c.rmw, RoutineCost { update_ns: t_r * 4, delay_ns: 0 });
+        assert_eq!(c.rcw, RoutineCost { update_ns: t_r * 4, delay_ns: 0 });
+        // d0, d1 and d2 on channel 0, d1 and d2 written: RMW's d2 waits for
+        // the 3 queued reads and d1, not d0 (RCW reads d0 alone there).
+        let at = b.stripe_on_dies(&[0, 0, 0, 3, 4, 5]);
+        let plan = plan_stripe_write(5, 0, bits(&[1, 2]), 0, &at);
+        let c = Adaptive::new(AdaptiveParams::default()).costs(&b.view(), &plan);
+        assert_eq!(c.rmw.update_ns, t_r * 5);
+        assert_eq!(c.rcw.update_ns, t_r * 4);
+    }
 }

@@ -499,3 +499,32 @@ fn verify_passes_for_gc_tolerant_and_degraded_on_every_shared_trace_with_gc() {
     assert!(moved > 0, "no degraded update was exercised");
     assert!(gcs > 0, "no GC ran on any trace");
 }
+
+/// `policy.degraded.decision_ns` is controller time charged once per host
+/// request when the degraded read routing or update placement decides: on
+/// an idle device a read and a one-chunk update each take exactly that much
+/// longer under either policy alone or both (the larger of the two, not
+/// their sum), and nothing longer without them.
+#[test]
+fn degraded_decision_time_is_charged_once_per_request() {
+    let run = |read: ReadRoutingKind, place: UpdatePlacementKind| {
+        let mut c = tiny(6, 1, 1, 64, 16, Some(6));
+        c.precondition.valid = 0.5;
+        c.geometry.over_provisioning = 0.2;
+        (c.policy.read_routing, c.policy.update_placement) = (read, place);
+        c.policy.degraded.decision_ns = 3_000;
+        let mut ssd = Ssd::new(&c, Lat::default(), true).unwrap();
+        let off = full_stripe(&ssd) as u64 * 5 * 4096;
+        let reqs = [
+            Request { time_ns: 0, offset: off, size: 4096, device: 0, op: Op::Read },
+            Request { time_ns: 100_000_000, offset: off, size: 4096, device: 0, op: Op::Write },
+        ];
+        ssd.run(&reqs, &mut |_| {}).unwrap();
+        ssd.obs.0.iter().map(|&(_, l)| l).collect::<Vec<u64>>()
+    };
+    let base = run(ReadRoutingKind::Normal, UpdatePlacementKind::StripeChannel);
+    let plus = |d: u64| base.iter().map(|l| l + d).collect::<Vec<u64>>();
+    assert_eq!(run(ReadRoutingKind::Degraded, UpdatePlacementKind::StripeChannel), plus(3_000), "degraded reads");
+    assert_eq!(run(ReadRoutingKind::Normal, UpdatePlacementKind::Degraded), plus(3_000), "degraded updates");
+    assert_eq!(run(ReadRoutingKind::Degraded, UpdatePlacementKind::Degraded), plus(3_000), "both");
+}
