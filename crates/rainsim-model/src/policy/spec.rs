@@ -306,3 +306,54 @@ impl PolicySpec {
         self.scheduler.build(dies_per_channel, self.read_priority)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftl::allocation::variation_aware::SlowBlock;
+
+    /// Chip state (NR) is tracked only for a host scheduler other than FIFO
+    /// or an allocator that places by it.
+    #[test]
+    fn chip_state_is_wanted_by_chip_aware_schedulers_and_allocators_only() {
+        let fifo = PolicySpec::default();
+        assert!(!fifo.wants_chip_state());
+        let noop = PolicySpec { host_scheduler: HostSchedulerKind::Noop, ..PolicySpec::default() };
+        let va = PolicySpec { block_allocation: BlockAllocationKind::VariationAware, ..PolicySpec::default() };
+        assert!(noop.wants_chip_state() && va.wants_chip_state());
+    }
+
+    /// The degraded model's histories are checked at their bounds, naming
+    /// the key; the BPU, replica and Rep-RAID parameters' own checks run too.
+    #[test]
+    fn validate_names_the_key_out_of_bounds() {
+        let with = |w: u32, h: u32| {
+            let mut p = PolicySpec::default();
+            (p.degraded.arrival_window, p.degraded.gc_history) = (w, h);
+            p.validate()
+        };
+        let max = PolicySpec::MAX_HISTORY;
+        assert_eq!((with(2, 1), with(max, max)), (Ok(()), Ok(())));
+        for (w, h, key) in
+            [(1, 1, "arrival_window"), (max + 1, 1, "arrival_window"), (2, 0, "gc_history"), (2, max + 1, "gc_history")]
+        {
+            let e = with(w, h).unwrap_err();
+            assert!(e.starts_with(&format!("policy.degraded.{key} = ")), "{e}");
+        }
+        let mut p = PolicySpec::default();
+        p.replicas.high_water = 0;
+        assert!(p.validate().is_err_and(|e| e.contains("high_water")));
+    }
+
+    /// `[policy.variation_aware]` is left out of a serialised config at its
+    /// default and kept (and read back) otherwise.
+    #[test]
+    fn variation_aware_params_are_serialised_only_when_set() {
+        let json = |p: &PolicySpec| serde_json::to_value(p).unwrap();
+        assert!(json(&PolicySpec::default()).get("variation_aware").is_none());
+        let set =
+            PolicySpec { variation_aware: VariationAwareParams { slow: SlowBlock::InOrder }, ..PolicySpec::default() };
+        assert_eq!(json(&set)["variation_aware"]["slow"], "in-order");
+        assert_eq!(serde_json::from_value::<PolicySpec>(json(&set)).unwrap(), set);
+    }
+}

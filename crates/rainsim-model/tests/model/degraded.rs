@@ -152,6 +152,13 @@ fn partner_gc_counts_in_t_b_only_when_asked() {
     // The term is the longest remaining partner GC, exactly.
     f.dies[3].gc_until = Some(f.now + 7_000_000);
     assert_eq!(rainsim_model::policy::queuing_cost::partner_gc_ns(&f.view(), &partners), 7_000_000.0);
+    // A partner GC 1 µs from its end adds 1 µs to T_B: the rebuild still wins.
+    (f.dies[2].gc_until, f.dies[3].gc_until) = (Some(f.now + 1_000), None);
+    assert_eq!(DegradedRead::new(true).route(&f.view(), &read), Route::Degraded);
+    let mut place = DegradedUpdate::new(true);
+    // Channels 4 and 5 tie: the choice goes round from the one after the last.
+    let picks: Vec<Option<u32>> = (0..3).map(|_| place.place(&f.view(), &u)).collect();
+    assert_eq!(picks, [Some(4), Some(5), Some(4)]);
 }
 
 #[test]
