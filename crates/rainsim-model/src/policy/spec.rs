@@ -323,6 +323,23 @@ mod tests {
         assert!(noop.wants_chip_state() && va.wants_chip_state());
     }
 
+    /// Channels keep arrivals for a rate only when a degraded-mode policy
+    /// (either axis) reads them, as many as `arrival_window` says.
+    #[test]
+    fn arrivals_are_kept_only_for_a_degraded_mode_policy() {
+        let window = |read: ReadRoutingKind, place: UpdatePlacementKind| {
+            let mut p = PolicySpec { read_routing: read, update_placement: place, ..PolicySpec::default() };
+            p.degraded.arrival_window = 7;
+            p.arrival_window()
+        };
+        use {ReadRoutingKind as R, UpdatePlacementKind as U};
+        assert_eq!(window(R::Normal, U::StripeChannel), 0);
+        assert_eq!(window(R::GcTolerant, U::StripeChannel), 0);
+        assert_eq!(window(R::Degraded, U::StripeChannel), 7);
+        assert_eq!(window(R::Normal, U::Degraded), 7);
+        assert_eq!(window(R::Degraded, U::Degraded), 7);
+    }
+
     /// The degraded model's histories are checked at their bounds, naming
     /// the key; the BPU, replica and Rep-RAID parameters' own checks run too.
     #[test]
