@@ -61,3 +61,24 @@ impl Default for FtlParams {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rotating_gc` and `allocation` are left out of a serialised config at
+    /// their defaults (so that reports without them stay as they were) and
+    /// kept, and read back, when set.
+    #[test]
+    fn rotating_gc_and_allocation_are_serialised_only_when_set() {
+        let json = |p: &FtlParams| serde_json::to_value(p).unwrap();
+        let d = json(&FtlParams::default());
+        assert!(d.get("rotating_gc").is_none() && d.get("allocation").is_none(), "{d}");
+        assert_eq!(d["copyback"], true, "other keys stay");
+        let set =
+            FtlParams { rotating_gc: true, allocation: PageAllocation::StaticChannelFirst, ..FtlParams::default() };
+        let s = json(&set);
+        assert_eq!((&s["rotating_gc"], &s["allocation"]), (&true.into(), &"static-channel-first".into()));
+        assert_eq!(serde_json::from_value::<FtlParams>(s).unwrap(), set);
+    }
+}

@@ -274,3 +274,40 @@ fn a_request_waiting_for_a_host_slot_sends_the_program_before_it_to_a_fast_block
     ssd.run(&[page_write(0, 0), page_write(1_000, 1), page_write(2_000, 2)], &mut |_| {}).unwrap();
     assert_eq!(planes(&ssd, &[0, 1, 2]), [1, 0, 1]);
 }
+
+/// An FTL of one die of `planes` planes of four 4-page blocks, all equally
+/// fast, under variation-aware allocation.
+fn equal_planes(planes: u32) -> Ftl {
+    let g = Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: planes,
+        blocks_per_plane: 4,
+        pages_per_block: 4,
+        page_bytes: 4096,
+        over_provisioning: 0.5,
+    };
+    let mut ftl = Ftl::new(Layout::new(&g), 8, 0.0, 0);
+    ftl.set_allocator(Box::new(VariationAware::default()));
+    ftl
+}
+
+/// Equally fast open blocks tie, and a lane's pages go round the die's
+/// planes from the plane after the last one taken, whichever lane took it.
+#[test]
+fn tied_lanes_take_the_planes_in_turn() {
+    let mut ftl = equal_planes(3);
+    let lanes = [Lane::Fast, Lane::Fast, Lane::Slow, Lane::Fast, Lane::Slow, Lane::Slow, Lane::Fast];
+    let planes: Vec<u32> = lanes.iter().map(|&l| ftl.allocate_lane(0, l).unwrap() / 16).collect();
+    assert_eq!(planes, [0, 1, 2, 0, 1, 2, 0]);
+}
+
+/// A die of more planes than a lane weighs at once (64) still allocates:
+/// the lane weighs the first 64 from the cursor.
+#[test]
+fn a_lane_on_a_die_of_65_planes_weighs_the_first_64() {
+    let mut ftl = equal_planes(65);
+    let planes: Vec<u32> = (0..3).map(|_| ftl.allocate_lane(0, Lane::Fast).unwrap() / 16).collect();
+    assert_eq!(planes, [0, 1, 2]);
+}
