@@ -139,3 +139,75 @@ impl ArrayParams {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key is checked at its bounds against a 4 KiB page: the value at
+    /// the bound passes, the one beyond it is refused naming the key.
+    #[test]
+    fn every_key_is_checked_at_its_bounds() {
+        let check = |f: &dyn Fn(&mut ArrayParams)| {
+            let mut p = ArrayParams { replay: Replay::Closed, ..ArrayParams::default() };
+            f(&mut p);
+            p.validate(4096)
+        };
+        let ok: [&dyn Fn(&mut ArrayParams); 12] = [
+            &|p| p.devices = 3,
+            &|p| p.devices = 64,
+            &|p| p.chunk_kib = 8,
+            &|p| p.spare = 0.0,
+            &|p| (p.allocation, p.spare) = (Allocation::Dls, 0.89),
+            &|p| p.queue_depth = 1,
+            &|p| p.queue_depth = 1 << 20,
+            &|p| (p.queue_depth, p.replay) = (0, Replay::Open),
+            &|p| (p.egs_write_weight, p.egs_theta) = (0.0, 0.0),
+            &|p| p.dls_batch = 1,
+            &|p| p.dls_batch = 64,
+            &|p| p.chunk_kib = 0,
+        ];
+        for (i, f) in ok.iter().enumerate() {
+            assert_eq!(check(f), Ok(()), "case {i}");
+        }
+        let bad: [(&dyn Fn(&mut ArrayParams), &str); 13] = [
+            (&|p| p.devices = 2, "array.devices = 2 "),
+            (&|p| p.devices = 65, "array.devices = 65 "),
+            (&|p| p.chunk_kib = 6, "array.chunk_kib = 6 "),
+            (&|p| p.chunk_kib = 2, "array.chunk_kib = 2 "),
+            (&|p| p.spare = -0.1, "array.spare = -0.1 "),
+            (&|p| p.spare = 0.9, "array.spare = 0.9 "),
+            (&|p| p.spare = f64::NAN, "array.spare = NaN "),
+            (&|p| (p.allocation, p.spare) = (Allocation::Rr, 0.0), "array.allocation = \"rr\""),
+            (&|p| p.queue_depth = 0, "array.queue_depth = 0 "),
+            (&|p| p.queue_depth = (1 << 20) + 1, "array.queue_depth = 1048577 "),
+            (&|p| p.egs_write_weight = -1.0, "array.egs_write_weight = -1 "),
+            (&|p| p.egs_theta = f64::INFINITY, "array.egs_theta = inf "),
+            (&|p| p.dls_batch = 65, "array.dls_batch = 65 "),
+        ];
+        for (f, key) in bad {
+            let e = check(f).unwrap_err();
+            assert!(e.starts_with(key), "{e}");
+        }
+        assert_eq!(check(&|p| p.dls_batch = 0).unwrap_err(), "array.dls_batch = 0 must be between 1 and 64");
+    }
+
+    /// A chunk of 0 KiB is one page; otherwise its KiB.
+    #[test]
+    fn chunk_bytes_default_to_one_page() {
+        let p = |kib| ArrayParams { chunk_kib: kib, ..ArrayParams::default() };
+        assert_eq!((p(0).chunk_bytes(2048), p(16).chunk_bytes(2048)), (2048, 16_384));
+    }
+
+    /// Only the static layout keeps every stripe on distinct devices; each
+    /// allocation has its configuration name.
+    #[test]
+    fn only_static_placement_is_single_failure_tolerant() {
+        let all = [Allocation::Static, Allocation::Rr, Allocation::Egs, Allocation::Dls];
+        let tolerant: Vec<bool> = all.iter().map(|a| a.single_failure_tolerant()).collect();
+        assert_eq!(tolerant, [true, false, false, false]);
+        for a in all {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.name());
+        }
+    }
+}

@@ -132,3 +132,62 @@ impl FaultParams {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device of 4 channels of 2 dies with parity: every key is checked at
+    /// its bounds (the value at the bound passes, the one beyond it is
+    /// refused naming the key).
+    #[test]
+    fn every_key_is_checked_at_its_bounds() {
+        let check = |f: &dyn Fn(&mut FaultParams)| {
+            let mut p = FaultParams { channel: Some(0), ..FaultParams::default() };
+            f(&mut p);
+            p.validate(4, 2, true)
+        };
+        let ok: [&dyn Fn(&mut FaultParams); 9] = [
+            &|p| p.channel = Some(3),
+            &|p| (p.channel, p.die) = (None, Some(7)),
+            &|p| (p.channel, p.die, p.second_channel) = (None, Some(7), Some(2)),
+            &|p| (p.at_ns, p.replace_after_ns) = (MAX_FAULT_NS, MAX_FAULT_NS),
+            &|p| (p.second_channel, p.at_ns, p.second_at_ns) = (Some(1), 5, 5),
+            &|p| (p.second_channel, p.second_at_ns) = (Some(3), MAX_FAULT_NS),
+            &|p| p.rebuild_stripes = 4096,
+            &|p| (p.rebuild, p.rebuild_stripes) = (false, 0),
+            &|p| p.second_at_ns = 0,
+        ];
+        for (i, f) in ok.iter().enumerate() {
+            assert_eq!(check(f), Ok(()), "case {i}");
+        }
+        let bad: [(&dyn Fn(&mut FaultParams), &str); 10] = [
+            (&|p| p.channel = Some(4), "fault.channel = 4 but the device has channels 0..3"),
+            (&|p| (p.channel, p.die) = (None, Some(8)), "fault.die = 8 but the device has dies 0..7"),
+            (&|p| p.second_channel = Some(4), "fault.second_channel = 4 but"),
+            (&|p| (p.channel, p.die, p.second_channel) = (None, Some(7), Some(3)), "fault.second_channel = 3 is"),
+            (&|p| p.at_ns = MAX_FAULT_NS + 1, "fault.at_ns = "),
+            (&|p| p.replace_after_ns = MAX_FAULT_NS + 1, "fault.replace_after_ns = "),
+            (&|p| (p.second_channel, p.second_at_ns) = (Some(1), MAX_FAULT_NS + 1), "fault.second_at_ns = 46"),
+            (&|p| (p.second_channel, p.at_ns, p.second_at_ns) = (Some(1), 5, 4), "fault.second_at_ns = 4 is before"),
+            (&|p| p.rebuild_stripes = 0, "fault.rebuild_stripes = 0"),
+            (&|p| p.rebuild_stripes = 4097, "fault.rebuild_stripes = 4097"),
+        ];
+        for (f, msg) in bad {
+            let e = check(f).unwrap_err();
+            assert!(e.starts_with(msg), "{e}");
+        }
+    }
+
+    /// Nothing fails by default; a channel or a die makes a failure, and
+    /// any key set makes the section worth writing out.
+    #[test]
+    fn active_and_default() {
+        let d = FaultParams::default();
+        assert!(d.is_default() && !d.active() && d.validate(4, 2, false).is_ok());
+        let ch = FaultParams { channel: Some(1), ..d.clone() };
+        let die = FaultParams { die: Some(1), ..d.clone() };
+        assert!(ch.active() && die.active() && !ch.is_default());
+        assert!(!FaultParams { rebuild_stripes: 2, ..d }.is_default());
+    }
+}
