@@ -144,6 +144,9 @@ impl ArrayParams {
 mod tests {
     use super::*;
 
+    /// A change to the defaults and the start of the error it must give.
+    type Bad<'a> = (&'a dyn Fn(&mut ArrayParams), &'a str);
+
     /// Every key is checked at its bounds against a 4 KiB page: the value at
     /// the bound passes, the one beyond it is refused naming the key.
     #[test]
@@ -170,7 +173,7 @@ mod tests {
         for (i, f) in ok.iter().enumerate() {
             assert_eq!(check(f), Ok(()), "case {i}");
         }
-        let bad: [(&dyn Fn(&mut ArrayParams), &str); 13] = [
+        let bad: [Bad; 13] = [
             (&|p| p.devices = 2, "array.devices = 2 "),
             (&|p| p.devices = 65, "array.devices = 65 "),
             (&|p| p.chunk_kib = 6, "array.chunk_kib = 6 "),

@@ -137,6 +137,9 @@ impl FaultParams {
 mod tests {
     use super::*;
 
+    /// A change to the defaults and the start of the error it must give.
+    type Bad<'a> = (&'a dyn Fn(&mut FaultParams), &'a str);
+
     /// A device of 4 channels of 2 dies with parity: every key is checked at
     /// its bounds (the value at the bound passes, the one beyond it is
     /// refused naming the key).
@@ -161,7 +164,7 @@ mod tests {
         for (i, f) in ok.iter().enumerate() {
             assert_eq!(check(f), Ok(()), "case {i}");
         }
-        let bad: [(&dyn Fn(&mut FaultParams), &str); 10] = [
+        let bad: [Bad; 10] = [
             (&|p| p.channel = Some(4), "fault.channel = 4 but the device has channels 0..3"),
             (&|p| (p.channel, p.die) = (None, Some(8)), "fault.die = 8 but the device has dies 0..7"),
             (&|p| p.second_channel = Some(4), "fault.second_channel = 4 but"),
