@@ -18,11 +18,6 @@ impl Ftl {
         (p0..p0 + pages).filter_map(|p| self.map.owner(p)).collect()
     }
 
-    /// Puts a fresh channel in place of channel `ch` (see [`Ftl::replace_dies`]).
-    pub fn replace_channel(&mut self, ch: u32) -> Vec<u32> {
-        self.replace_dies(self.layout.first_die(ch), self.layout.dies_per_channel)
-    }
-
     /// Puts fresh dies in place of dies `first..first + n`: every chunk they
     /// held is unmapped, every block is erased with no wear, every plane's
     /// blocks are free. Returns the chunks unmapped.
@@ -41,14 +36,17 @@ impl Ftl {
                     }
                 }
                 self.index.remove(b);
-                self.blocks[b as usize] = super::block::BlockMeta { opened_at_s: self.clock_s, ..Default::default() };
+                // Its age is stamped when it is opened (`open_block`); under
+                // process variation its speed is detected afresh, at 0 erases.
+                let dvp_step = self.pv.as_ref().map_or(0, |pv| pv.detect(b, 0));
+                self.blocks[b as usize] = super::block::BlockMeta { dvp_step, ..Default::default() };
             }
-            let pm = &mut self.planes[plane as usize];
-            pm.free = (0..l.blocks_per_plane).collect();
-            pm.active = None;
-            pm.invalid = 0;
-            pm.min_erases = 0;
-            pm.at_min = l.blocks_per_plane;
+            // No open block of either lane, every block free, none worn.
+            self.planes[plane as usize] = super::block::PlaneMeta {
+                free: (0..l.blocks_per_plane).collect(),
+                at_min: l.blocks_per_plane,
+                ..Default::default()
+            };
         }
         for die in first..first + n {
             self.plane_cursor[die as usize] = 0;

@@ -519,3 +519,34 @@ fn a_failed_channel_does_not_collect_for_the_reads_queued_on_it() {
     let late_read = [Request { time_ns: 1_000_000_000, offset: 0, size: 4096, device: 0, op: Op::Read }];
     assert_eq!(channel_2_erases(&c, &reads), channel_2_erases(&c, &late_read));
 }
+
+/// On dies of two planes, a die's chunks are those whose page lies on either
+/// of its planes (counted from the mapping), and fresh dies in its place
+/// hold none of them, every block erased and free.
+#[test]
+fn a_die_of_two_planes_holds_and_loses_the_chunks_of_both() {
+    let mut c = tiny(3, 2, 2, 8, 4, Some(3));
+    c.precondition.valid = 0.5;
+    let mut ssd = Ssd::new(&c, Collector::new(3), false).unwrap();
+    let l = ssd.layout().clone();
+    let chunks = ssd.stripe_layout().chunks() as u32;
+    let on_die = |ssd: &Ssd<Collector>, d: u32| -> Vec<u32> {
+        let mut v: Vec<u32> = (0..chunks).filter(|&k| ssd.ftl.lookup(k).is_some_and(|p| l.die_of(p) == d)).collect();
+        v.sort_unstable();
+        v
+    };
+    let want = on_die(&ssd, 3);
+    let planes_used: std::collections::BTreeSet<u32> =
+        want.iter().map(|&k| l.plane_of_block(l.block_of(ssd.ftl.lookup(k).unwrap()))).collect();
+    assert_eq!(planes_used.into_iter().collect::<Vec<u32>>(), [6, 7], "the chunks lie on both planes of die 3");
+    let mut held = ssd.ftl.chunks_on_dies(3, 1);
+    held.sort_unstable();
+    assert_eq!(held, want);
+    let mut lost = ssd.ftl.replace_dies(3, 1);
+    lost.sort_unstable();
+    assert_eq!(lost, want);
+    assert!(on_die(&ssd, 3).is_empty() && want.iter().all(|&k| ssd.ftl.lookup(k).is_none()));
+    assert!(ssd.ftl.blocks[3 * 16..4 * 16].iter().all(|b| b.written == 0 && b.valid == 0));
+    assert!(ssd.ftl.planes[6..8].iter().all(|p| p.free.len() == 8 && p.active.is_none()));
+    assert_eq!(on_die(&ssd, 2).len(), ssd.ftl.chunks_on_dies(2, 1).len(), "die 2 keeps its chunks");
+}

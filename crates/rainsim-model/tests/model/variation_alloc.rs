@@ -4,6 +4,7 @@
 use crate::tiny;
 use rainsim_model::config::Geometry;
 use rainsim_model::flash::address::Layout;
+use rainsim_model::flash::process_variation::{ProcessVariation, PvParams};
 use rainsim_model::ftl::allocation::variation_aware::VariationAware;
 use rainsim_model::ftl::allocation::Lane;
 use rainsim_model::ftl::Ftl;
@@ -310,4 +311,26 @@ fn a_lane_on_a_die_of_65_planes_weighs_the_first_64() {
     let mut ftl = equal_planes(65);
     let planes: Vec<u32> = (0..3).map(|_| ftl.allocate_lane(0, Lane::Fast).unwrap() / 16).collect();
     assert_eq!(planes, [0, 1, 2]);
+}
+
+/// Fresh dies in place of a failed one have no open block of either lane,
+/// every block free and unworn, and under process variation each block's
+/// speed as detected at 0 erases: the fast lane then opens a block again.
+#[test]
+fn replaced_dies_open_no_lane_and_forget_wear() {
+    let mut ftl = equal_planes(2);
+    let pv = ProcessVariation::new(&PvParams::default(), 8, 600_000, 7);
+    let fresh: Vec<u8> = (0..8).map(|b| pv.detect(b, 0)).collect();
+    ftl.set_process_variation(pv);
+    let fast = ftl.allocate_lane(0, Lane::Fast).unwrap();
+    ftl.allocate_lane(0, Lane::Slow).unwrap();
+    assert!(ftl.planes.iter().any(|p| p.fast.is_some()) && ftl.planes.iter().any(|p| p.active.is_some()));
+    for b in ftl.blocks.iter_mut() {
+        (b.erases, b.dvp_step) = (40, 0);
+    }
+    ftl.replace_dies(0, 1);
+    assert!(ftl.planes.iter().all(|p| p.fast.is_none() && p.active.is_none() && p.free.len() == 4));
+    assert!(ftl.blocks.iter().all(|b| b.erases == 0 && b.written == 0));
+    assert_eq!(ftl.blocks.iter().map(|b| b.dvp_step).collect::<Vec<u8>>(), fresh);
+    assert_eq!(ftl.allocate_lane(0, Lane::Fast).unwrap() % 4, fast % 4, "a fresh block's first page");
 }
