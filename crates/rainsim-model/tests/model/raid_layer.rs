@@ -393,6 +393,19 @@ fn a_replica_job_takes_one_table_entry_per_chunk_not_yet_replicated() {
         if d0_replicated {
             assert_eq!((copies, full, len), (4, 0, 2), "{acts:?}");
             assert!(p.writes.is_empty());
+            // Both copies on the chunk's home channel (the port's default).
+            let mut channels: Vec<u32> = acts
+                .iter()
+                .filter_map(|a| match a {
+                    RaidAction::Program { owner: Owner::HostProgram(_), channel, .. } => Some(*channel),
+                    _ => None,
+                })
+                .collect();
+            channels.sort_unstable();
+            let (h0, h1) = (p.stripes.channel(s, p0), p.stripes.channel(s, p1));
+            let mut want = vec![h0, h0, h1, h1];
+            want.sort_unstable();
+            assert_eq!(channels, want);
         } else {
             assert_eq!((copies, full, len), (0, 1, 1), "{acts:?}");
             assert_eq!(p.writes, [StripeWrite::Rcw]);

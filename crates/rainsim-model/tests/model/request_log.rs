@@ -35,7 +35,8 @@ fn the_log_changes_no_report_and_holds_every_completed_request() {
     let flagged = |write: bool| (0..log.len()).filter(|&i| log.write[i] == write && log.degraded[i]).count() as u64;
     let rebuilt = logged.raid.degraded_reads + logged.raid.gc_tolerant_reads;
     assert!(rebuilt > 0 && flagged(false) > 0 && flagged(false) <= rebuilt, "{} of {rebuilt}", flagged(false));
-    assert!(flagged(true) <= logged.raid.degraded_updates);
+    let moved = logged.raid.degraded_updates;
+    assert!(moved > 0 && flagged(true) > 0 && flagged(true) <= moved, "{} of {moved}", flagged(true));
     for i in 0..log.len() {
         let c = log.channels_of(i);
         assert!(c.windows(2).all(|w| w[0] < w[1]) && c.iter().all(|&x| x < 8), "row {i}: {c:?}");
