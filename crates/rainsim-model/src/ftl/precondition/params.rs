@@ -121,3 +121,62 @@ impl Precondition {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A change to the steady-state defaults and the start of the error it
+    /// must give (`None`: accepted).
+    type Case<'a> = (&'a dyn Fn(&mut Precondition), Option<&'a str>);
+
+    /// Each layout key at its bounds, on planes of 64 blocks of 16 pages
+    /// with a 10 % trigger (6 free blocks).
+    #[test]
+    fn layout_keys_are_checked_at_their_bounds() {
+        let g = Geometry { blocks_per_plane: 64, pages_per_block: 16, ..Geometry::default() };
+        let check = |f: &dyn Fn(&mut Precondition)| {
+            let mut p = Precondition { layout: AgeLayout::SteadyState, ..Precondition::default() };
+            f(&mut p);
+            p.validate_layout(&g, 0.1).map_err(|e| e.0)
+        };
+        let cases: [Case; 14] = [
+            (&|p| p.hot_utilization = Some(0.999), None),
+            (&|p| p.hot_utilization = Some(1.0), Some("precondition.hot_utilization = 1 must")),
+            (&|p| p.hot_utilization = Some(0.0), Some("precondition.hot_utilization = 0 must")),
+            (&|p| p.hot_utilization = Some(f64::NAN), Some("precondition.hot_utilization = NaN")),
+            (
+                &|p| (p.layout, p.hot_utilization) = (AgeLayout::Packed, Some(0.5)),
+                Some("precondition.hot_utilization applies"),
+            ),
+            (&|p| p.target_moves_per_gc = Some(15.9), None),
+            (&|p| p.target_moves_per_gc = Some(16.0), Some("precondition.target_moves_per_gc = 16 must")),
+            (&|p| p.target_moves_per_gc = Some(0.0), Some("precondition.target_moves_per_gc = 0 must")),
+            (
+                &|p| (p.layout, p.target_moves_per_gc) = (AgeLayout::Uniform, Some(4.0)),
+                Some("precondition.target_moves_per_gc applies"),
+            ),
+            (
+                &|p| (p.hot_utilization, p.target_moves_per_gc) = (Some(0.5), Some(4.0)),
+                Some("give precondition.hot_utilization"),
+            ),
+            (&|p| p.free_margin = Some(57), None),
+            (&|p| p.free_margin = Some(58), Some("precondition.free_margin = 58 plus the GC trigger's 6")),
+            (&|p| (p.layout, p.free_margin) = (AgeLayout::Packed, Some(0)), None),
+            (&|_| {}, None),
+        ];
+        for (i, (f, want)) in cases.into_iter().enumerate() {
+            match (check(f), want) {
+                (Ok(()), None) => {}
+                (Err(e), Some(w)) => assert!(e.starts_with(w), "case {i}: {e}"),
+                (got, _) => panic!("case {i}: {got:?} against {want:?}"),
+            }
+        }
+        // A trigger of fewer than 2 blocks counts as 2.
+        let small = Geometry { blocks_per_plane: 8, ..g };
+        let p = Precondition { free_margin: Some(5), ..Precondition::default() };
+        assert!(p.validate_layout(&small, 0.1).is_ok());
+        let p = Precondition { free_margin: Some(6), ..Precondition::default() };
+        assert!(p.validate_layout(&small, 0.1).unwrap_err().0.contains("GC trigger's 2 free blocks"));
+    }
+}
