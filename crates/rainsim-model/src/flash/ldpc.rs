@@ -245,5 +245,23 @@ mod tests {
         c.ldpc.retries = vec![3];
         c.ldpc.rber_thresholds.clear();
         assert!(c.validate().is_ok());
+        // At the bounds: 64 levels, equal neighbours, exactly 1 s of retries,
+        // 100 years of age and constants of 0 pass; one beyond each does not.
+        let at = |f: &dyn Fn(&mut Ldpc)| {
+            let mut c = Config::default();
+            f(&mut c.ldpc);
+            c.validate().map_err(|e| e.to_string())
+        };
+        let levels = |l: &mut Ldpc, n: usize| {
+            l.retries = vec![1; n];
+            l.rber_thresholds = (1..n).map(|i| i as f64 * 1e-4).collect();
+        };
+        assert!(at(&|l| levels(l, 64)).is_ok());
+        assert!(at(&|l| levels(l, 65)).is_err_and(|e| e.contains("ldpc.retries has 65 levels")));
+        assert!(at(&|l| (l.retries[6], l.retry_step_ns) = (1_000, 1_000_000)).is_ok());
+        assert!(at(&|l| (l.retries[6], l.retry_step_ns) = (1_001, 1_000_000)).is_err_and(|e| e.contains("at most 1 s")));
+        assert!(at(&|l| l.precondition_age_days = 36_500.0).is_ok());
+        assert!(at(&|l| l.precondition_age_days = 36_500.5).is_err_and(|e| e.contains("precondition_age_days")));
+        assert!(at(&|l| (l.rber.epsilon, l.rber.q) = (0.0, 0.0)).is_ok());
     }
 }
