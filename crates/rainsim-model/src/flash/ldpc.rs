@@ -236,6 +236,7 @@ mod tests {
         check(&|l| l.rber_thresholds[3] = 3e-3, "ldpc.rber_thresholds must increase");
         check(&|l| l.rber_thresholds[0] = f64::NAN, "ldpc.rber_thresholds");
         check(&|l| l.rber_thresholds[0] = -1.0, "ldpc.rber_thresholds");
+        check(&|l| l.rber_thresholds[0] = 0.0, "ldpc.rber_thresholds: 0 is not a positive");
         check(&|l| l.precondition_age_days = -1.0, "ldpc.precondition_age_days");
         check(&|l| l.rber.k = -0.5, "ldpc.rber.k");
         check(&|l| l.rber.gamma = f64::INFINITY, "ldpc.rber.gamma");
