@@ -219,10 +219,13 @@ mod tests {
 
     #[test]
     fn bad_tables_are_errors_that_name_the_key() {
-        let check = |f: &dyn Fn(&mut Ldpc), key: &str| {
+        let at = |f: &dyn Fn(&mut Ldpc)| {
             let mut c = Config::default();
             f(&mut c.ldpc);
-            let e = c.validate().expect_err(key).to_string();
+            c.validate().map_err(|e| e.to_string())
+        };
+        let check = |f: &dyn Fn(&mut Ldpc), key: &str| {
+            let e = at(f).expect_err(key);
             assert!(e.contains(key), "{key}: {e}");
         };
         check(&|l| l.retries.clear(), "ldpc.retries");
@@ -248,11 +251,6 @@ mod tests {
         assert!(c.validate().is_ok());
         // At the bounds: 64 levels, equal neighbours, exactly 1 s of retries,
         // 100 years of age and constants of 0 pass; one beyond each does not.
-        let at = |f: &dyn Fn(&mut Ldpc)| {
-            let mut c = Config::default();
-            f(&mut c.ldpc);
-            c.validate().map_err(|e| e.to_string())
-        };
         let levels = |l: &mut Ldpc, n: usize| {
             l.retries = vec![1; n];
             l.rber_thresholds = (1..n).map(|i| i as f64 * 1e-4).collect();

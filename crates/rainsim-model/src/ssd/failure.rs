@@ -72,7 +72,8 @@ impl<O: Observer> Ssd<O> {
         self.replace_pending = false;
         debug_assert!(
             {
-                let (ch, local) = (self.layout.channel_of_die(first), first % self.layout.dies_per_channel);
+                let ch = self.layout.channel_of_die(first);
+                let local = first - self.layout.first_die(ch);
                 (local..local + n).all(|d| self.channels[ch as usize].sched.reads_queued_for(d) == 0)
             },
             "reads queued for idle failed dies"

@@ -364,6 +364,11 @@ fn die_9_fails_at_20_ms((valid, invalid): (f64, f64)) -> Config {
     c
 }
 
+/// Erases of die `d` of a device of 48 blocks a die (the tests below).
+fn die_erases(ssd: &Ssd<Collector>, d: usize) -> u64 {
+    ssd.ftl.blocks[d * 48..(d + 1) * 48].iter().map(|b| b.erases as u64).sum()
+}
+
 /// 3,000 one-page writes 0.2 ms apart over logical pages `0..pages`.
 fn random_writes(pages: u64) -> Vec<Request> {
     let mut x = 99u64;
@@ -389,9 +394,7 @@ fn healthy_dies_keep_collecting_while_a_die_stays_failed() {
     let failed_at = c.fault.at_ns;
     let reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 / 8);
     // Erases by die (48 blocks each).
-    let erases = |ssd: &Ssd<Collector>| -> Vec<u64> {
-        ssd.ftl.blocks.chunks(48).map(|d| d.iter().map(|b| b.erases as u64).sum()).collect()
-    };
+    let erases = |ssd: &Ssd<Collector>| -> Vec<u64> { (0..10).map(|d| die_erases(ssd, d)).collect() };
     let (ssd, f) = run(&c, &reqs);
     assert_eq!(f.replaced_at_ns, None);
     assert_eq!(ssd.totals().completed, reqs.len() as u64);
@@ -462,19 +465,16 @@ fn a_drained_failed_die_below_the_gc_trigger_never_collects() {
     (c.ftl.gc_threshold, c.geometry.over_provisioning) = (0.3, 0.4);
     let mut reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 / 8);
     reqs.iter_mut().for_each(|r| r.time_ns += 1_000);
-    let erases = |ssd: &Ssd<Collector>, d: usize| -> u64 {
-        ssd.ftl.blocks[d * 48..(d + 1) * 48].iter().map(|b| b.erases as u64).sum()
-    };
     let (ssd, f) = run(&c, &reqs);
     let (one, _) = run(&c, &reqs[..1]);
     assert_eq!((f.replaced_at_ns, ssd.totals().completed), (None, reqs.len() as u64));
     assert!(
-        erases(&ssd, 9) > erases(&one, 9),
+        die_erases(&ssd, 9) > die_erases(&one, 9),
         "die 9 collects for both: {} against {}",
-        erases(&ssd, 9),
-        erases(&one, 9)
+        die_erases(&ssd, 9),
+        die_erases(&one, 9)
     );
-    assert_eq!(erases(&ssd, 8), erases(&one, 8), "die 8 collects only what it began before failing");
+    assert_eq!(die_erases(&ssd, 8), die_erases(&one, 8), "die 8 collects only what it began before failing");
     assert!(ssd.ftl.die_needs_gc(8).is_some(), "die 8 stays below the trigger");
 }
 
@@ -492,7 +492,7 @@ fn channel_2_fails_below_the_trigger() -> Config {
 fn channel_2_erases(c: &Config, reqs: &[Request]) -> u64 {
     let (ssd, _) = run(c, reqs);
     assert_eq!(ssd.totals().completed, reqs.len() as u64);
-    ssd.ftl.blocks[2 * 48..3 * 48].iter().map(|b| b.erases as u64).sum()
+    die_erases(&ssd, 2)
 }
 
 /// A failed channel still collects while the programs queued on it before

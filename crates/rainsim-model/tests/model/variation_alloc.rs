@@ -237,17 +237,7 @@ fn a_read_queued_for_the_die_sends_the_program_before_it_to_a_fast_block() {
 /// The plain-program flag (the device's fast path) is off while lanes are.
 #[test]
 fn fast_and_slow_pages_fill_separate_open_blocks() {
-    let g = Geometry {
-        channels: 1,
-        chips_per_channel: 1,
-        dies_per_chip: 1,
-        planes_per_die: 1,
-        blocks_per_plane: 4,
-        pages_per_block: 4,
-        page_bytes: 4096,
-        over_provisioning: 0.5,
-    };
-    let mut ftl = Ftl::new(Layout::new(&g), 8, 0.0, 0);
+    let mut ftl = one_die(1);
     for (b, step) in [1u8, 3, 0, 2].into_iter().enumerate() {
         ftl.blocks[b].dvp_step = step;
     }
@@ -277,8 +267,8 @@ fn a_request_waiting_for_a_host_slot_sends_the_program_before_it_to_a_fast_block
 }
 
 /// An FTL of one die of `planes` planes of four 4-page blocks, all equally
-/// fast, under variation-aware allocation.
-fn equal_planes(planes: u32) -> Ftl {
+/// fast, in-order allocation.
+fn one_die(planes: u32) -> Ftl {
     let g = Geometry {
         channels: 1,
         chips_per_channel: 1,
@@ -289,7 +279,12 @@ fn equal_planes(planes: u32) -> Ftl {
         page_bytes: 4096,
         over_provisioning: 0.5,
     };
-    let mut ftl = Ftl::new(Layout::new(&g), 8, 0.0, 0);
+    Ftl::new(Layout::new(&g), 8, 0.0, 0)
+}
+
+/// The same under variation-aware allocation.
+fn equal_planes(planes: u32) -> Ftl {
+    let mut ftl = one_die(planes);
     ftl.set_allocator(Box::new(VariationAware::default()));
     ftl
 }
