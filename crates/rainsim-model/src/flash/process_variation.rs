@@ -259,4 +259,56 @@ mod tests {
         let bad = PvParams { ecc_limit: f64::NAN, ..Default::default() };
         assert!(bad.validate().unwrap_err().0.contains("process_variation.ecc_limit"));
     }
+
+    #[test]
+    fn each_key_at_its_bounds() {
+        let at = |f: &dyn Fn(&mut PvParams)| {
+            let mut p = PvParams::default();
+            f(&mut p);
+            p.validate().map_err(|e| e.0)
+        };
+        let refused = |f: &dyn Fn(&mut PvParams), what: &str| {
+            let e = at(f).expect_err(what);
+            assert!(e.contains(what), "{e:?} should name {what:?}");
+        };
+        // A spread of 0 is allowed, a negative one is not a number the model takes.
+        assert!(at(&|p| p.growth_sd = 0.0).is_ok());
+        refused(&|p| p.growth_sd = -1e-5, "growth_sd = -0.00001 must be a finite number ≥ 0");
+        refused(&|p| p.growth_sd = f64::INFINITY, "growth_sd = inf must be a finite number");
+        refused(&|p| p.growth_mean = 0.0, "growth_mean = 0 must be > 0");
+        // The lowest growth rate drawn, mean − sigmas × sd, may be 0, not below.
+        assert!(at(&|p| (p.growth_mean, p.growth_sd, p.bound_sigmas) = (3.0, 1.0, 3.0)).is_ok());
+        refused(&|p| (p.growth_mean, p.growth_sd, p.bound_sigmas) = (3.0, 1.000001, 3.0), "is negative");
+        assert!(at(&|p| (p.growth_sd, p.bound_sigmas) = (1e-5, 6.0)).is_ok());
+        refused(&|p| (p.growth_sd, p.bound_sigmas) = (1e-5, 6.0001), "bound_sigmas = 6.0001 must be in (0, 6]");
+        refused(&|p| p.bound_sigmas = 0.0, "bound_sigmas = 0 must be in");
+        // One grid value (dvp_min = dvp_max) is a grid; 255 steps above it
+        // are the most a byte indexes.
+        assert!(at(&|p| p.dvp_max = p.dvp_min).is_ok());
+        refused(&|p| p.dvp_max = 0.29, "satisfy 0 < dvp_min ≤ dvp_max");
+        refused(&|p| p.dvp_min = 0.0, "dvp_min = 0 and dvp_max = 0.6");
+        assert!(at(&|p| (p.dvp_min, p.dvp_step, p.dvp_max) = (1.0, 1.0, 256.0)).is_ok());
+        refused(&|p| (p.dvp_min, p.dvp_step, p.dvp_max) = (1.0, 1.0, 257.0), "at most 255 steps");
+        refused(&|p| p.dvp_step = 1e-300, "at most 255 steps");
+        refused(&|p| p.base_dvp = 0.0, "base_dvp = 0 must be > 0");
+        assert!(at(&|p| p.ber_exponent = 0.1).is_ok());
+        assert!(at(&|p| p.ber_exponent = 10.0).is_ok());
+        refused(&|p| p.ber_exponent = 0.099, "ber_exponent = 0.099 must be in [0.1, 10]");
+        refused(&|p| p.ber_exponent = 10.01, "ber_exponent");
+        assert!(at(&|p| p.ecc_limit = 0.4999).is_ok());
+        refused(&|p| p.ecc_limit = 0.5, "ecc_limit = 0.5 must be in (0, 0.5)");
+        refused(&|p| p.ecc_limit = 0.0, "ecc_limit = 0 must be in (0, 0.5)");
+    }
+
+    #[test]
+    fn the_grid_counts_whole_steps_despite_rounding() {
+        // (0.60 − 0.30) / 0.03 is 9.999… in binary: still 10 steps.
+        assert_eq!(PvParams::default().steps(), 10);
+        let p = PvParams { dvp_min: 1.0, dvp_step: 1.0, dvp_max: 3.5, ..Default::default() };
+        assert_eq!(p.steps(), 2, "a partial step past the last whole one does not count");
+        let p = PvParams { dvp_min: 1.0, dvp_step: 1e-300, dvp_max: 2.0, ..Default::default() };
+        assert_eq!(p.steps(), 1_000_000, "capped, so that validation can refuse it");
+        let p = PvParams { dvp_min: 2.0, dvp_max: 1.0, ..Default::default() };
+        assert_eq!(p.steps(), 0, "an inverted range has no steps");
+    }
 }
