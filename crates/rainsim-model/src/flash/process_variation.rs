@@ -301,6 +301,18 @@ mod tests {
     }
 
     #[test]
+    fn a_config_carries_the_table_only_when_set() {
+        let json = |c: &crate::config::Config| serde_json::to_value(c).unwrap();
+        let mut c = crate::config::Config::default();
+        assert!(json(&c).get("process_variation").is_none(), "reports without the model stay as they were");
+        c.process_variation.enabled = true;
+        let v = json(&c);
+        assert_eq!(v["process_variation"]["enabled"], true);
+        let back: crate::config::Config = serde_json::from_value(v).unwrap();
+        assert_eq!(back.process_variation, c.process_variation);
+    }
+
+    #[test]
     fn the_grid_counts_whole_steps_despite_rounding() {
         // (0.60 − 0.30) / 0.03 is 9.999… in binary: still 10 steps.
         assert_eq!(PvParams::default().steps(), 10);
