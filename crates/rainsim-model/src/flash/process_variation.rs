@@ -145,7 +145,8 @@ impl PvParams {
     /// Grid steps above `dvp_min` (the grid has one more value).
     pub fn steps(&self) -> usize {
         let n = ((self.dvp_max - self.dvp_min) / self.dvp_step + 1e-9).floor();
-        if n.is_finite() && n >= 0.0 {
+        // A quotient that overflows (a subnormal step) is too many steps, not none.
+        if n >= 0.0 {
             n.min(1e6) as usize
         } else {
             0
@@ -290,6 +291,7 @@ mod tests {
         assert!(at(&|p| (p.dvp_min, p.dvp_step, p.dvp_max) = (1.0, 1.0, 256.0)).is_ok());
         refused(&|p| (p.dvp_min, p.dvp_step, p.dvp_max) = (1.0, 1.0, 257.0), "at most 255 steps");
         refused(&|p| p.dvp_step = 1e-300, "at most 255 steps");
+        refused(&|p| p.dvp_step = 1e-310, "at most 255 steps");
         refused(&|p| p.base_dvp = 0.0, "base_dvp = 0 must be > 0");
         assert!(at(&|p| p.ber_exponent = 0.1).is_ok());
         assert!(at(&|p| p.ber_exponent = 10.0).is_ok());

@@ -174,9 +174,11 @@ fn off_cfg(c: &Config) -> Config {
 fn gc_duration_sums_the_destination_blocks_tprog() {
     let mut c = small();
     c.process_variation.growth_sd = 9e-5;
-    c.process_variation.initial_pe_cycles = 12_000;
+    // Off the default (12 K), so that the report's wear stage is this run's.
+    c.process_variation.initial_pe_cycles = 12_500;
     let r = report(&c, &writes(&c, 2500));
     let pv = r.process_variation.unwrap();
+    assert_eq!(pv.initial_pe_cycles, 12_500, "the report names the wear stage it ran");
     let classes = pv.classes.iter().filter(|k| k.gc_programs > 0).count();
     assert!(classes >= 2, "GC moves into blocks of {classes} speeds");
     let moves: u64 = pv.classes.iter().map(|k| k.gc_programs).sum();
