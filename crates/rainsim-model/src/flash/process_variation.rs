@@ -216,25 +216,37 @@ impl ProcessVariation {
         self.growth[gblock as usize] as f64
     }
 
+    /// The BER of block `gblock` after `erases` P/E cycles of the run (the
+    /// wear stage added) at the slowest step: growth × kilocycles.
+    fn damage(&self, gblock: u32, erases: u32) -> f64 {
+        self.growth(gblock) * ((self.p.initial_pe_cycles as f64 + erases as f64) / 1000.0)
+    }
+
     /// BER of block `gblock` after `erases` P/E cycles of the run (the wear
     /// stage added) when programmed at grid step `step`.
     pub fn ber(&self, gblock: u32, erases: u32, step: usize) -> f64 {
-        let n = (self.p.initial_pe_cycles as f64 + erases as f64) / 1000.0;
-        self.growth(gblock) * n * (self.dvp[step] / self.p.dvp_min).powf(self.p.ber_exponent)
+        self.damage(gblock, erases) * (self.dvp[step] / self.p.dvp_min).powf(self.p.ber_exponent)
+    }
+
+    /// The BER model solved for the step: the grid step at or below the ΔVp
+    /// whose BER equals the ECC limit under damage `g` (> 0), clamped to the
+    /// grid. Rounding may leave it one step off; `detect` corrects that.
+    fn step_guess(&self, g: f64) -> usize {
+        let top = (self.dvp.len() - 1) as f64;
+        let x = self.p.dvp_min * (self.p.ecc_limit / g).powf(1.0 / self.p.ber_exponent);
+        ((x - self.p.dvp_min) / self.p.dvp_step).floor().clamp(0.0, top) as usize
     }
 
     /// Write-speed detection: the fastest grid step whose BER the ECC still
     /// corrects (step 0 when none does).
     pub fn detect(&self, gblock: u32, erases: u32) -> u8 {
         let top = self.dvp.len() - 1;
-        let n = (self.p.initial_pe_cycles as f64 + erases as f64) / 1000.0;
-        let g = self.growth(gblock) * n;
+        let g = self.damage(gblock, erases);
         if g <= 0.0 {
             return top as u8;
         }
         // Closed form for the guess, then exact against the definition.
-        let x = self.p.dvp_min * (self.p.ecc_limit / g).powf(1.0 / self.p.ber_exponent);
-        let mut k = (((x - self.p.dvp_min) / self.p.dvp_step).floor().clamp(0.0, top as f64)) as usize;
+        let mut k = self.step_guess(g);
         let limit = self.p.ecc_limit;
         while k > 0 && self.ber(gblock, erases, k) > limit {
             k -= 1;
@@ -312,6 +324,25 @@ mod tests {
         assert_eq!(v["process_variation"]["enabled"], true);
         let back: crate::config::Config = serde_json::from_value(v).unwrap();
         assert_eq!(back.process_variation, c.process_variation);
+    }
+
+    #[test]
+    fn the_closed_form_guess_is_the_exact_step_or_next_to_it() {
+        let pv = ProcessVariation::new(&PvParams::default(), 400, 600_000, 3);
+        let mut inside = 0;
+        for b in 0..400 {
+            for erases in (0..20_000).step_by(500) {
+                let exact = pv.detect(b, erases) as usize;
+                let guess = pv.step_guess(pv.damage(b, erases));
+                assert!(guess.abs_diff(exact) <= 1, "block {b} at {erases}: guess {guess}, exact {exact}");
+                inside += (0 < exact && exact < 10) as u32;
+            }
+        }
+        assert!(inside > 4_000, "most cases lie strictly inside the grid ({inside} of 16,000)");
+        // By hand: damage 9.6e-3 / 1.96 meets the limit at 0.30 × 1.4 = 0.42 V, step 4.
+        assert_eq!(pv.step_guess(9.6e-3 / 1.96 * (1.0 - 1e-9)), 4);
+        assert_eq!(pv.step_guess(1.0), 0, "beyond the slowest step: clamped");
+        assert_eq!(pv.step_guess(1e-9), 10, "beyond the fastest step: clamped");
     }
 
     #[test]
