@@ -246,15 +246,20 @@ impl ProcessVariation {
             return top as u8;
         }
         // Closed form for the guess, then exact against the definition.
-        let mut k = self.step_guess(g);
-        let limit = self.p.ecc_limit;
+        self.settle(gblock, erases, self.step_guess(g)) as u8
+    }
+
+    /// From grid step `k`, the fastest step whose BER the ECC corrects
+    /// (step 0 when none does): down while `k` errs, up while `k + 1` does not.
+    fn settle(&self, gblock: u32, erases: u32, mut k: usize) -> usize {
+        let (top, limit) = (self.dvp.len() - 1, self.p.ecc_limit);
         while k > 0 && self.ber(gblock, erases, k) > limit {
             k -= 1;
         }
         while k < top && self.ber(gblock, erases, k + 1) <= limit {
             k += 1;
         }
-        k as u8
+        k
     }
 }
 
@@ -343,6 +348,42 @@ mod tests {
         assert_eq!(pv.step_guess(9.6e-3 / 1.96 * (1.0 - 1e-9)), 4);
         assert_eq!(pv.step_guess(1.0), 0, "beyond the slowest step: clamped");
         assert_eq!(pv.step_guess(1e-9), 10, "beyond the fastest step: clamped");
+    }
+
+    #[test]
+    fn detection_settles_on_the_definition_from_any_starting_step() {
+        // The guess is nearly always exact, so the correction is tested from
+        // every start: the answer is the largest step within the ECC limit.
+        let fresh = PvParams { initial_pe_cycles: 0, ..Default::default() };
+        let pv = ProcessVariation::new(&fresh, 50, 600_000, 5);
+        let mut seen = [false; 11];
+        for b in 0..50 {
+            for erases in (0..60_000).step_by(1_500) {
+                let by_definition = (0..=10).rev().find(|&k| pv.ber(b, erases, k) <= pv.p.ecc_limit).unwrap_or(0);
+                seen[by_definition] = true;
+                for start in 0..=10 {
+                    assert_eq!(pv.settle(b, erases, start), by_definition, "block {b} at {erases}, from {start}");
+                }
+                assert_eq!(pv.detect(b, erases) as usize, by_definition);
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "every step is some case's answer: {seen:?}");
+        // A BER exactly at the limit is corrected: here BER(k) = 0.125 (k + 1)
+        // in binary-exact numbers, and step 1 meets the limit of 0.25.
+        let exact = PvParams {
+            growth_mean: 0.125,
+            growth_sd: 0.0,
+            dvp_min: 1.0,
+            dvp_step: 1.0,
+            dvp_max: 4.0,
+            ber_exponent: 1.0,
+            ecc_limit: 0.25,
+            initial_pe_cycles: 0,
+            ..Default::default()
+        };
+        let pv = ProcessVariation::new(&exact, 1, 600_000, 5);
+        assert_eq!(pv.ber(0, 1000, 1), 0.25);
+        assert!((0..=3).all(|start| pv.settle(0, 1000, start) == 1));
     }
 
     #[test]
