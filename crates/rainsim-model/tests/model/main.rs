@@ -20,6 +20,7 @@ mod percentiles;
 mod process_variation;
 mod props;
 mod queueing;
+mod raid_failure;
 mod raid_layer;
 mod replication;
 mod report_figures;

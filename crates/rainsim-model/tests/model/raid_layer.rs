@@ -17,8 +17,8 @@ const STRIPE_SW: u64 = 300;
 
 /// Every chunk of every stripe written, chunk c at page 100 + c on the
 /// channel the layout gives it; the parity policy takes the fewest pre-reads.
-struct Recorder {
-    stripes: StripeLayout,
+pub(super) struct Recorder {
+    pub(super) stripes: StripeLayout,
     actions: Vec<RaidAction>,
     writes: Vec<StripeWrite>,
     xors: u32,
@@ -26,12 +26,14 @@ struct Recorder {
     table: Option<ReplicaTable>,
     probes: Vec<ReplicationProbe>,
     /// Chunks never written (no page).
-    absent: Vec<u32>,
+    pub(super) absent: Vec<u32>,
     /// Where the placement policy moves a single-chunk update (degraded
     /// update), if anywhere.
     place_to: Option<u32>,
     /// The channels each placement was offered.
     offered: Vec<Vec<u32>>,
+    /// (channel, chunk) of every program `drive` completed, in order.
+    pub(super) landed: Vec<(u32, u32)>,
 }
 
 impl RaidPort for Recorder {
@@ -72,13 +74,17 @@ impl RaidPort for Recorder {
     }
 }
 
-fn setup() -> (RaidLayer, Recorder) {
+pub(super) fn setup() -> (RaidLayer, Recorder) {
     setup_on(5)
 }
 
 /// 4+1 stripes over `channels` channels.
 fn setup_on(channels: u32) -> (RaidLayer, Recorder) {
-    let stripes = StripeLayout::new(channels, 5, true, 16);
+    setup_with(StripeLayout::new(channels, 5, true, 16))
+}
+
+/// A layer and its recording port over `stripes`.
+pub(super) fn setup_with(stripes: StripeLayout) -> (RaidLayer, Recorder) {
     let times = RaidTimes { xor_ns: XOR, stripe_overhead_ns: STRIPE_SW, decision_ns: 0 };
     let mut raid = RaidLayer::new(stripes.clone(), times);
     raid.set_verify(true);
@@ -94,6 +100,7 @@ fn setup_on(channels: u32) -> (RaidLayer, Recorder) {
             absent: Vec::new(),
             place_to: None,
             offered: Vec::new(),
+            landed: Vec::new(),
         },
     )
 }
@@ -102,7 +109,7 @@ fn op(chunk: u32, owner: Owner) -> FlashOp {
     FlashOp { chunk, owner, enqueued: 0, ppn: 100 + chunk, seq: 0 }
 }
 
-fn take(p: &mut Recorder) -> Vec<RaidAction> {
+pub(super) fn take(p: &mut Recorder) -> Vec<RaidAction> {
     std::mem::take(&mut p.actions)
 }
 
@@ -434,9 +441,10 @@ fn a_conversion_marks_exactly_its_chunks_converting() {
 }
 
 /// Runs the layer's actions to the end: every pre-read returns a token,
-/// every controller delay ends, every program completes. Returns the other
-/// actions (degraded reads, requests done), in order.
-fn drive(raid: &mut RaidLayer, p: &mut Recorder) -> Vec<RaidAction> {
+/// every controller delay ends, every program lands (on die = its channel)
+/// and completes. Returns the other actions (degraded reads, requests done,
+/// the rebuild's end), in order.
+pub(super) fn drive(raid: &mut RaidLayer, p: &mut Recorder) -> Vec<RaidAction> {
     let mut rest = Vec::new();
     while !p.actions.is_empty() {
         for a in take(p) {
@@ -445,7 +453,9 @@ fn drive(raid: &mut RaidLayer, p: &mut Recorder) -> Vec<RaidAction> {
                     raid.preread_done(j, op(chunk, o), Some(chunk), p)
                 }
                 RaidAction::Controller { then, .. } => raid.on_event(then, p),
-                RaidAction::Program { owner: Owner::HostProgram(j) | Owner::ParityProgram(j), .. } => {
+                RaidAction::Program { channel, chunk, owner: Owner::HostProgram(j) | Owner::ParityProgram(j) } => {
+                    p.landed.push((channel, chunk));
+                    raid.committed(j, chunk, channel, channel);
                     raid.program_done(j, p)
                 }
                 other => rest.push(other),
