@@ -5,7 +5,8 @@
 
 use super::raid_layer::{drive, setup, setup_with};
 use rainsim_model::raid::failure::Phase;
-use rainsim_model::raid::layer::RaidAction;
+use rainsim_model::raid::layer::{RaidAction, StripeWrite};
+use rainsim_model::raid::rmw_rcw::data_mask;
 use rainsim_model::raid::stripe::StripeLayout;
 
 /// Before the replacement nothing is programmed on the failed channel: a
@@ -36,6 +37,44 @@ fn a_write_before_the_replacement_absorbs_lost_data_and_skips_lost_parity() {
         assert_eq!((c.writes_absorbed, c.parity_skipped), absorbed_skipped, "{case}");
         assert!(raid.is_lost(chunk), "{case}: the chunk lives only in its stripe");
     }
+}
+
+/// A host write around a lost chunk is counted as the stripe write it is:
+/// full, fresh (nothing to read: here the page written in part never
+/// existed), RMW (the lost chunk left out) or RCW (the lost chunk written);
+/// a rebuild is no host write.
+#[test]
+fn a_write_around_a_lost_chunk_is_counted_by_its_kind() {
+    let s = 2;
+    let cases = [
+        ("full", StripeWrite::Full),
+        ("fresh", StripeWrite::Fresh),
+        ("d1", StripeWrite::Rmw),
+        ("d0", StripeWrite::Rcw),
+    ];
+    for (case, kind) in cases {
+        let (mut raid, mut p) = setup();
+        let (d0, d1, pp) = (p.stripes.data_pos(s, 0), p.stripes.data_pos(s, 1), p.stripes.parity_pos(s));
+        let lost = s * 5 + d0;
+        raid.fail(p.stripes.channel(s, d0), None, &[lost], 1, false);
+        let (written, partial) = match case {
+            "full" => (data_mask(5, pp), 0),
+            "fresh" => {
+                p.absent.push(s * 5 + d1);
+                (data_mask(5, pp), 1 << d1)
+            }
+            "d1" => (1 << d1, 0),
+            _ => (1 << d0, 0),
+        };
+        raid.submit_job(1, s, written, partial, &mut p);
+        assert_eq!(p.writes, [kind], "{case}");
+    }
+    let (mut raid, mut p) = setup();
+    raid.fail(p.stripes.channel(s, 0), None, &[s * 5], 1, false);
+    raid.replaced(&mut p);
+    drive(&mut raid, &mut p);
+    assert_eq!(raid.failure().unwrap().counters.pages_rebuilt, 1);
+    assert!(p.writes.is_empty(), "{:?}", p.writes);
 }
 
 /// Exactly the stripe of a lost chunk holds one (here the first chunk of

@@ -20,7 +20,7 @@ const STRIPE_SW: u64 = 300;
 pub(super) struct Recorder {
     pub(super) stripes: StripeLayout,
     actions: Vec<RaidAction>,
-    writes: Vec<StripeWrite>,
+    pub(super) writes: Vec<StripeWrite>,
     xors: u32,
     /// A replica table, for replica jobs, and the probes they raise.
     table: Option<ReplicaTable>,
