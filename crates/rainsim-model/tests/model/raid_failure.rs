@@ -68,6 +68,12 @@ fn a_write_around_a_lost_chunk_is_counted_by_its_kind() {
         };
         raid.submit_job(1, s, written, partial, &mut p);
         assert_eq!(p.writes, [kind], "{case}");
+        if case == "d1" {
+            // Data before parity, as the normal path issues them.
+            drive(&mut raid, &mut p);
+            let at = |pos: u32| (p.stripes.channel(s, pos), s * 5 + pos);
+            assert_eq!(p.landed, [at(d1), at(pp)]);
+        }
     }
     let (mut raid, mut p) = setup();
     raid.fail(p.stripes.channel(s, 0), None, &[s * 5], 1, false);
