@@ -3,7 +3,7 @@
 //! the replacement absorbs or skips, which stripes hold a lost chunk, and
 //! the rebuild's one end.
 
-use super::raid_layer::{drive, setup, setup_with};
+use super::raid_layer::{drive, reads, setup, setup_with, take};
 use rainsim_model::raid::failure::Phase;
 use rainsim_model::raid::layer::{RaidAction, StripeWrite};
 use rainsim_model::raid::rmw_rcw::data_mask;
@@ -29,7 +29,16 @@ fn a_write_before_the_replacement_absorbs_lost_data_and_skips_lost_parity() {
             raid.fail(ch, None, &[chunk], 1, false);
         }
         raid.submit_job(1, s, 1 << written, 0, &mut p);
-        drive(&mut raid, &mut p);
+        let rest = drive(&mut raid, &mut p);
+        // Verify mode follows absorbed data (its token), not skipped parity.
+        let absorbed: Vec<u32> = rest
+            .iter()
+            .filter_map(|a| match *a {
+                RaidAction::Absorbed { chunk, .. } => Some(chunk),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(absorbed, if case == "lost parity" { vec![] } else { vec![chunk] }, "{case}");
         let want = if case == "lost parity" { s * 5 + d1 } else { s * 5 + pp };
         assert_eq!(p.landed, [(p.stripes.channel(s, want % 5), want)], "{case}: only the other member is programmed");
         let c = raid.failure().unwrap().counters;
@@ -68,6 +77,14 @@ fn a_write_around_a_lost_chunk_is_counted_by_its_kind() {
         };
         raid.submit_job(1, s, written, partial, &mut p);
         assert_eq!(p.writes, [kind], "{case}");
+        if case == "d0" {
+            // RCW of the whole lost chunk reads the data not written, not the parity.
+            let mut read: Vec<u32> = reads(&take(&mut p)).iter().map(|r| r.0 % 5).collect();
+            read.sort();
+            let mut rest: Vec<u32> = (0..5).filter(|&q| q != pp && q != d0).collect();
+            rest.sort();
+            assert_eq!(read, rest);
+        }
         if case == "d1" {
             // Data before parity, as the normal path issues them.
             drive(&mut raid, &mut p);

@@ -114,7 +114,7 @@ pub(super) fn take(p: &mut Recorder) -> Vec<RaidAction> {
 }
 
 /// The reads among `acts`: (chunk, owner, whether at the queue head).
-fn reads(acts: &[RaidAction]) -> Vec<(u32, Owner, bool)> {
+pub(super) fn reads(acts: &[RaidAction]) -> Vec<(u32, Owner, bool)> {
     acts.iter()
         .filter_map(|a| match *a {
             RaidAction::Read { chunk, owner, head, .. } => Some((chunk, owner, head)),
