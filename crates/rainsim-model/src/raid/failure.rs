@@ -346,9 +346,9 @@ impl RaidLayer {
             // A failed die's channel still takes programs on its other dies.
             return (f.phase != Phase::Failed || f.die.is_some()).then_some(f.channel);
         }
-        if j.moved_to != NO_CHANNEL && pos != self.stripes.parity_pos(j.stripe) {
-            return Some(j.moved_to);
-        }
+        // A job is planned around a lost chunk or moved (a degraded
+        // update), never both: `start_job` takes the lost path first.
+        debug_assert_eq!(j.moved_to, NO_CHANNEL);
         Some(self.chunk_channel(port, j.stripe, pos))
     }
 
