@@ -15,6 +15,8 @@
 mod admit;
 mod arrivals;
 mod completion;
+#[cfg(test)]
+mod copy_die_tests;
 mod dispatch;
 mod error;
 mod external;
