@@ -212,6 +212,21 @@ fn only_cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
     }
 }
 
+/// Above `policy.replicas.high_water` entries the oldest replica's stripe
+/// converts back: with a mark of 2, the third replicated chunk of a stripe
+/// (5 ms apart, never idle) converts all three, not the second.
+#[test]
+fn the_oldest_replica_converts_once_the_table_passes_its_high_water_mark() {
+    let mut c = three_plus_one("fusionraid", 1);
+    c.policy.replicas.high_water = 2;
+    let p0 = page_of(&c, 0);
+    let reqs: Vec<Request> = (0..3).map(|d| write(1_000 + d * 5_000_000, p0 + d)).collect();
+    let ssd = run(&c, &reqs);
+    let r = ssd.obs.replication;
+    assert_eq!((r.new_replicas, r.conversions_high_water, r.converted_chunks), (3, 1, 3));
+    assert_eq!(ssd.replication_report("fusionraid").unwrap().entries_end, 0);
+}
+
 /// FusionRAID converts replicas back once the host has been idle for
 /// `policy.replicas.idle_ns`, and not while requests keep coming.
 #[test]
