@@ -193,6 +193,19 @@ fn cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
     assert!(report.threshold_history.is_empty());
 }
 
+/// CR5M counts a chunk as replicated as soon as its replica write is
+/// submitted, even while that write waits for its stripe (here behind an
+/// update of another of its chunks, 1 µs earlier): the stripe converts then.
+#[test]
+fn cr5m_counts_a_replica_write_waiting_for_its_stripe() {
+    let c = three_plus_one("cr5m", 2);
+    let p0 = page_of(&c, 0);
+    let times_pages = [(1_000, p0), (5_000_000, p0 + 1), (10_000_000, p0 + 1), (10_001_000, p0 + 2)];
+    let reqs: Vec<Request> = times_pages.iter().map(|&(t, p)| write(t, p)).collect();
+    let r = run(&c, &reqs).obs.replication;
+    assert_eq!(r.conversions_full_stripe, 1, "{r:?}");
+}
+
 /// The same three updates under FusionRAID (5 ms apart: never idle long
 /// enough) and Rep-RAID (f* = 1) leave the stripe replicated: only CR5M
 /// converts a stripe as its last chunk replicates.
