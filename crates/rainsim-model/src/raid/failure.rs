@@ -310,8 +310,8 @@ impl RaidLayer {
         let j = self.jobs[id];
         let w = self.stripes.width;
         let pp = self.stripes.parity_pos(j.stripe);
-        // The members that exist, the lost one aside (it cannot be read).
         let exists = at.iter().enumerate().filter(|(_, m)| m.is_some()).fold(0u64, |e, (q, _)| e | 1 << q);
+        // The lost member cannot be read, even where its page still exists.
         let others = exists & !(1 << f);
         let job = &mut self.jobs[id];
         job.lost = f;
