@@ -26,6 +26,8 @@ mod raid_port;
 mod reorg;
 #[cfg(test)]
 mod reorg_tests;
+#[cfg(test)]
+mod replica_read_tests;
 mod replication;
 mod rotating_gc;
 mod stall;

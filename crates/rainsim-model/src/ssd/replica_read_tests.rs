@@ -1,0 +1,163 @@
+//! Host reads of a replicated chunk (`Ssd::replica_read`): the copy whose
+//! die is predicted to free first serves it, the time saved against the
+//! other copy goes to the policy, and any-chunk matching sees the slot as
+//! read while the read is in flight.
+
+use super::Ssd;
+use crate::config::{Config, RaidLevel};
+use crate::device_state::DeviceView;
+use crate::engine::SimTime;
+use crate::flash::op::Origin;
+use crate::metrics::collector::Collector;
+use crate::policy::{Replication, ReplicationKind};
+use crate::raid::replica::Copy;
+use rainsim_trace::{Op, Request};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// 3 single-die channels, 2+1 stripes, half the space written, Rep-RAID
+/// (any-chunk matching, f* = 1 at first).
+fn device() -> Ssd<Collector> {
+    let mut c = Config::default();
+    let g = &mut c.geometry;
+    (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (3, 1, 1, 1);
+    (g.blocks_per_plane, g.pages_per_block, g.page_bytes, g.over_provisioning) = (64, 16, 4096, 0.2);
+    (c.precondition.valid, c.precondition.invalid) = (0.5, 0.0);
+    (c.raid.level, c.raid.stripe_width) = (RaidLevel::Raid5, 3);
+    c.policy.replication = ReplicationKind::RepRaid;
+    Ssd::new(&c, Collector::new(3), true).unwrap()
+}
+
+/// Replicates every update, copy B on a fixed channel per home channel, and
+/// records what each replica read saved.
+struct Fixed {
+    other: [u32; 3],
+    saved: Rc<RefCell<Vec<SimTime>>>,
+}
+
+impl Replication for Fixed {
+    fn replicate(&mut self, _: &DeviceView, _: u32, _: u32) -> bool {
+        true
+    }
+    fn place(&mut self, _: &DeviceView, home: u32) -> [u32; 2] {
+        [home, self.other[home as usize]]
+    }
+    fn on_replica_read(&mut self, ns: SimTime) {
+        self.saved.borrow_mut().push(ns);
+    }
+}
+
+fn request(op: Op, time_ns: u64, lpn: u64) -> Request {
+    Request { time_ns, offset: lpn * 4096, size: 4096, device: 0, op }
+}
+
+fn drain(ssd: &mut Ssd<Collector>) {
+    while ssd.step(&mut std::iter::empty()).unwrap() {}
+}
+
+/// A written data chunk whose slot is on `channel`, and its logical page,
+/// in none of the stripes of the chunks in `not` (one write job per stripe).
+fn chunk_on(ssd: &Ssd<Collector>, channel: u32, not: &[u32]) -> (u32, u64) {
+    let l = &ssd.stripes;
+    (0..l.stripes)
+        .filter(|&s| (0..3).all(|j| ssd.ftl.lookup(s * 3 + j).is_some()))
+        .flat_map(|s| (0..3).filter(move |&j| j != l.parity_pos(s)).map(move |j| (s, j)))
+        .map(|(s, j)| (s * 3 + j, s as u64 * 2 + (j - (j > l.parity_pos(s)) as u32) as u64))
+        .find(|&(c, _)| {
+            !not.iter().any(|n| n / 3 == c / 3) && ssd.layout.channel_of(ssd.ftl.lookup(c).unwrap()) == channel
+        })
+        .unwrap()
+}
+
+fn host_reads(ssd: &Ssd<Collector>, channel: usize) -> u64 {
+    ssd.obs.channels[channel].ops[Origin::HostRead as usize]
+}
+
+/// x's copies on channels 0 (A) and 1 (B). y's update programs channel 1
+/// at t0 (and 2); z's programs channel 0 at t1 = t0 + P/4 (and 2). A read
+/// of x after both programs passed t_R: copy B's die frees P/4 earlier, so
+/// B serves it and the saving is the programs' start gap, P/4. A copy
+/// chosen by index, or a program taken for a read, picks A.
+#[test]
+fn a_replica_read_goes_to_the_copy_whose_program_ends_first() {
+    let mut ssd = device();
+    let saved = Rc::new(RefCell::new(Vec::new()));
+    ssd.policies.replication = Box::new(Fixed { other: [1, 2, 2], saved: saved.clone() });
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    let (y, ly) = chunk_on(&ssd, 1, &[x]);
+    let (_, lz) = chunk_on(&ssd, 0, &[x, y]);
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    let t = ssd.replicas.as_ref().unwrap();
+    let pair = t.get(x).unwrap().pair;
+    let ch = |k| ssd.layout.channel_of(ssd.ftl.lookup(t.copy_id(pair, k)).unwrap());
+    assert_eq!((ch(Copy::A), ch(Copy::B)), (0, 1));
+    let p = ssd.t.program;
+    let t0 = 100_000_000;
+    let t1 = t0 + p / 4;
+    ssd.submit(t0, request(Op::Write, t0, ly), 1);
+    ssd.submit(t1, request(Op::Write, t1, lz), 2);
+    let t2 = t1 + ssd.t.xfer + 2 * ssd.t.read;
+    assert!(t2 < t0 + p, "both programs still run at the read");
+    ssd.submit(t2, request(Op::Read, t2, lx), 3);
+    let before = [host_reads(&ssd, 0), host_reads(&ssd, 1)];
+    drain(&mut ssd);
+    assert_eq!(ssd.obs.replication.replica_reads, 1);
+    assert_eq!([host_reads(&ssd, 0) - before[0], host_reads(&ssd, 1) - before[1]], [0, 1], "copy B served it");
+    assert_eq!(*saved.borrow(), vec![p / 4], "A's die would have freed P/4 later");
+}
+
+/// The same read with both dies idle: the copies tie and copy A serves it,
+/// saving nothing; with copy A's die reading, B serves it and saves the
+/// read's remaining time plus nothing queued.
+#[test]
+fn an_idle_tie_goes_to_copy_a_and_a_busy_die_to_copy_b() {
+    let mut ssd = device();
+    let saved = Rc::new(RefCell::new(Vec::new()));
+    ssd.policies.replication = Box::new(Fixed { other: [1, 2, 0], saved: saved.clone() });
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    let (_, lu) = chunk_on(&ssd, 0, &[x]);
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    let t = 100_000_000;
+    ssd.submit(t, request(Op::Read, t, lx), 1);
+    drain(&mut ssd);
+    assert_eq!((host_reads(&ssd, 0), host_reads(&ssd, 1)), (1, 0), "a tie keeps copy A");
+    // u's read starts on die 0 at t2; x's read arrives `d` later.
+    let (t2, d) = (2 * t, ssd.t.read / 4);
+    ssd.submit(t2, request(Op::Read, t2, lu), 2);
+    ssd.submit(t2 + d, request(Op::Read, t2 + d, lx), 3);
+    drain(&mut ssd);
+    assert_eq!((host_reads(&ssd, 0), host_reads(&ssd, 1)), (2, 1), "u on channel 0, x from copy B");
+    assert_eq!(*saved.borrow(), vec![0, ssd.t.read - d], "a tie saves nothing; then A's read had t_R − d left");
+}
+
+/// Any-chunk matching must not reuse a slot a host read is on its way to:
+/// the device counts reads in flight per slot, two reads of one slot
+/// count two, and a completed read lowers the count until the slot leaves.
+#[test]
+fn reads_in_flight_are_counted_per_slot_until_they_complete() {
+    let mut ssd = device();
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    assert!(ssd.replicas.as_ref().unwrap().get(x).is_some(), "f* = 1 replicated x");
+    let reading = |ssd: &Ssd<Collector>| ssd.repl.as_ref().unwrap().reading.clone().unwrap();
+    assert!(reading(&ssd).is_empty());
+    let t = 100_000_000;
+    ssd.submit(t, request(Op::Read, t, lx), 1);
+    ssd.submit(t, request(Op::Read, t, lx), 2);
+    let mut seen = vec![0];
+    while ssd.step(&mut std::iter::empty()).unwrap() {
+        let n = reading(&ssd).get(&x).copied().unwrap_or(0);
+        if seen.last() != Some(&n) {
+            seen.push(n);
+        }
+    }
+    assert_eq!(seen, [0, 1, 2, 1, 0], "counted up as admitted, down as completed");
+    assert!(reading(&ssd).is_empty(), "no slot stays marked after its reads");
+    assert_eq!(ssd.obs.replication.replica_reads, 2);
+}
