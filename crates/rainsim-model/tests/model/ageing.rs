@@ -4,7 +4,7 @@
 use crate::{preset, scheme, tiny, trace_files};
 use rainsim_model::config::{AgeLayout, Config, MapTrace, WarmupWorkload};
 use rainsim_model::engine::cpu_seconds;
-use rainsim_model::ftl::precondition::steady_state;
+use rainsim_model::ftl::precondition::{steady_state, PreconditionReport};
 use rainsim_model::ftl::GcWork;
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::metrics::observer::{NullObserver, Observer};
@@ -77,6 +77,73 @@ fn steady_state_blocks_follow_the_fifo_greedy_distribution() {
     cfg.precondition.target_moves_per_gc = Some(20.0);
     let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
     assert!((ssd.prep.victim_valid_mean - 20.0).abs() <= 1.0, "victims at {}", ssd.prep.victim_valid_mean);
+}
+
+/// 4 channels × 2 planes × 16 blocks × 8 pages, 3+1 stripes, valid 0.5:
+/// ⌊512 / 4⌋ = 128 stripes, one chunk of each per channel, so 64 valid
+/// pages a plane (8 blocks); invalid 0.25 adds round(0.25 × 128) = 32 a
+/// plane (4 blocks). GC triggers below max(2, ⌊0.1 × 16⌋) = 2 free blocks.
+fn by_hand(layout: AgeLayout) -> Config {
+    let mut c = tiny(4, 1, 2, 16, 8, Some(4));
+    (c.precondition.valid, c.precondition.invalid, c.precondition.layout) = (0.5, 0.25, layout);
+    c
+}
+
+/// The whole report, worked by hand: packed (12 blocks used a plane, the
+/// invalid ones empty); a free margin of 4 leaving 16 − 2 − 4 = 10 blocks
+/// for data (16 invalid pages a plane dropped); steady state at ρ = 0.5
+/// (a hot pool of round(32 / (8 × 0.5)) = 8 blocks holding 32 valid pages,
+/// the other 32 in 4 cold blocks).
+#[test]
+fn the_precondition_report_by_hand() {
+    let packed = PreconditionReport {
+        layout: "packed".into(),
+        valid_pages: 8 * 64,
+        invalid_pages: 8 * 32,
+        stripes_written: 128,
+        stripes_mapped_for_trace: 0,
+        trace_pages_needed: 0,
+        free_blocks_min: 4,
+        gc_trigger_blocks: 2,
+        victim_valid_mean: 0.0,
+        written_valid_fraction: 64.0 / 96.0,
+        hot_utilization: None,
+        hot_valid_share: None,
+        invalid_pages_dropped: 0,
+    };
+    let ssd = Ssd::new(&by_hand(AgeLayout::Packed), NullObserver, false).unwrap();
+    assert_eq!(ssd.prep, packed);
+    let mut cfg = by_hand(AgeLayout::Packed);
+    cfg.precondition.free_margin = Some(4);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    let margin = PreconditionReport {
+        invalid_pages: 8 * 16,
+        invalid_pages_dropped: 8 * 16,
+        free_blocks_min: 6,
+        written_valid_fraction: 64.0 / 80.0,
+        ..packed.clone()
+    };
+    assert_eq!(ssd.prep, margin);
+    let mut cfg = by_hand(AgeLayout::SteadyState);
+    cfg.precondition.hot_utilization = Some(0.5);
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    let hot = steady_state::block_valid_counts(8, 8, 32);
+    assert_eq!(hot.iter().sum::<u32>(), 32);
+    let steady = PreconditionReport {
+        layout: "steady-state".into(),
+        victim_valid_mean: *hot.iter().min().unwrap() as f64,
+        hot_utilization: Some(0.5),
+        hot_valid_share: Some(0.5),
+        ..packed
+    };
+    assert_eq!(ssd.prep, steady);
+    let mut counts = written_blocks(&ssd);
+    for (plane, blocks) in counts.iter_mut().enumerate() {
+        blocks.sort_unstable();
+        let mut want: Vec<u16> = hot.iter().map(|&v| v as u16).chain([8; 4]).collect();
+        want.sort_unstable();
+        assert_eq!(*blocks, want, "plane {plane}: the hot pool's counts and 4 full cold blocks");
+    }
 }
 
 #[test]
@@ -182,6 +249,7 @@ fn map_trace_footprint_maps_every_touched_stripe() {
     let ssd = Ssd::for_requests(&cfg, NullObserver, false, &reqs).unwrap();
     assert_eq!(ssd.prep.trace_pages_needed, 3);
     assert_eq!(ssd.prep.stripes_written, 3);
+    assert_eq!(ssd.prep.stripes_mapped_for_trace, 3);
     let l = ssd.stripe_layout();
     for s in [0u32, 2, 3] {
         assert!((0..4).all(|j| ssd.ftl.lookup(s * l.width + j).is_some()), "stripe {s} with parity");
