@@ -146,6 +146,63 @@ fn the_precondition_report_by_hand() {
     }
 }
 
+/// The room check at its bound: 14 of 16 blocks used (2 left free, the
+/// GC trigger) is allowed; a free margin leaving exactly the valid data's 8
+/// blocks drops every invalid page; invalid pages alone (valid 0) are laid.
+#[test]
+fn preconditioning_fills_a_plane_up_to_its_room() {
+    let mut cfg = by_hand(AgeLayout::Packed);
+    cfg.precondition.invalid = 48.0 / 128.0;
+    let ssd = Ssd::new(&cfg, NullObserver, false).expect("8 + 6 blocks leave the trigger's 2 free");
+    assert_eq!((ssd.prep.free_blocks_min, ssd.prep.invalid_pages), (2, 8 * 48));
+    cfg.precondition.free_margin = Some(6);
+    let ssd = Ssd::new(&cfg, NullObserver, false).expect("the valid data fits the margin's 8 blocks");
+    assert_eq!((ssd.prep.free_blocks_min, ssd.prep.invalid_pages, ssd.prep.invalid_pages_dropped), (8, 0, 8 * 48));
+    let mut cfg = by_hand(AgeLayout::Packed);
+    cfg.precondition.valid = 0.0;
+    let ssd = Ssd::new(&cfg, NullObserver, false).unwrap();
+    assert_eq!((ssd.prep.valid_pages, ssd.prep.invalid_pages, ssd.prep.free_blocks_min), (0, 8 * 32, 12));
+}
+
+/// A plane too full names what filled it, and mentions `map_trace` only
+/// when the trace forced stripes in: a free margin leaving 7 blocks for
+/// 8 blocks of valid data; invalid pages at 0.875 (14 blocks, all the
+/// room) plus the one page a forced stripe puts on each channel's first
+/// plane.
+#[test]
+fn a_plane_too_full_says_whether_the_trace_filled_it() {
+    let mut cfg = by_hand(AgeLayout::Packed);
+    cfg.precondition.free_margin = Some(7);
+    let e = Ssd::new(&cfg, NullObserver, false).err().expect("too full").to_string();
+    assert!(e.contains("leaves 7 of 16 blocks") && !e.contains("map_trace"), "{e}");
+    let mut cfg = by_hand(AgeLayout::Packed);
+    (cfg.precondition.valid, cfg.precondition.invalid) = (0.0, 0.875);
+    cfg.precondition.map_trace = MapTrace::Footprint;
+    let reqs = [Request { time_ns: 0, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    let e = Ssd::for_requests(&cfg, NullObserver, false, &reqs).err().expect("too full").to_string();
+    assert!(e.contains("needs 15 full blocks in plane 0"), "{e}");
+    assert!(e.contains("(1 of its 1 stripes mapped because precondition.map_trace asks for them)"), "{e}");
+}
+
+/// Each seed lays its own random layout: seeds that differ in any low bit
+/// give different uniform layouts (a seed mixed by `|` or `&` with a
+/// constant would give some of them the same one).
+#[test]
+fn each_seed_lays_its_own_uniform_layout() {
+    let layouts: Vec<Vec<Vec<u16>>> = (0..4u64)
+        .map(|seed| {
+            let mut cfg = by_hand(AgeLayout::Uniform);
+            cfg.seed = seed;
+            written_blocks(&Ssd::new(&cfg, NullObserver, false).unwrap())
+        })
+        .collect();
+    for a in 0..4 {
+        for b in a + 1..4 {
+            assert_ne!(layouts[a], layouts[b], "seeds {a} and {b}");
+        }
+    }
+}
+
 #[test]
 fn uniform_layout_scatters_valid_pages_over_every_written_block() {
     let cfg = small(AgeLayout::Uniform, 0.6, 0.2);
