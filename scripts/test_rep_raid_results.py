@@ -6,7 +6,10 @@ import functools
 
 import pytest
 
+import rep_raid_claims as rc
+import rep_raid_page as rp
 import rep_raid_results as rr
+import rep_raid_tables as rt
 import verdict as V
 
 SEEDS = [1, 2, 3]
@@ -54,33 +57,33 @@ def report(write_ms=2.0, read_ms=0.1, n_write=150_000, n_read=50_000, p9999_ms=1
     return r
 
 
-def grid(scheme_kw, preset=rr.PRESET, profiles=rr.PROFILES, seeds=SEEDS):
+def grid(scheme_kw, preset=rc.PRESET, profiles=rc.PROFILES, seeds=SEEDS):
     """reports[(preset, scheme, profile, seed)]: scheme_kw[scheme](profile index, seed) -> report kwargs."""
     out = {}
     for i, wl in enumerate(profiles):
         for s in seeds:
-            for sc in rr.SCHEMES:
+            for sc in rc.SCHEMES:
                 kw = scheme_kw.get(sc, lambda i, s: {})(i, s)
-                if sc != rr.B:
+                if sc != rc.B:
                     kw.setdefault("repl", {})
                 out[(preset, sc, wl, s)] = report(**kw)
     return out
 
 
-def verdicts(reports, unit="seed", preset=rr.PRESET):
-    comps = rr.claims([preset])
-    return {k: v["verdict"] for k, v in rr.evaluate_all(reports, preset, rr.PROFILES, SEEDS, comps, (unit,))[unit].items()}
+def verdicts(reports, unit="seed", preset=rc.PRESET):
+    comps = rc.claims([preset])
+    return {k: v["verdict"] for k, v in rc.evaluate_all(reports, preset, rc.PROFILES, SEEDS, comps, (unit,))[unit].items()}
 
 
 def test_metrics_read_the_right_keys():
     r = report(write_ms=3.0, read_ms=1.0, n_write=100_000, n_read=100_000, moves=640, gcs=40, gc_mean_ms=25.0,
                reorg_ms=7.0)
-    assert rr.write_mean(r) == 3e6 and rr.read_mean(r) == 1e6 and rr.all_mean(r) == 2e6
-    assert rr.page_moves(r) == 640 and rr.gc_erases(r) == 40
-    assert rr.gc_die_time(r) == 40 * 25e6
-    assert rr.gc_time(r) == 40 * 25e6 + 7e6  # Fig. 11: GC plus reorganisation
-    assert rr.reorg_time(report()) == 0  # RAID-5 has no replication section
-    assert rr.read_mean(report(n_read=0)) is None  # no reads: no mean, not 0
+    assert rc.write_mean(r) == 3e6 and rc.read_mean(r) == 1e6 and rc.all_mean(r) == 2e6
+    assert rc.page_moves(r) == 640 and rc.gc_erases(r) == 40
+    assert rc.gc_die_time(r) == 40 * 25e6
+    assert rc.gc_time(r) == 40 * 25e6 + 7e6  # Fig. 11: GC plus reorganisation
+    assert rc.reorg_time(report()) == 0  # RAID-5 has no replication section
+    assert rc.read_mean(report(n_read=0)) is None  # no reads: no mean, not 0
 
 
 def test_write_latency_verdicts_follow_size_and_direction():
@@ -88,10 +91,10 @@ def test_write_latency_verdicts_follow_size_and_direction():
     # (paper −22.5 %): direction only; CR5M 5 % above (paper −6.5 %): contradicted.
     jitter = lambda i, s: 0.01 * ((i * 3 + s) % 5)  # noqa: E731  (distinct changes, no ties)
     reps = grid({
-        rr.B: lambda i, s: {"write_ms": 2.0},
-        rr.R: lambda i, s: {"write_ms": 2.0 * (0.60 - jitter(i, s))},
-        rr.F: lambda i, s: {"write_ms": 2.0 * (0.90 - jitter(i, s))},
-        rr.C5: lambda i, s: {"write_ms": 2.0 * (1.05 + jitter(i, s))},
+        rc.B: lambda i, s: {"write_ms": 2.0},
+        rc.R: lambda i, s: {"write_ms": 2.0 * (0.60 - jitter(i, s))},
+        rc.F: lambda i, s: {"write_ms": 2.0 * (0.90 - jitter(i, s))},
+        rc.C5: lambda i, s: {"write_ms": 2.0 * (1.05 + jitter(i, s))},
     })
     v = verdicts(reps)
     assert v["W3"] == V.REPRODUCED
@@ -104,39 +107,39 @@ def test_write_latency_verdicts_follow_size_and_direction():
 
 
 def test_mixed_directions_are_inconclusive():
-    reps = grid({rr.R: lambda i, s: {"read_ms": 0.1 * (0.9 if (i + s) % 2 else 1.1)}})
+    reps = grid({rc.R: lambda i, s: {"read_ms": 0.1 * (0.9 if (i + s) % 2 else 1.1)}})
     assert verdicts(reps)["R3"] == V.INCONCLUSIVE
 
 
 def test_saturated_runs_leave_the_verdicts():
     # Rep-RAID faster on every workload, but 8 of 9 profiles saturate in one run: one profile
     # (3 workloads) is too few for any verdict.
-    reps = grid({rr.R: lambda i, s: {"write_ms": 1.0, "busy": 0.99 if i else 0.1}})
-    comps = rr.claims([rr.PRESET])
-    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("seed",))["seed"]["W3"]
+    reps = grid({rc.R: lambda i, s: {"write_ms": 1.0, "busy": 0.99 if i else 0.1}})
+    comps = rc.claims([rc.PRESET])
+    res = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, comps, ("seed",))["seed"]["W3"]
     assert res["counts"]["saturated"] == 24
     assert res["verdict"] == V.INCONCLUSIVE
-    assert rr.sat_mark(reps, rr.PRESET, rr.R, rr.PROFILES[1], SEEDS) == " †"
+    assert rt.sat_mark(reps, rc.PRESET, rc.R, rc.PROFILES[1], SEEDS) == " †"
 
 
 def test_tail_claim_only_from_enough_samples():
     # Fewer than 100,000 requests per run: p99.99 is not used, the claim falls back to p99.9.
-    small = grid({sc: (lambda i, s: {"n_write": 60_000, "n_read": 20_000}) for sc in rr.SCHEMES})
-    comps = rr.claims([rr.PRESET])
-    res = rr.evaluate_all(small, rr.PRESET, rr.PROFILES, SEEDS, comps, ("seed",))["seed"]["T2"]
+    small = grid({sc: (lambda i, s: {"n_write": 60_000, "n_read": 20_000}) for sc in rc.SCHEMES})
+    comps = rc.claims([rc.PRESET])
+    res = rc.evaluate_all(small, rc.PRESET, rc.PROFILES, SEEDS, comps, ("seed",))["seed"]["T2"]
     assert res["used"] == "p99_9_ns" and "n too small" in res["note"]
-    rs = [small[(rr.PRESET, rr.B, rr.PROFILES[0], s)] for s in SEEDS]
-    assert rr.tail_cell(rs, "all", "99.99") == "n too small"
+    rs = [small[(rc.PRESET, rc.B, rc.PROFILES[0], s)] for s in SEEDS]
+    assert rt.tail_cell(rs, "all", "99.99") == "n too small"
     big = [report(p9999_ms=12.0) for _ in SEEDS]
-    assert rr.tail_cell(big, "all", "99.99") == "12.00"
+    assert rt.tail_cell(big, "all", "99.99") == "12.00"
     assert V.percentile_valid("99.99", 200_000)
 
 
 def test_table4_rows_are_ours_beside_the_papers():
     # Erases: RAID-5 100, CR5M 110 (+10 %), FusionRAID 105, Rep-RAID 101.
-    reps = grid({rr.B: lambda i, s: {"gcs": 100}, rr.C5: lambda i, s: {"gcs": 110},
-                 rr.F: lambda i, s: {"gcs": 105}, rr.R: lambda i, s: {"gcs": 101}})
-    t = rr.table4(reps, rr.PRESET, SEEDS)
+    reps = grid({rc.B: lambda i, s: {"gcs": 100}, rc.C5: lambda i, s: {"gcs": 110},
+                 rc.F: lambda i, s: {"gcs": 105}, rc.R: lambda i, s: {"gcs": 101}})
+    t = rt.table4(reps, rc.PRESET, SEEDS)
     row = next(line for line in t.splitlines() if line.startswith("| `hm_0` |"))
     assert "| 100 / 35,011 | 110 / 37,361 | 105 / 36,068 | 101 / 35,638 |" in row
     assert "+10.0 % / +6.71 %" in row  # CR5M: ours, then the paper's own hm_0 row
@@ -150,8 +153,8 @@ def test_table4_rows_are_ours_beside_the_papers():
 
 def test_page_moves_claims_use_the_comparators_combined():
     # RAID-5 moves fewer pages than every other scheme; CR5M the most.
-    reps = grid({rr.B: lambda i, s: {"moves": 800}, rr.C5: lambda i, s: {"moves": 4000},
-                 rr.F: lambda i, s: {"moves": 1600}, rr.R: lambda i, s: {"moves": 1000}})
+    reps = grid({rc.B: lambda i, s: {"moves": 800}, rc.C5: lambda i, s: {"moves": 4000},
+                 rc.F: lambda i, s: {"moves": 1600}, rc.R: lambda i, s: {"moves": 1000}})
     v = verdicts(reps)
     assert v["M1"] == V.REPRODUCED  # −37.5 % vs the paper's −31.9 %
     assert v["M2"] == V.REPRODUCED  # RAID-5 below min(others) = Rep-RAID's 1,000
@@ -161,10 +164,10 @@ def test_page_moves_claims_use_the_comparators_combined():
 
 
 def test_the_page_renders_from_reports():
-    reps = grid({rr.R: lambda i, s: {"write_ms": 1.0, "reorg_ms": 50.0}, rr.F: lambda i, s: {"write_ms": 1.2}})
-    reps.update(grid({}, preset=rr.WIDE))
+    reps = grid({rc.R: lambda i, s: {"write_ms": 1.0, "reorg_ms": 50.0}, rc.F: lambda i, s: {"write_ms": 1.2}})
+    reps.update(grid({}, preset=rc.WIDE))
     a = argparse.Namespace(seeds=3, wide_seeds=3, trace_seeds=3, requests=None)
-    text = rr.page(reps, a, [], [], "abc1234")
+    text = rp.page(reps, a, [], [], "abc1234")
     assert "at commit `abc1234`" in text
     assert "## 7+1 stripes: `rep-raid-8ch-7p1`" in text
     # Fig. 8a row: RAID-5 2.00 ms, Rep-RAID 1.00 ms (−50 %).
@@ -181,59 +184,59 @@ def test_the_page_renders_from_reports():
 
 def test_a_failed_run_takes_its_workload_out_of_every_comparison():
     # Rep-RAID 40 % faster everywhere, but its hm_0 seed-2 run failed.
-    reps = grid({rr.R: lambda i, s: {"write_ms": 1.2}})
-    del reps[(rr.PRESET, rr.R, "rep-raid-hm_0", 2)]
-    ok = rr.complete(reps, rr.PRESET, rr.PROFILES, SEEDS)
+    reps = grid({rc.R: lambda i, s: {"write_ms": 1.2}})
+    del reps[(rc.PRESET, rc.R, "rep-raid-hm_0", 2)]
+    ok = rc.complete(reps, rc.PRESET, rc.PROFILES, SEEDS)
     assert ok["rep-raid-hm_0"] == [1, 3] and ok["rep-raid-wdev_0"] == SEEDS
-    comps = [c for c in rr.claims([rr.PRESET]) if c.cid in ("W2", "W3")]
-    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps)
+    comps = [c for c in rc.claims([rc.PRESET]) if c.cid in ("W2", "W3")]
+    res = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, comps)
     # 26 workloads (also for FusionRAID, which did not fail), and hm_0 as a profile with 2 seeds.
     assert len(res["seed"]["W3"]["per_workload"]) == 26 and len(res["seed"]["W2"]["per_workload"]) == 26
     assert res["workload"]["W3"]["per_workload"]["rep-raid-hm_0"]["n"] == 2
     assert res["seed"]["W3"]["verdict"] == V.REPRODUCED
     # A failed first seed does not hide the profile's other seeds.
-    del reps[(rr.PRESET, rr.R, "rep-raid-wdev_0", 1)]
-    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("workload",))
+    del reps[(rc.PRESET, rc.R, "rep-raid-wdev_0", 1)]
+    res = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, comps, ("workload",))
     assert res["workload"]["W3"]["per_workload"]["rep-raid-wdev_0"]["n"] == 2
     # Every seed of one profile failed: its cells say so, the rest renders.
     for s in SEEDS:
-        reps.pop((rr.PRESET, rr.R, "rep-raid-mds_0", s), None)
-    row = next(line for line in rr.gc_split_table(reps, rr.PRESET, rr.PROFILES, SEEDS).splitlines()
+        reps.pop((rc.PRESET, rc.R, "rep-raid-mds_0", s), None)
+    row = next(line for line in rt.gc_split_table(reps, rc.PRESET, rc.PROFILES, SEEDS).splitlines()
                if line.startswith("| `mds_0` |"))
     assert row.endswith("| 2.0 + 0.00 | – |")
     a = argparse.Namespace(seeds=3, wide_seeds=0, trace_seeds=3, requests=None)
-    fail = {(rr.PRESET, rr.R, "rep-raid-hm_0", 2): {"failed": "exit status 101: boom", "command": "rainsim run x"}}
-    text = rr.page(reps, a, [], [], "abc1234", fail)
+    fail = {(rc.PRESET, rc.R, "rep-raid-hm_0", 2): {"failed": "exit status 101: boom", "command": "rainsim run x"}}
+    text = rp.page(reps, a, [], [], "abc1234", fail)
     assert "and 1 that failed" in text and "| `rainsim run x` | exit status 101: boom |" in text
 
 
 def test_channel_balance_and_far_beyond_the_papers_size():
-    reps = grid({rr.F: lambda i, s: {"gcs": 150}})
+    reps = grid({rc.F: lambda i, s: {"gcs": 150}})
     for (p, sc, wl, s), r in reps.items():
-        if sc == rr.F:
+        if sc == rc.F:
             r["channels"][0]["ops_by_origin"]["host_program"] *= 6  # copies B piling onto channel 0
-    t = rr.balance_table(reps, rr.PRESET, rr.PROFILES, SEEDS)
+    t = rt.balance_table(reps, rc.PRESET, rc.PROFILES, SEEDS)
     row = next(line for line in t.splitlines() if line.startswith("| FusionRAID |"))
     assert "6.00–6.00 (median 6.00) | channel 0 in 27 of 27 runs |" in row
-    assert rr.balance_ratio(reps, rr.PRESET, rr.B, rr.PROFILES, SEEDS) == 1.0
+    assert rt.balance_ratio(reps, rc.PRESET, rc.B, rc.PROFILES, SEEDS) == 1.0
     # FusionRAID's erases +50 % against the paper's +1.08 %: the direction, not the size.
-    comps = rr.claims([rr.PRESET])
-    res = rr.evaluate_all(reps, rr.PRESET, rr.PROFILES, SEEDS, comps, ("seed",))["seed"]
+    comps = rc.claims([rc.PRESET])
+    res = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, comps, ("seed",))["seed"]
     assert res["E2"]["verdict"] == V.DIRECTION_ONLY and res["E2"]["far_larger"]
-    note = rr.oversize_note(comps, res)
+    note = rt.oversize_note(comps, res)
     assert note.startswith("Direction only, the size far larger") and "E2 (+50.0 % against +1.1 %)" in note
-    assert "**direction only** (size far larger" in rr.verdict_cell(res["E2"])
+    assert "**direction only** (size far larger" in rt.verdict_cell(res["E2"])
     # Within 3 × the paper's size a reproduced verdict stands.
-    assert rr.far_larger(next(c for c in comps if c.cid == "E2"),
+    assert rc.far_larger(next(c for c in comps if c.cid == "E2"),
                          dict(res["E2"], verdict=V.REPRODUCED, pooled=3.0, far_larger=False))["verdict"] == V.REPRODUCED
 
 
 def test_the_allocation_check_runs_raid5_with_die_bound_chunks_on_every_profile():
-    cmd = rr.command(rr.PRESET, rr.BS, rr.Workload("rep-raid-ts_0"), 1, None, "/tmp/x.json")
+    cmd = rr.command(rc.PRESET, rc.BS, rc.Workload("rep-raid-ts_0"), 1, None, "/tmp/x.json")
     i = cmd.index("--scheme")
-    assert cmd[i + 1] == rr.B and "ftl.allocation=static-channel-first" in cmd
-    assert "ftl.allocation=static-channel-first" not in rr.command(rr.PRESET, rr.B, rr.Workload("rep-raid-ts_0"), 1,
+    assert cmd[i + 1] == rc.B and "ftl.allocation=static-channel-first" in cmd
+    assert "ftl.allocation=static-channel-first" not in rr.command(rc.PRESET, rc.B, rc.Workload("rep-raid-ts_0"), 1,
                                                                     None, "/tmp/x.json")
     a = argparse.Namespace(seeds=1, wide_seeds=0, trace_seeds=0, requests=None)
-    extra = [j for j in rr.jobs_of(a, []) if j[1] == rr.BS]
-    assert sorted(j[2].name for j in extra) == sorted(rr.PROFILES) and {j[3] for j in extra} == {1}
+    extra = [j for j in rr.jobs_of(a, []) if j[1] == rc.BS]
+    assert sorted(j[2].name for j in extra) == sorted(rc.PROFILES) and {j[3] for j in extra} == {1}
