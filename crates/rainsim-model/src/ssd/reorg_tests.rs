@@ -14,7 +14,7 @@ use rainsim_trace::{Op, Request};
 
 /// 3 single-die channels, 2+1 stripes (position j on channel j), half the
 /// space written, Rep-RAID at f* = 1 (every update replicates).
-fn device() -> Ssd<Collector> {
+pub(super) fn device() -> Ssd<Collector> {
     let mut c = Config::default();
     let g = &mut c.geometry;
     (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (3, 1, 1, 1);
@@ -25,11 +25,11 @@ fn device() -> Ssd<Collector> {
     Ssd::new(&c, Collector::new(3), true).unwrap()
 }
 
-fn request(op: Op, time_ns: u64, lpn: u64) -> Request {
+pub(super) fn request(op: Op, time_ns: u64, lpn: u64) -> Request {
     Request { time_ns, offset: lpn * 4096, size: 4096, device: 0, op }
 }
 
-fn drain(ssd: &mut Ssd<Collector>) {
+pub(super) fn drain(ssd: &mut Ssd<Collector>) {
     while ssd.step(&mut std::iter::empty()).unwrap() {}
 }
 

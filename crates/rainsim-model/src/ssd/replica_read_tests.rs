@@ -3,30 +3,17 @@
 //! other copy goes to the policy, and any-chunk matching sees the slot as
 //! read while the read is in flight.
 
+use super::reorg_tests::{device, drain, request};
 use super::Ssd;
-use crate::config::{Config, RaidLevel};
 use crate::device_state::DeviceView;
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
 use crate::metrics::collector::Collector;
-use crate::policy::{Replication, ReplicationKind};
+use crate::policy::Replication;
 use crate::raid::replica::Copy;
-use rainsim_trace::{Op, Request};
+use rainsim_trace::Op;
 use std::cell::RefCell;
 use std::rc::Rc;
-
-/// 3 single-die channels, 2+1 stripes, half the space written, Rep-RAID
-/// (any-chunk matching, f* = 1 at first).
-fn device() -> Ssd<Collector> {
-    let mut c = Config::default();
-    let g = &mut c.geometry;
-    (g.channels, g.chips_per_channel, g.dies_per_chip, g.planes_per_die) = (3, 1, 1, 1);
-    (g.blocks_per_plane, g.pages_per_block, g.page_bytes, g.over_provisioning) = (64, 16, 4096, 0.2);
-    (c.precondition.valid, c.precondition.invalid) = (0.5, 0.0);
-    (c.raid.level, c.raid.stripe_width) = (RaidLevel::Raid5, 3);
-    c.policy.replication = ReplicationKind::RepRaid;
-    Ssd::new(&c, Collector::new(3), true).unwrap()
-}
 
 /// Replicates every update, copy B on a fixed channel per home channel, and
 /// records what each replica read saved.
@@ -45,14 +32,6 @@ impl Replication for Fixed {
     fn on_replica_read(&mut self, ns: SimTime) {
         self.saved.borrow_mut().push(ns);
     }
-}
-
-fn request(op: Op, time_ns: u64, lpn: u64) -> Request {
-    Request { time_ns, offset: lpn * 4096, size: 4096, device: 0, op }
-}
-
-fn drain(ssd: &mut Ssd<Collector>) {
-    while ssd.step(&mut std::iter::empty()).unwrap() {}
 }
 
 /// A written data chunk whose slot is on `channel`, and its logical page,
