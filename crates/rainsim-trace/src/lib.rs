@@ -48,7 +48,7 @@ pub use reader::{file_sha256, load, read, Compression, Records, Trace, TraceInfo
 pub use stats::{stats, InterArrival, TraceStats};
 pub use synthetic::{generate, stream_identity, stream_info, SizeWeight, Stream, SyntheticSpec};
 pub use transform::AddressMap;
-pub use write::{write_atomic, write_requests, Target, Written};
+pub use write::{check_output, output_target, write_atomic, write_requests, Target, Written};
 
 /// Direction of a host request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

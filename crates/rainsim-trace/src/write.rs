@@ -184,10 +184,34 @@ pub fn check_output(out: &Path, inputs: &[&Path]) -> Result<(), TraceError> {
     }
 }
 
+/// Where writing `out` lands, and whether atomically: a symbolic link's
+/// final target (the link stays a link), written through a temporary file
+/// renamed over it; or, for an existing file that is not a regular one (a
+/// pipe, a terminal, `/dev/null`, `/dev/stdout`), `out` itself, written in
+/// place (a rename would replace the node with a plain file).
+pub fn output_target(out: &Path) -> (PathBuf, bool) {
+    if let Ok(m) = std::fs::metadata(out) {
+        if !m.is_file() && !m.is_dir() {
+            return (out.to_path_buf(), false);
+        }
+    }
+    let mut p = out.to_path_buf();
+    // As the kernel does: at most 40 links, then give up (the open fails).
+    for _ in 0..40 {
+        let Ok(t) = std::fs::read_link(&p) else { break };
+        p = match p.parent() {
+            Some(d) if t.is_relative() => d.join(t),
+            _ => t,
+        };
+    }
+    (p, true)
+}
+
 /// Writes `out` atomically: `write` fills a temporary file in the same
-/// directory, which is then renamed over `out`. Refuses an `out` that is one
-/// of `inputs` (the same file by any path). The temporary file is removed
-/// when writing fails.
+/// directory, which is then renamed over `out` (over a symbolic link's
+/// target; a pipe or device is written in place, see [`output_target`]).
+/// Refuses an `out` that is one of `inputs` (the same file by any path).
+/// The temporary file is removed when writing fails.
 pub fn write_atomic<T>(
     out: &Path,
     inputs: &[&Path],
@@ -196,8 +220,18 @@ pub fn write_atomic<T>(
     check_output(out, inputs)?;
     let name = out.display().to_string();
     let io_err = |source| TraceError::Io { path: name.clone(), source };
-    let file_name = out.file_name().ok_or_else(|| TraceError::Invalid(format!("{name}: not a file name")))?;
-    let dir = match out.parent() {
+    let (target, atomic) = output_target(out);
+    if !atomic {
+        let result = (|| {
+            let mut w = BufWriter::new(std::fs::OpenOptions::new().write(true).open(&target)?);
+            let v = write(&mut w)?;
+            w.flush()?;
+            Ok(v)
+        })();
+        return result.map_err(io_err);
+    }
+    let file_name = target.file_name().ok_or_else(|| TraceError::Invalid(format!("{name}: not a file name")))?;
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
@@ -207,7 +241,7 @@ pub fn write_atomic<T>(
         let v = write(&mut w)?;
         let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
-        std::fs::rename(&tmp, out)?;
+        std::fs::rename(&tmp, &target)?;
         Ok(v)
     })();
     if result.is_err() {
@@ -249,5 +283,55 @@ mod tests {
             assert_eq!(t.name().parse::<Target>().unwrap(), t);
         }
         assert!("spc".parse::<Target>().unwrap_err().contains("ssdsim, disksim, mqsim, msr, fio"));
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rainsim-write-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// A link (relative, two deep) stays a link: its final target is
+    /// replaced, and a link to an input counts as that input.
+    #[cfg(unix)]
+    #[test]
+    fn writing_through_a_symbolic_link_keeps_the_link() {
+        let d = scratch("link");
+        std::fs::write(d.join("target.txt"), "old").unwrap();
+        std::os::unix::fs::symlink("target.txt", d.join("mid")).unwrap();
+        std::os::unix::fs::symlink("mid", d.join("out.json")).unwrap();
+        write_atomic(&d.join("out.json"), &[], |f| f.write_all(b"new")).unwrap();
+        assert!(std::fs::symlink_metadata(d.join("out.json")).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(d.join("mid")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(d.join("target.txt")).unwrap(), "new");
+        let e = write_atomic(&d.join("out.json"), &[&d.join("target.txt")], |f| f.write_all(b"x")).unwrap_err();
+        assert!(e.to_string().contains("the output is the input"), "{e}");
+        // A dangling link: its target is created.
+        std::os::unix::fs::symlink("fresh.txt", d.join("dangling")).unwrap();
+        write_atomic(&d.join("dangling"), &[], |f| f.write_all(b"made")).unwrap();
+        assert_eq!(std::fs::read_to_string(d.join("fresh.txt")).unwrap(), "made");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A named pipe is written in place (a reader gets the bytes) and stays
+    /// a pipe; renaming a file over it would have replaced it.
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let d = scratch("fifo");
+        let fifo = d.join("out.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) is needed for this test");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_atomic(&fifo, &[], |f| f.write_all(b"through the pipe")).unwrap();
+        assert_eq!(reader.join().unwrap(), "through the pipe");
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(output_target(&fifo), (fifo.clone(), false));
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

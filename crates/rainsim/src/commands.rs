@@ -153,6 +153,9 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
     let cfg = resolve(setup, Some(scheme), &[])?;
     for p in out.iter().chain(&request_log) {
         rainsim::check_writable(p).map_err(|e| e.to_string())?;
+        if let Some(t) = &setup.trace {
+            rainsim_trace::check_output(p, &[t])?;
+        }
     }
     if let (Some(a), Some(b)) = (out, request_log) {
         if a == b {

@@ -188,6 +188,9 @@ pub fn run_logged(spec: &RunSpec, verify: bool, request_log: Option<&Path>) -> R
     let cfg = spec.resolve(Some(scheme), &[])?;
     if let Some(p) = request_log {
         check_writable(p)?;
+        if let Some(t) = &spec.trace {
+            rainsim_trace::check_output(p, &[t])?;
+        }
     }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
     let (report, log) = simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), &mut |_| {})?;
@@ -198,13 +201,18 @@ pub fn run_logged(spec: &RunSpec, verify: bool, request_log: Option<&Path>) -> R
 }
 
 /// Fails now, not after a long run, if `path` cannot be written: it must not
-/// be a directory, and its directory must take a new file (for the rename).
+/// be a directory, and its directory (a symbolic link's target's) must take
+/// a new file (for the rename). A pipe or device is written in place.
 pub fn check_writable(path: &Path) -> Result<(), Error> {
     if path.is_dir() {
         return Err(format!("{}: is a directory", path.display()).into());
     }
-    let name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let (target, atomic) = rainsim_trace::output_target(path);
+    if !atomic {
+        return Ok(());
+    }
+    let name = target.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let probe = dir.join(format!(".{}.probe-{}", name.to_string_lossy(), std::process::id()));
     std::fs::File::create(&probe).map_err(|e| format!("{}: cannot write here: {e}", path.display()))?;
     let _ = std::fs::remove_file(&probe);

@@ -249,3 +249,54 @@ fn a_mapped_footprint_that_does_not_fit_names_the_mapping() {
     let e = rainsim(a).fails();
     assert_mentions(&e, &["516 of its 516 stripes mapped", "precondition.map_trace", "fewer than 2 of 16 free"]);
 }
+
+/// `run` never writes a report or request log over its own input trace
+/// (by any path, a symbolic link included), and the trace stays as it was.
+#[test]
+fn run_refuses_to_write_over_its_input_trace() {
+    let dir = TempDir::new("over-input");
+    let t = dir.join("copy.csv");
+    std::fs::copy(trace("msr_hm_0_slice1000.csv"), &t).unwrap();
+    let before = std::fs::read(&t).unwrap();
+    let link = dir.join("link.json");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&t, &link).unwrap();
+    for flag in ["--out", "--request-log"] {
+        for out in [&t, &link] {
+            if !out.exists() {
+                continue;
+            }
+            let err = rainsim(["run", "--quiet", "--trace", p(&t), flag, p(out)]).fails();
+            assert_mentions(&err, &["the output is the input", p(&t)]);
+        }
+    }
+    assert_eq!(std::fs::read(&t).unwrap(), before, "the trace was overwritten");
+}
+
+/// A report sent through a symbolic link lands in its target and the link
+/// stays; one sent into a named pipe reaches its reader and leaves it a
+/// pipe (a device such as /dev/null is written the same way).
+#[cfg(unix)]
+#[test]
+fn a_report_through_a_link_or_into_a_pipe_keeps_the_node() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = TempDir::new("out-nodes");
+    let target = dir.join("target.json");
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink("target.json", &link).unwrap();
+    rainsim(["run", "--quiet", "--set", "workload.requests=100", "--out", p(&link)]).ok();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.starts_with('{') && text.contains("\"latency\""), "{}", &text[..text.len().min(200)]);
+    let fifo = dir.join("pipe.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) is needed for this test");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    rainsim(["run", "--quiet", "--set", "workload.requests=100", "--out", p(&fifo)]).ok();
+    let json = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap()["latency"].clone();
+    assert_eq!(json(&reader.join().unwrap()), json(&text), "the same report through the pipe");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe was replaced");
+}
