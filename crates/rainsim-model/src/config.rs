@@ -224,7 +224,7 @@ impl Config {
                 .into());
         }
         let p = &self.precondition;
-        if p.valid < 0.0 || p.invalid < 0.0 || p.valid + p.invalid > 1.0 {
+        if !(p.valid >= 0.0 && p.invalid >= 0.0 && p.valid + p.invalid <= 1.0) {
             return err(format!(
                 "precondition valid = {} and invalid = {} must be ≥ 0 with valid + invalid ≤ 1",
                 p.valid, p.invalid
@@ -250,6 +250,16 @@ impl Config {
             ));
         }
         self.process_variation.validate()?;
+        let pv = &self.process_variation;
+        let slowest = self.timing.program_ns as f64 * pv.base_dvp / pv.dvp_min;
+        if pv.enabled && !(slowest <= MAX_TIMING_NS as f64) {
+            return err(format!(
+                "process_variation.base_dvp = {} with dvp_min = {} makes the slowest program {slowest:.3e} ns \
+                 (timing.program_ns × base_dvp / dvp_min), above {MAX_TIMING_NS} ns (10 s), the longest operation \
+                 the simulator supports",
+                pv.base_dvp, pv.dvp_min
+            ));
+        }
         if let Some(a) = &self.array {
             a.validate(g.page_bytes).map_err(ConfigError)?;
             if self.fault.active() {

@@ -173,6 +173,9 @@ impl Ldpc {
                 ));
             }
         }
+        if r.epsilon > 1.0 {
+            return err(format!("ldpc.rber.epsilon = {} is a raw bit error rate: at most 1", r.epsilon));
+        }
         Ok(())
     }
 }

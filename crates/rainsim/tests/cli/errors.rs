@@ -221,6 +221,16 @@ fn bad_ageing_keys_are_named_with_their_numbers() {
     assert_mentions(&e, &["target_moves_per_gc = 500", "pages_per_block = 128"]);
     let e = run(&["warmup.device_writes=-1"]);
     assert_mentions(&e, &["warmup.device_writes = -1"]);
+    // NaN compares false with everything: it must fail the range check, not pass it.
+    for key in ["precondition.valid", "precondition.invalid"] {
+        let e = run(&["precondition.layout=packed", "precondition.hot_utilization=default", &format!("{key}=nan")]);
+        assert_mentions(&e, &["precondition valid = ", "NaN", "must be ≥ 0"]);
+    }
+    // A program time past the 10 s bound would wrap simulated time.
+    let e = run(&["process_variation.enabled=true", "process_variation.base_dvp=1e14"]);
+    assert_mentions(&e, &["process_variation.base_dvp = 100000000000000", "10 s"]);
+    let e = run(&["ldpc.enabled=true", "ldpc.rber.epsilon=1.5"]);
+    assert_mentions(&e, &["ldpc.rber.epsilon = 1.5", "at most 1"]);
     // A warm-up driven by a trace without writes.
     let dir = TempDir::new("warm-reads");
     let f = dir.join("reads.csv");
