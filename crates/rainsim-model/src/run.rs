@@ -194,7 +194,7 @@ fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_
             ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
         },
     );
-    report.notes = std::mem::take(&mut ssd.notes);
+    report.notes.splice(0..0, std::mem::take(&mut ssd.notes));
     report.precondition = std::mem::take(&mut ssd.prep);
     report.warmup = ssd.warmup.take();
     report.fault = ssd.fault_report();

@@ -20,11 +20,15 @@ pub struct LatencyStats {
     pub max: u64,
 }
 
+/// The longest latency the histograms hold: 2^45 ns (about 9.8 hours).
+/// Longer ones saturate there (percentiles and the CDF count them at this
+/// bound; `max` and `sum` stay exact) and the report says so.
+pub const HIST_MAX_NS: u64 = 1 << 45;
+
 impl Default for LatencyStats {
     fn default() -> Self {
-        // 1 ns .. 2^45 ns (about 9.8 hours) at 3 significant digits; longer
-        // latencies saturate in the histogram but `max` and `sum` stay exact.
-        let hist = Histogram::new_with_bounds(1, 1 << 45, 3).expect("valid histogram bounds");
+        // 3 significant digits.
+        let hist = Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds");
         LatencyStats { hist, sum: 0, max: 0 }
     }
 }
@@ -179,6 +183,18 @@ pub struct Collector {
     pub fault_phase: usize,
     /// What replication did.
     pub replication: super::replication_report::ReplicationCounters,
+}
+
+/// The report's note when a latency passed [`HIST_MAX_NS`] (`max_ns`: the
+/// longest latency recorded).
+pub fn saturation_note(max_ns: u64) -> Option<String> {
+    (max_ns > HIST_MAX_NS).then(|| {
+        format!(
+            "a latency of {:.0} s passed the histograms' 2^45 ns (9.8 h) bound: percentiles and the CDF count \
+             such latencies at 9.8 h; mean and max are exact",
+            max_ns as f64 / 1e9
+        )
+    })
 }
 
 impl Collector {

@@ -543,7 +543,7 @@ impl Report {
             sim: SimSpan { span_ns: span, capacity_bytes: inp.capacity_bytes },
             trace: inp.trace,
             config: inp.config,
-            notes: Vec::new(),
+            notes: super::collector::saturation_note(c.latency[0].max.max(c.latency[1].max)).into_iter().collect(),
             timing: RunTiming::default(),
         }
     }

@@ -104,3 +104,25 @@ fn report_percentiles_are_nearest_rank_quantiles() {
     assert_eq!((t.p99.min_ns, t.p99.max_ns), (rep.channels[0].read_p99_ns, rep.channels[1].read_p99_ns));
     assert_eq!((t.p99_99.min_ns, t.p99_99.max_ns), (rep.channels[0].read_p99_99_ns, rep.channels[1].read_p99_99_ns));
 }
+
+/// Latencies past the histograms' 2^45 ns bound: the maximum and mean stay
+/// exact, percentiles stop at the bound, and the report says so in a note
+/// (none when every latency fits).
+#[test]
+fn latencies_past_the_histogram_bound_are_noted() {
+    use rainsim_model::metrics::collector::HIST_MAX_NS;
+    let cfg = tiny(3, 1, 1, 8, 4, None);
+    let ftl = Ftl::new(Layout::new(&cfg.geometry), 16, 0.1, 0);
+    let mut col = Collector::new(3);
+    col.request_done(0, Op::Write, 0, HIST_MAX_NS, 4096);
+    assert!(Report::build(&col, &ftl, report_inputs(1)).notes.is_empty(), "at the bound: no note");
+    let long = 110_731 * 1_000_000_000; // 30.8 h
+    col.request_done(0, Op::Write, 0, long, 4096);
+    let rep = Report::build(&col, &ftl, report_inputs(1));
+    let w = &rep.latency.write;
+    assert_eq!((w.count, w.max_ns), (2, long));
+    assert_eq!(w.mean_ns, (HIST_MAX_NS + long) as f64 / 2.0);
+    assert!(w.p99_ns <= HIST_MAX_NS + HIST_MAX_NS / 1000, "p99 {} stops at the bound", w.p99_ns);
+    assert_eq!(rep.notes.len(), 1, "{:?}", rep.notes);
+    assert!(rep.notes[0].contains("110731 s") && rep.notes[0].contains("2^45 ns"), "{}", rep.notes[0]);
+}
