@@ -254,8 +254,9 @@ fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, mut f: impl FnMut(u3
             fi += 1;
             true
         } else {
+            // Here rest_all > 0 (a stripe not forced), so W = 0 never takes one.
             rem += rest_want;
-            let t = rest_want > 0 && rem >= rest_all;
+            let t = rem >= rest_all;
             if t {
                 rem -= rest_all;
             }
