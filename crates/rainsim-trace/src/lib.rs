@@ -44,7 +44,7 @@ pub mod write;
 
 pub use error::TraceError;
 pub use format::{detect, Format, TimeUnit};
-pub use reader::{file_sha256, load, read, Compression, Records, Trace, TraceInfo, TraceOptions};
+pub use reader::{file_sha256, load, read, Compression, Records, Trace, TraceInfo, TraceOptions, MAX_TIME_NS};
 pub use stats::{stats, InterArrival, TraceStats};
 pub use synthetic::{generate, stream_identity, stream_info, SizeWeight, Stream, SyntheticSpec};
 pub use transform::AddressMap;

@@ -156,9 +156,15 @@ pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &SelectArgs) -> Res {
     let mut log = String::new();
     let mut lists = Vec::new();
     let mut target_of_first = None;
+    // Each file's first and last time: a merge across clocks is refused.
+    let mut spans: Vec<(u64, u64, &Path)> = Vec::new();
     for input in inputs {
         let mut records = read(input, format, unit)?;
         describe_read(input, &records, &mut log);
+        let times = records.requests.iter().map(|r| r.time_ns);
+        if let (Some(a), Some(b)) = (times.clone().min(), times.max()) {
+            spans.push((a, b, input));
+        }
         if target_of_first.is_none() {
             target_of_first = Some(target(to, &records, input)?);
         }
@@ -166,6 +172,21 @@ pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &SelectArgs) -> Res {
             records.requests.retain(|r| r.device == d);
         }
         lists.push(records.requests);
+    }
+    let first = spans.iter().min_by_key(|s| s.0);
+    let last = spans.iter().max_by_key(|s| s.1);
+    if let (Some(&(a, _, fa)), Some(&(_, b, fb))) = (first, last) {
+        if b - a > rainsim_trace::MAX_TIME_NS {
+            return Err(format!(
+                "{} ends {:.0} years after {} starts: their clocks differ (e.g. MSR's FILETIME, from 1601, against \
+                 SYSTOR's Unix time, from 1970), and a trace may span at most 2^62 ns (146 years); to overlay them, \
+                 convert each first (`rainsim trace convert`: its output starts at 0) and merge those",
+                fb.display(),
+                (b - a) as f64 / 1e9 / 31_557_600.0,
+                fa.display()
+            )
+            .into());
+        }
     }
     let mut merged = edit::merge(lists);
     if merged.is_empty() {

@@ -184,3 +184,24 @@ fn stats_reports_what_blkparse_skipped() {
     let o = rainsim(["trace", "stats", "--format", "blkparse-c", p(&path)]).fails();
     assert!(o.contains("no request") && o.contains("4 blkparse events of another action"), "{o}");
 }
+
+/// Files of different clocks (MSR's FILETIME from 1601, SYSTOR's Unix time
+/// from 1970) lie centuries apart: merging them is refused, naming both,
+/// instead of writing a file no reader takes; converted first (each then
+/// starts at 0), they merge.
+#[test]
+fn merging_files_of_different_clocks_is_refused_with_the_way_out() {
+    let dir = TempDir::new("merge-epochs");
+    let (msr, systor) = (trace("msr_hm_0_slice1000.csv"), trace("systor17_lun0_slice999.csv"));
+    let out = dir.join("m.csv");
+    let msg = rainsim(["trace", "merge", p(&msr), p(&systor), p(&out)]).fails();
+    assert!(msg.contains("years after") && msg.contains("trace convert"), "{msg}");
+    assert!(msg.contains(p(&msr)) && msg.contains(p(&systor)), "{msg}");
+    assert!(!out.exists());
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    rainsim(["trace", "convert", p(&msr), "--to", "msr", p(&a)]).ok();
+    rainsim(["trace", "convert", p(&systor), "--to", "msr", p(&b)]).ok();
+    let o = rainsim(["trace", "merge", p(&a), p(&b), p(&out)]).ok();
+    assert!(o.stdout.contains("wrote 1999 requests"), "{}", o.stdout);
+    rainsim(["trace", "stats", p(&out)]).ok();
+}
