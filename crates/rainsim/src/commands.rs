@@ -171,8 +171,14 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
         warn_detection(w.info());
     }
     interrupt::check("stopped while loading; no report written");
+    let ignored = (setup.trace.is_none() && cfg.trace != rainsim_trace::TraceOptions::default())
+        .then(|| "the [trace] keys apply to a replayed trace (--trace); this synthetic run ignores them".to_string());
+    if let (Some(n), false) = (&ignored, quiet) {
+        eprintln!("note: {n}");
+    }
     let Workload::Held(trace) = &w else {
-        let report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written", None)?;
+        let mut report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written", None)?;
+        report.notes.extend(ignored);
         return show_run(&report, None, out, None, verify, quiet);
     };
     if cfg.array.is_some() {
@@ -189,8 +195,9 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
             );
         }
     }
-    let (report, log) =
+    let (mut report, log) =
         simulate_logged(&cfg, trace, scheme, verify, request_log.is_some(), !quiet, "no report written")?;
+    report.notes.extend(ignored);
     show_run(&report, log.as_ref(), out, request_log, verify, quiet)
 }
 
@@ -381,6 +388,9 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
     if runs == 0 {
         return Err("bench --runs must be at least 1".into());
     }
+    if load_only && trace_file.is_none() {
+        return Err("bench --load-only measures the loading of a trace: give it with --trace FILE".into());
+    }
     // `--set workload.requests=…` overrides `--requests`; a profile keeps its
     // own count unless `--requests` is given.
     let mut all = Vec::new();
@@ -471,6 +481,7 @@ fn bench_load(cfg: &Config, path: &Path, runs: u32) -> Result<Trace, Box<dyn std
             r.cpu_s,
             records / r.cpu_s.max(1e-9)
         );
+        short_run_note(r.cpu_s, "records (a longer trace)")?;
     }
     let mut cpu: Vec<f64> = b.runs.iter().map(|r| r.cpu_s).collect();
     cpu.sort_by(f64::total_cmp);
@@ -531,6 +542,16 @@ fn print_run(i: u32, t: &rainsim_model::metrics::report::RunTiming) -> Res {
         t.cpu_s,
         t.requests_per_cpu_s
     );
+    short_run_note(t.cpu_s, "requests")
+}
+
+/// Below this much CPU time a rate is mostly timer and cache noise.
+const SHORT_RUN_S: f64 = 0.05;
+
+fn short_run_note(cpu_s: f64, what: &str) -> Res {
+    if cpu_s < SHORT_RUN_S {
+        outln!("note: {:.1} ms of CPU time is too short to time well; give more {what}", cpu_s * 1e3);
+    }
     Ok(())
 }
 

@@ -61,10 +61,10 @@ struct Setup {
     workload: Option<String>,
     /// Trace format (msr, spc, systor, alibaba, disksim, ssdsim, msr-window, cbs, blkparse,
     /// blkparse-c, fio); default: detect.
-    #[arg(long)]
+    #[arg(long, requires = "trace")]
     format: Option<String>,
     /// Time unit of a disksim trace (ns or ms); default: ms if times have a decimal point.
-    #[arg(long)]
+    #[arg(long, requires = "trace")]
     time_unit: Option<String>,
 }
 

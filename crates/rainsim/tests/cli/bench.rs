@@ -35,11 +35,25 @@ fn load_only_of_a_gzip_copy_agrees_with_its_own_hash() {
 fn bench_trace_errors_name_the_problem() {
     let err = rainsim(["bench", "--load-only"]).fails();
     assert!(err.contains("--trace"), "{err}");
+    // With --requests, which --trace conflicts with, clap lets it through: bench refuses.
+    let err = rainsim(["bench", "--load-only", "--requests", "100", "--runs", "1"]).fails();
+    assert!(err.contains("--load-only") && err.contains("--trace FILE"), "{err}");
     let err = rainsim(["bench", "--trace", "no/such/trace.csv", "--load-only"]).fails();
     assert!(err.contains("no/such/trace.csv"), "{err}");
     let t = trace("msr_hm_0_slice1000.csv");
     let err = rainsim(["bench", "--trace", p(&t), "--requests", "5"]).fails();
     assert!(err.contains("--requests"), "{err}");
+}
+
+/// A run too short to time gives a rate with a note saying so, not a bare
+/// 0 (the CPU clock counts nanoseconds, not 10 ms ticks).
+#[test]
+fn a_run_too_short_to_time_is_noted() {
+    let o = rainsim(["bench", "--requests", "50", "--runs", "1"]).ok();
+    let run = o.stdout.lines().find(|l| l.starts_with("run 1:")).expect("a run line");
+    let rate: f64 = run.split(", ").last().unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(rate > 0.0, "{run}");
+    assert!(o.stdout.contains("ms of CPU time is too short to time well; give more requests"), "{}", o.stdout);
 }
 
 /// `bench --stream` replays the workload it would hold: the same device

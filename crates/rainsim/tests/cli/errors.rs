@@ -310,3 +310,24 @@ fn a_report_through_a_link_or_into_a_pipe_keeps_the_node() {
     assert_eq!(json(&reader.join().unwrap()), json(&text), "the same report through the pipe");
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the pipe was replaced");
 }
+
+/// Trace options without a trace are not silently dropped: `--format` and
+/// `--time-unit` need `--trace`, and `[trace]` keys on a synthetic run are
+/// named in a note (stderr and the report's `notes`).
+#[test]
+fn trace_options_without_a_trace_are_refused_or_noted() {
+    for flag in [["--format", "msr"], ["--time-unit", "ms"]] {
+        let err = rainsim(["run", "--quiet", "--set", "workload.requests=50", flag[0], flag[1]]).fails();
+        assert_mentions(&err, &["--trace"]);
+    }
+    let dir = TempDir::new("trace-keys");
+    let out = dir.join("r.json");
+    let o = rainsim(["run", "--set", "workload.requests=50", "--set", "trace.repeat=3", "--out", p(&out)]).ok();
+    assert!(o.stderr.contains("the [trace] keys apply to a replayed trace"), "{}", o.stderr);
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let notes = r["notes"].as_array().unwrap();
+    assert!(notes.iter().any(|n| n.as_str().unwrap().contains("[trace] keys")), "{notes:?}");
+    assert_eq!(r["latency"]["all"]["count"], 50, "the synthetic requests, not three copies");
+    let o = rainsim(["run", "--set", "workload.requests=50"]).ok();
+    assert!(!o.stderr.contains("[trace] keys"), "{}", o.stderr);
+}
