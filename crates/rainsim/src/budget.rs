@@ -12,22 +12,42 @@ use rainsim_model::Config;
 /// `/proc/meminfo` does not tell the truth, e.g. some containers).
 pub const ENV_AVAILABLE: &str = "RAINSIM_MEMORY_AVAILABLE";
 
-/// Memory available to the run, bytes: `RAINSIM_MEMORY_AVAILABLE`, else
+/// Memory available to the run, bytes: `RAINSIM_MEMORY_AVAILABLE` (bytes,
+/// or with a KiB/MiB/GiB/TiB suffix; anything else is an error), else
 /// `MemAvailable` from `/proc/meminfo`, and where neither exists the address
 /// space (`isize::MAX`: only impossible estimates are refused there).
-pub fn available() -> (u64, &'static str) {
-    if let Some(v) = std::env::var(ENV_AVAILABLE).ok().and_then(|v| v.trim().parse::<u64>().ok()) {
-        return (v, ENV_AVAILABLE);
+pub fn available() -> Result<(u64, &'static str), String> {
+    if let Some(v) = std::env::var_os(ENV_AVAILABLE) {
+        let v = v.to_string_lossy();
+        return Ok((bytes(ENV_AVAILABLE, &v)?, ENV_AVAILABLE));
     }
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let kib = meminfo.as_deref().and_then(|m| {
         let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
         line.split_whitespace().nth(1)?.parse::<u64>().ok()
     });
-    match kib {
+    Ok(match kib {
         Some(k) => (k.saturating_mul(1024), "MemAvailable in /proc/meminfo"),
         None => (isize::MAX as u64, "the address space"),
-    }
+    })
+}
+
+/// `4096`, `64KiB`, `32GiB`, `1TiB` (binary units; `K`, `M`, `G`, `T` too).
+pub fn bytes(flag: &str, v: &str) -> Result<u64, String> {
+    let t = v.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "K" | "KiB" => 10,
+        "M" | "MiB" => 20,
+        "G" | "GiB" => 30,
+        "T" | "TiB" => 40,
+        _ => return Err(format!("{flag}: expected bytes with an optional KiB/MiB/GiB/TiB suffix, found `{v}`")),
+    };
+    let n = num.parse::<u64>().ok().filter(|&n| n > 0);
+    let n = n.ok_or_else(|| format!("{flag}: expected a positive number of bytes, found `{v}`"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("{flag}: `{v}` is more bytes than 2^64"))
 }
 
 /// How many of the runs whose memory estimates are `estimates` may run at
@@ -89,7 +109,7 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
         est.parts.push(("the request log (--request-log)", b));
         est.parts.sort_by_key(|p| std::cmp::Reverse(p.1));
     }
-    let (avail, source) = available();
+    let (avail, source) = available().map_err(SettingsError)?;
     if est.bytes <= avail {
         return Ok(());
     }
@@ -106,7 +126,19 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
 
 #[cfg(test)]
 mod tests {
-    use super::runs_at_once;
+    use super::{bytes, runs_at_once};
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(bytes("x", "4096"), Ok(4096));
+        assert_eq!(bytes("x", "32GiB"), Ok(32 << 30));
+        assert_eq!(bytes("x", "2 T"), Ok(2 << 40));
+        assert!(bytes("x", "0").unwrap_err().contains("a positive number"));
+        assert!(bytes("x", "-1").unwrap_err().contains("found `-1`"));
+        assert!(bytes("x", "12 parsecs").unwrap_err().contains("KiB/MiB/GiB/TiB"));
+        assert!(bytes("x", "1e6").unwrap_err().contains("KiB/MiB/GiB/TiB"));
+        assert!(bytes("x", "99999999999TiB").unwrap_err().contains("more bytes than 2^64"));
+    }
 
     #[test]
     fn runs_at_once_takes_the_largest_estimates_that_fit() {

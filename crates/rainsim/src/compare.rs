@@ -83,7 +83,7 @@ pub fn compare(
     // cores (`crate::turns`), so runs of unequal length finish together
     // instead of leaving a core idle at the end.
     let wanted = jobs.unwrap_or(runs.len()).min(runs.len());
-    let held = budget::runs_at_once(&estimates, budget::available().0, wanted);
+    let held = budget::runs_at_once(&estimates, budget::available()?.0, wanted);
     if held < wanted {
         eprintln!("note: {held} runs at once (not {wanted}): the memory available holds no more");
     }

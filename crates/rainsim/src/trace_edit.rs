@@ -2,6 +2,7 @@
 //! and tools, cut windows out of long traces, merge traces by time.
 
 use crate::SelectArgs;
+use rainsim::budget::bytes;
 use rainsim_trace::edit::{self, Mapping, Window};
 use rainsim_trace::parse::parse_scaled;
 use rainsim_trace::write::check_output;
@@ -21,26 +22,6 @@ fn input_format(sel: &SelectArgs) -> Result<(Option<Format>, Option<TimeUnit>), 
 fn seconds(flag: &str, v: &str) -> Result<u64, String> {
     parse_scaled(v.as_bytes(), 9)
         .map_err(|why| format!("{flag}: expected seconds (e.g. 3600 or 0.5), found `{v}` ({why})"))
-}
-
-/// `4096`, `64KiB`, `32GiB`, `1TiB` (binary units; `K`, `M`, `G`, `T` too).
-fn bytes(flag: &str, v: &str) -> Result<u64, String> {
-    let t = v.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits);
-    let shift = match unit.trim() {
-        "" | "B" => 0,
-        "K" | "KiB" => 10,
-        "M" | "MiB" => 20,
-        "G" | "GiB" => 30,
-        "T" | "TiB" => 40,
-        _ => return Err(format!("{flag}: expected bytes with an optional KiB/MiB/GiB/TiB suffix, found `{v}`")),
-    };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("{flag}: expected a positive number of bytes, found `{v}`"))
 }
 
 fn window(sel: &SelectArgs) -> Result<Window, String> {
@@ -200,19 +181,4 @@ pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &SelectArgs) -> Res {
         rainsim_trace::transform::map_addresses(&mut merged, m.map, m.capacity_bytes, m.page_bytes)?;
     }
     write_out(output, &refs, target_of_first.expect("two inputs"), &merged, log)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::bytes;
-
-    #[test]
-    fn byte_sizes() {
-        assert_eq!(bytes("x", "4096"), Ok(4096));
-        assert_eq!(bytes("x", "32GiB"), Ok(32 << 30));
-        assert_eq!(bytes("x", "2 T"), Ok(2 << 40));
-        assert!(bytes("x", "0").is_err());
-        assert!(bytes("x", "12 parsecs").is_err());
-        assert!(bytes("x", "99999999999TiB").is_err());
-    }
 }

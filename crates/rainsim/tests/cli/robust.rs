@@ -76,6 +76,22 @@ fn memory_budget_can_be_overridden() {
     assert!(err.contains("needs about") && err.contains("run.ignore_memory_budget = true"), "{err}");
     let o = run(&["--set", "run.ignore_memory_budget=true"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A value with a unit counts; one that is not a size is an error, not ignored.
+    let with = |v: &str| {
+        Command::new(BIN)
+            .args(["run", "--quiet", "--set", "workload.requests=20"])
+            .env("RAINSIM_MEMORY_AVAILABLE", v)
+            .output()
+            .expect("run rainsim")
+    };
+    let o = with("1MiB");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs about"), "1 MiB is too little");
+    for bad in ["1MB", "1e6", "abc", "-1"] {
+        let o = with(bad);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{bad}: {err}");
+        assert!(err.contains("RAINSIM_MEMORY_AVAILABLE") && err.contains(bad), "{err}");
+    }
 }
 
 #[test]
