@@ -200,8 +200,19 @@ pub fn load_workload(name: &str) -> Result<Table, SettingsError> {
             names.join(", ")
         )));
     };
+    // `[expect]` holds the published statistics a profile is checked against.
+    if let Some(k) = table.keys().find(|k| *k != "workload" && *k != "expect") {
+        return Err(SettingsError(format!(
+            "{origin}: a workload holds only a [workload] table (and [expect]), not `{k}`; device keys go in a \
+             config file (--config) or --set"
+        )));
+    }
     match table.remove("workload") {
-        Some(Value::Table(w)) => Ok(w),
+        // Checked alone, so that a bad key names this file, not the preset.
+        Some(Value::Table(w)) => match Value::Table(w.clone()).try_into::<rainsim_trace::SyntheticSpec>() {
+            Ok(_) => Ok(w),
+            Err(e) => Err(SettingsError(format!("{origin}: [workload]: {e}"))),
+        },
         _ => Err(SettingsError(format!("{origin}: no [workload] table"))),
     }
 }

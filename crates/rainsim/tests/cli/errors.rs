@@ -331,3 +331,21 @@ fn trace_options_without_a_trace_are_refused_or_noted() {
     let o = rainsim(["run", "--set", "workload.requests=50"]).ok();
     assert!(!o.stderr.contains("[trace] keys"), "{}", o.stderr);
 }
+
+/// A workload file's errors name the file, and device tables in it are
+/// refused rather than dropped.
+#[test]
+fn a_workload_file_is_checked_by_its_own_name() {
+    let dir = TempDir::new("wl-file");
+    let run = |name: &str, text: &str| {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        (rainsim(["run", "--quiet", "--workload", p(&f)]).fails(), f)
+    };
+    let (e, f) = run("geom.toml", "[workload]\nrequests = 100\n[geometry]\nchannels = 4\n");
+    assert_mentions(&e, &[p(&f), "`geometry`", "--config"]);
+    let (e, f) = run("bogus.toml", "[workload]\nrequests = 100\nbogus = 1\n");
+    assert_mentions(&e, &[p(&f), "bogus"]);
+    let (e, f) = run("neg.toml", "[workload]\nrequests = -5\n");
+    assert_mentions(&e, &[p(&f), "requests"]);
+}
