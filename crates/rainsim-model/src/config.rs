@@ -146,14 +146,16 @@ impl Config {
             ("geometry.planes_per_die", g.planes_per_die),
             ("geometry.blocks_per_plane", g.blocks_per_plane),
             ("geometry.pages_per_block", g.pages_per_block),
-            ("geometry.page_bytes", g.page_bytes),
         ] {
             if v == 0 {
                 return err(format!("{name} must be at least 1"));
             }
         }
-        if g.page_bytes < 512 {
-            return err(format!("geometry.page_bytes = {} is below one 512-byte sector", g.page_bytes));
+        if g.page_bytes < 512 || g.page_bytes % 512 != 0 {
+            return err(format!(
+                "geometry.page_bytes = {} must be a whole number of 512-byte sectors (e.g. 2048, 4096, 16384)",
+                g.page_bytes
+            ));
         }
         if g.pages_per_block > u16::MAX as u32 {
             return err(format!("geometry.pages_per_block = {} exceeds {}", g.pages_per_block, u16::MAX));

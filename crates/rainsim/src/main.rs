@@ -147,9 +147,9 @@ enum TraceCmd {
         /// Time unit of a disksim trace.
         #[arg(long)]
         time_unit: Option<String>,
-        /// Page size for the update ratio, bytes. Default: 8192 for a file, the
-        /// config's page size for `--workload`.
-        #[arg(long)]
+        /// Page size for the update ratio, bytes (512 to 1 MiB). Default: 8192 for a
+        /// file, the config's page size for `--workload`.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(512..=1 << 20))]
         page_bytes: Option<u32>,
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -222,8 +222,8 @@ pub struct SelectArgs {
     /// Device capacity for `--address-map`, bytes (KiB/MiB/GiB/TiB suffixes allowed).
     #[arg(long, value_name = "BYTES")]
     pub capacity: Option<String>,
-    /// Page size for `--address-map`, bytes.
-    #[arg(long, default_value_t = 4096)]
+    /// Page size for `--address-map`, bytes (512 to 1 MiB).
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(512..=1 << 20))]
     pub page_bytes: u32,
 }
 

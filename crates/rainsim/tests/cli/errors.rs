@@ -349,3 +349,35 @@ fn a_workload_file_is_checked_by_its_own_name() {
     let (e, f) = run("neg.toml", "[workload]\nrequests = -5\n");
     assert_mentions(&e, &[p(&f), "requests"]);
 }
+
+/// Page sizes are whole 512-byte sectors up to 1 MiB everywhere: a tiny
+/// `--page-bytes` would make `trace stats` track every byte (hours and
+/// gigabytes on a profile) and is refused at once.
+#[test]
+fn page_sizes_are_whole_sectors_up_to_a_mebibyte() {
+    for v in ["0", "3", "4294967295"] {
+        let err = rainsim(["trace", "stats", "--workload", "rep-raid-hm_0", "--page-bytes", v]).fails();
+        assert_mentions(&err, &["--page-bytes", v]);
+    }
+    let t = trace("msr_hm_0_slice1000.csv");
+    let err = rainsim([
+        "trace",
+        "convert",
+        p(&t),
+        "--to",
+        "msr",
+        "--address-map",
+        "wrap",
+        "--capacity",
+        "1GiB",
+        "--page-bytes",
+        "3",
+        "/dev/null/x",
+    ])
+    .fails();
+    assert_mentions(&err, &["--page-bytes", "3"]);
+    for v in ["1000", "513", "0"] {
+        let err = rainsim(["run", "--quiet", "--set", &format!("geometry.page_bytes={v}")]).fails();
+        assert_mentions(&err, &[&format!("geometry.page_bytes = {v}"), "512-byte sectors"]);
+    }
+}
