@@ -217,6 +217,12 @@ impl Config {
         }
         self.policy.validate().map_err(ConfigError)?;
         let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip);
+        if self.array.is_some() && self.fault.active() {
+            return err(
+                "[fault] fails a channel of one device; inside an array it is not modelled: remove [fault] or [array]"
+                    .into(),
+            );
+        }
         self.fault.validate(g.channels, dies_per_channel, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
         if self.policy.replication != crate::policy::ReplicationKind::None
             && (self.fault.channel.is_some() || self.fault.die.is_some())
@@ -264,10 +270,14 @@ impl Config {
         }
         if let Some(a) = &self.array {
             a.validate(g.page_bytes).map_err(ConfigError)?;
-            if self.fault.active() {
-                return err("[fault] fails a channel of one device; inside an array it is not modelled: remove \
-                            [fault] or [array]"
-                    .into());
+            let (slots, _) = crate::array::shape(self, a);
+            if slots == 0 {
+                return err(format!(
+                    "array.chunk_kib = {} is more than a device holds ({} bytes host-visible): lower array.chunk_kib \
+                     or enlarge the device ([geometry])",
+                    a.chunk_kib,
+                    crate::run::device_capacity_bytes(self)
+                ));
             }
         }
         self.ldpc.validate()

@@ -252,6 +252,14 @@ impl Array {
                 a.allocation.name()
             )));
         }
+        if cfg.warmup.device_writes > 0.0 && cfg.warmup.workload == crate::config::WarmupWorkload::Trace {
+            return Err(ConfigError(
+                "warmup.workload = \"trace\" warms a device up on the trace's writes, but in an array the trace \
+                 is the array's, not a device's: use warmup.workload = \"synthetic\" (each device warms up on the \
+                 synthetic workload over its own capacity)"
+                    .into(),
+            ));
+        }
         let s = a.devices;
         let (slots, stripes) = shape(cfg, &a);
         if stripes == 0 {

@@ -80,6 +80,9 @@ fn bad_array_keys_say_what_to_change() {
         ("array.chunk_kib=3", &["array.chunk_kib", "multiple"][..]),
         ("array.allocation=fastest", &["fastest"][..]),
         ("array.spare=0", &["array.spare"][..]),
+        ("array.chunk_kib=4194304", &["array.chunk_kib = 4194304", "more than a device holds"][..]),
+        ("fault.channel=0", &["[fault]", "array"][..]),
+        ("warmup.device_writes=1", &["warmup.workload = \"synthetic\"", "the array's"][..]),
     ] {
         let mut args = vec!["run", "--quiet", "--config", "dls-4ssd", "--set", set];
         if set == "array.spare=0" {
