@@ -381,3 +381,17 @@ fn page_sizes_are_whole_sectors_up_to_a_mebibyte() {
         assert_mentions(&err, &[&format!("geometry.page_bytes = {v}"), "512-byte sectors"]);
     }
 }
+
+/// Controller times and idle periods that would carry simulated time past
+/// its limit are refused by their own key, not blamed on `[timing]`.
+#[test]
+fn policy_times_are_bounded_by_their_own_key() {
+    for (set, words) in [
+        ("policy.degraded.decision_ns=9223372036854775807", &["policy.degraded.decision_ns", "10 s"][..]),
+        ("policy.adaptive.decision_ns=100000000000000000", &["policy.adaptive.decision_ns", "10 s"][..]),
+        ("policy.replicas.idle_ns=9223372036854775807", &["policy.replicas.idle_ns", "2^62"][..]),
+    ] {
+        let err = rainsim(["run", "--quiet", "--set", "workload.requests=50", "--set", set]).fails();
+        assert_mentions(&err, words);
+    }
+}
