@@ -130,6 +130,17 @@ impl SyntheticSpec {
         if self.requests == 0 {
             return Err(invalid("requests must be ≥ 1".into()));
         }
+        // The last arrival is near requests × the mean gap (a sum of many
+        // exponential gaps stays close to its mean): half of 2^62 ns is margin.
+        if (self.requests as f64) * (self.mean_interarrival_ns as f64) > (crate::MAX_TIME_NS / 2) as f64 {
+            return Err(invalid(format!(
+                "requests = {} at mean_interarrival_ns = {} would span about {:.0} years; the simulated time \
+                 supports 2^62 ns (146 years), so keep requests × mean_interarrival_ns below 2^61 ns (73 years)",
+                self.requests,
+                self.mean_interarrival_ns,
+                self.requests as f64 * self.mean_interarrival_ns as f64 / 1e9 / 31_557_600.0
+            )));
+        }
         for (name, v) in
             [("read_ratio", self.read_ratio), ("hot_fraction", self.hot_fraction), ("hot_access", self.hot_access)]
         {
@@ -319,6 +330,7 @@ mod tests {
         bad(|s| s.requests = 0, "requests");
         bad(|s| s.align_bytes = 0, "align_bytes");
         bad(|s| s.update_ratio = Some(1.01), "update_ratio must be in [0, 1]");
+        bad(|s| s.mean_interarrival_ns = u64::MAX / 2, "would span about");
         bad(|s| s.footprint_gib = Some(0.0), "footprint_gib must be > 0");
         bad(|s| s.write_sizes = vec![SizeWeight { bytes: 0, weight: 1.0 }], "(in write_sizes)");
         bad(|s| s.read_sizes = vec![SizeWeight { bytes: 4096, weight: -1.0 }], "read_sizes: size 4096");
