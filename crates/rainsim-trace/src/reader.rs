@@ -569,6 +569,13 @@ fn take(parser: &mut LineParser, line: &[u8], no: u64, path: &Path, out: &mut Pa
                     ),
                 ));
             }
+            if r.offset.checked_add(u64::from(r.size)).is_none() {
+                return Err(TraceError::parse(
+                    path,
+                    no,
+                    format!("offset {} + size {} bytes passes 2^64 bytes: check the address unit", r.offset, r.size),
+                ));
+            }
             out.time_range = Some((lo, hi));
             if let Some(l) = out.limit {
                 if l.device.is_none_or(|d| d == r.device) {

@@ -395,3 +395,14 @@ fn policy_times_are_bounded_by_their_own_key() {
         assert_mentions(&err, words);
     }
 }
+
+/// A request whose end lies past 2^64 bytes is an error naming the line,
+/// not a wrapped address.
+#[test]
+fn a_request_ending_past_two_to_the_64_bytes_names_its_line() {
+    let dir = TempDir::new("huge-offset");
+    let f = dir.join("huge.csv");
+    std::fs::write(&f, format!("{MSR_LINE}\n128166385295514664,hm,0,Write,18446744073709551615,4096,1\n")).unwrap();
+    let err = rainsim(["trace", "stats", p(&f)]).fails();
+    assert_mentions(&err, &[&format!("{}:2", p(&f)), "passes 2^64 bytes"]);
+}
