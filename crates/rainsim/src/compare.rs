@@ -36,6 +36,16 @@ pub fn compare(
     }
     for v in variants {
         let sets = split_variant(v);
+        if sets.iter().any(String::is_empty) {
+            return Err(format!(
+                "--variant '{v}': expected KEY=VALUE settings separated by commas, found an empty one"
+            )
+            .into());
+        }
+        let keys: Vec<&str> = sets.iter().map(|s| s.split('=').next().unwrap_or("").trim()).collect();
+        if let Some(k) = keys.iter().enumerate().find_map(|(i, k)| keys[..i].contains(k).then_some(k)) {
+            return Err(format!("--variant '{v}' sets {k} twice").into());
+        }
         runs.push((v.clone(), base_scheme.or(Some("baseline")), sets));
     }
     if runs.is_empty() {
@@ -48,7 +58,14 @@ pub fn compare(
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
     // Resolve every configuration first, so a bad name fails before any run.
-    let cfgs = runs.iter().map(|(_, scheme, sets)| resolve(setup, *scheme, sets)).collect::<Result<Vec<_>, _>>()?;
+    let cfgs = runs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, scheme, sets))| {
+            let what = if i < schemes.len() { "scheme" } else { "--variant" };
+            resolve(setup, *scheme, sets).map_err(|e| format!("{what} '{name}': {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     if cfgs.iter().any(|c| c.array.is_some()) {
         return Err("compare does not take an array ([array]); run each allocation with `rainsim run`".into());
     }
@@ -188,7 +205,8 @@ impl Work<'_> {
 }
 
 /// Splits `a=1,b.c=[1, 2],d={x=1,y=2}` at the commas outside brackets,
-/// braces and quotes (a comma inside a TOML array, table or string stays).
+/// braces and quotes (a comma inside a TOML array, table or string stays);
+/// an empty setting (`''`, `a=1,,b=2`) is kept as "".
 fn split_variant(v: &str) -> Vec<String> {
     let (mut depth, mut quoted) = (0i32, false);
     let mut out = vec![String::new()];
@@ -205,7 +223,7 @@ fn split_variant(v: &str) -> Vec<String> {
         }
         out.last_mut().expect("non-empty").push(ch);
     }
-    out.into_iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
+    out.into_iter().map(|s| s.trim().to_string()).collect()
 }
 
 #[cfg(test)]
@@ -221,6 +239,6 @@ mod tests {
         );
         assert_eq!(split_variant("x=[1, 2, 3]"), vec!["x=[1, 2, 3]"]);
         assert_eq!(split_variant(r#"n="a,b",m=1"#), vec![r#"n="a,b""#, "m=1"]);
-        assert!(split_variant(" , ").is_empty());
+        assert_eq!(split_variant(" , "), vec!["", ""], "empty settings are kept, for compare to refuse");
     }
 }

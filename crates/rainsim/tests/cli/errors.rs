@@ -144,6 +144,16 @@ fn unwritable_report_path() {
 fn compare_without_runs() {
     let err = rainsim(["compare", "--set", "workload.requests=100"]).fails();
     assert_mentions(&err, &["--schemes", "--variant"]);
+    // Empty, repeated or bad variants are named before anything runs.
+    for (v, words) in [
+        ("", &["--variant ''", "an empty one"][..]),
+        ("seed=2,,raid.stripe_width=3", &["an empty one"][..]),
+        ("seed=2,seed=3", &["sets seed twice"][..]),
+        ("raid.stripe_width=99", &["--variant 'raid.stripe_width=99'", "stripe_width"][..]),
+    ] {
+        let err = rainsim(["compare", "--set", "workload.requests=100", "--variant", "seed=5", "--variant", v]).fails();
+        assert_mentions(&err, words);
+    }
 }
 
 /// Arrival times beyond the simulator's clock are refused with a message,
