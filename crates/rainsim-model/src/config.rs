@@ -216,6 +216,25 @@ impl Config {
             }
         }
         self.policy.validate().map_err(ConfigError)?;
+        let p = &self.policy;
+        for (key, v) in [
+            ("policy.degraded.decision_ns", p.degraded.decision_ns),
+            ("policy.adaptive.decision_ns", p.adaptive.decision_ns),
+        ] {
+            if v > MAX_TIMING_NS {
+                return err(format!(
+                    "{key} = {v} ns exceeds {MAX_TIMING_NS} ns (10 s), the longest controller time the simulator \
+                     supports"
+                ));
+            }
+        }
+        if p.replicas.idle_ns > rainsim_trace::MAX_TIME_NS {
+            return err(format!(
+                "policy.replicas.idle_ns = {} exceeds 2^62 ns (146 years, the longest a trace may span: no idle \
+                 period that long can occur, so 2^62 already means never)",
+                p.replicas.idle_ns
+            ));
+        }
         let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip);
         if self.array.is_some() && self.fault.active() {
             return err(
@@ -270,15 +289,6 @@ impl Config {
         }
         if let Some(a) = &self.array {
             a.validate(g.page_bytes).map_err(ConfigError)?;
-            let (slots, _) = crate::array::shape(self, a);
-            if slots == 0 {
-                return err(format!(
-                    "array.chunk_kib = {} is more than a device holds ({} bytes host-visible): lower array.chunk_kib \
-                     or enlarge the device ([geometry])",
-                    a.chunk_kib,
-                    crate::run::device_capacity_bytes(self)
-                ));
-            }
         }
         self.ldpc.validate()
     }

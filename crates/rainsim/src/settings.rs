@@ -251,6 +251,16 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
     let what = if req.sets.is_empty() { origin.clone() } else { format!("{origin} with --set") };
     let cfg: Config = Table::try_into(table).map_err(|e| SettingsError(format!("{what}: {e}")))?;
     cfg.validate().map_err(|e| SettingsError(format!("{origin}: {e}")))?;
+    if let Some(a) = &cfg.array {
+        if rainsim_model::array::shape(&cfg, a).0 == 0 {
+            return Err(SettingsError(format!(
+                "{origin}: array.chunk_kib = {} is more than a device holds ({} bytes host-visible): lower \
+                 array.chunk_kib or enlarge the device ([geometry])",
+                a.chunk_kib,
+                rainsim_model::run::device_capacity_bytes(&cfg)
+            )));
+        }
+    }
     Ok(cfg)
 }
 
