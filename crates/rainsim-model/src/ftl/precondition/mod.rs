@@ -286,8 +286,8 @@ fn plane_counts(stripes: &StripeLayout, lay: &crate::flash::address::Layout, for
     taken(stripes, forced, want, |_, first| by_first[first as usize] += 1);
     let ppc = (lay.dies_per_channel * lay.planes_per_die) as u64;
     for ch in 0..channels {
-        // Chunk j of a stripe lies on channel first + j (mod m).
-        let n: u64 = (0..stripes.width as usize).map(|j| by_first[(ch + channels - j % channels) % channels]).sum();
+        // Chunk j of a stripe lies on channel first + j (mod m); j < k ≤ m.
+        let n: u64 = (0..stripes.width as usize).map(|j| by_first[(ch + channels - j) % channels]).sum();
         for i in 0..ppc {
             counts[ch * ppc as usize + i as usize] = n / ppc + u64::from(i < n % ppc);
         }
@@ -457,6 +457,26 @@ mod tests {
             pages_per_block: 4,
             page_bytes: 4096,
         }
+    }
+
+    /// A plane's slots: each valid page once, hot blocks first, runs of
+    /// consecutive pages merged (block 3 continues block 2's run), no run
+    /// for an empty block, and a run ending inside block 1 not continued
+    /// into block 2 (its page 16 is 8 × 2, not 8 + 2).
+    #[test]
+    fn slots_hand_out_each_valid_page_once_hot_blocks_first() {
+        let plan = Plan {
+            valid: vec![0, 2, 8, 8, 3],
+            slots: None,
+            hot: Some(vec![false, false, false, false, true]),
+            hot_blocks: 1,
+            hot_valid: 3,
+        };
+        let mut s = Slots::of(&plan, 0, 8);
+        assert_eq!(s.runs, [(32, 3), (8, 2), (16, 16)]);
+        let pages: Vec<Ppn> = (0..21).map(|_| s.next()).collect();
+        let want: Vec<Ppn> = [32, 33, 34, 8, 9].into_iter().chain(16..32).collect();
+        assert_eq!(pages, want);
     }
 
     /// The per-stripe count equals dealing every chunk, for widths that do
