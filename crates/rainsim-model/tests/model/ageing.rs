@@ -271,6 +271,21 @@ fn uniform_layout_gives_every_slot_the_same_chance() {
     assert!((mean - 2.0).abs() < 0.1, "first block's mean valid count {mean}");
 }
 
+/// The steady state's hot pool at its bound: 24 invalid pages at ρ = 0.75
+/// take round(24 / 2) = 12 hot blocks, which want 0.75 × 96 = 72 valid
+/// pages, the plane's 64 plus one block's rounding: laid. At ρ = 0.76 they
+/// take 13 blocks wanting 79, more than rounding covers: an error.
+#[test]
+fn the_hot_pool_may_round_up_by_one_block_and_no_more() {
+    let mut cfg = by_hand(AgeLayout::SteadyState);
+    (cfg.precondition.invalid, cfg.precondition.hot_utilization) = (0.1875, Some(0.75));
+    let ssd = Ssd::new(&cfg, NullObserver, false).expect("72 = 64 + 8 valid pages is within rounding");
+    assert_eq!(ssd.prep.valid_pages, 8 * 64);
+    cfg.precondition.hot_utilization = Some(0.76);
+    let e = Ssd::new(&cfg, NullObserver, false).err().expect("79 > 72").to_string();
+    assert!(e.contains("needs 79 valid pages, but the plane has 64"), "{e}");
+}
+
 /// A steady state of invalid pages alone (valid 0): the hot pool is all
 /// invalid (ρ = 0), in round(32 / 8) = 4 blocks a plane.
 #[test]

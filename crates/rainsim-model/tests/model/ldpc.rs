@@ -165,6 +165,39 @@ fn data_age_counts_from_the_precondition_age_and_restarts_when_rewritten() {
     assert_eq!((lat[0], lat[2], lat[3]), (read_at(2), read_at(1), read_at(2)));
 }
 
+/// `precondition_age_spread = "uniform"`: each written block's data age at
+/// time 0 is its own draw from [0, 30 days], so over a device's blocks they
+/// span nearly all of it with a mean near 15 days; "fixed" makes every one
+/// 30 days. (The age is the clock's reading minus the block's stamp.)
+#[test]
+fn a_uniform_age_spread_draws_each_blocks_age_from_zero_to_the_age() {
+    let mut c = tiny(4, 2, 2, 64, 16, None);
+    c.precondition.valid = 0.5;
+    (c.ldpc.enabled, c.ldpc.precondition_age_days) = (true, 30.0);
+    let month = 30 * 86_400u32;
+    let ages = |spread| {
+        let mut c = c.clone();
+        c.ldpc.precondition_age_spread = spread;
+        let ssd = Ssd::new(&c, rainsim_model::metrics::observer::NullObserver, false).unwrap();
+        let ages: Vec<u32> = ssd
+            .ftl
+            .blocks
+            .iter()
+            .filter(|b| b.written > 0)
+            .map(|b| month.checked_sub(b.opened_at_s).unwrap())
+            .collect();
+        assert!(ages.len() > 500, "{} written blocks", ages.len());
+        ages
+    };
+    use rainsim_model::config::AgeSpread;
+    assert!(ages(AgeSpread::Fixed).iter().all(|&a| a == month));
+    let a = ages(AgeSpread::Uniform);
+    let (lo, hi) = (*a.iter().min().unwrap(), *a.iter().max().unwrap());
+    let mean = a.iter().map(|&x| x as f64).sum::<f64>() / a.len() as f64 / 86_400.0;
+    assert!(lo < 86_400 && hi > month - 86_400, "ages {lo}..{hi} s");
+    assert!((mean - 15.0).abs() < 1.5, "mean age {mean} days");
+}
+
 #[test]
 fn pre_reads_pay_their_pages_levels() {
     // A 4-channel RAID-5 (3+1) whose blocks all have 2000 P/E (level 2, as
