@@ -167,17 +167,18 @@ fn data_age_counts_from_the_precondition_age_and_restarts_when_rewritten() {
 
 /// `precondition_age_spread = "uniform"`: each written block's data age at
 /// time 0 is its own draw from [0, 30 days], so over a device's blocks they
-/// span nearly all of it with a mean near 15 days; "fixed" makes every one
-/// 30 days. (The age is the clock's reading minus the block's stamp.)
+/// span nearly all of it with a mean near 15 days, and each seed draws its
+/// own; "fixed" makes every one 30 days. (The age is the clock's reading
+/// minus the block's stamp.)
 #[test]
 fn a_uniform_age_spread_draws_each_blocks_age_from_zero_to_the_age() {
     let mut c = tiny(4, 2, 2, 64, 16, None);
     c.precondition.valid = 0.5;
     (c.ldpc.enabled, c.ldpc.precondition_age_days) = (true, 30.0);
     let month = 30 * 86_400u32;
-    let ages = |spread| {
+    let ages = |spread, seed| {
         let mut c = c.clone();
-        c.ldpc.precondition_age_spread = spread;
+        (c.ldpc.precondition_age_spread, c.seed) = (spread, seed);
         let ssd = Ssd::new(&c, rainsim_model::metrics::observer::NullObserver, false).unwrap();
         let ages: Vec<u32> = ssd
             .ftl
@@ -190,12 +191,21 @@ fn a_uniform_age_spread_draws_each_blocks_age_from_zero_to_the_age() {
         ages
     };
     use rainsim_model::config::AgeSpread;
-    assert!(ages(AgeSpread::Fixed).iter().all(|&a| a == month));
-    let a = ages(AgeSpread::Uniform);
+    assert!(ages(AgeSpread::Fixed, 1).iter().all(|&a| a == month));
+    let a = ages(AgeSpread::Uniform, 1);
     let (lo, hi) = (*a.iter().min().unwrap(), *a.iter().max().unwrap());
     let mean = a.iter().map(|&x| x as f64).sum::<f64>() / a.len() as f64 / 86_400.0;
     assert!(lo < 86_400 && hi > month - 86_400, "ages {lo}..{hi} s");
     assert!((mean - 15.0).abs() < 1.5, "mean age {mean} days");
+    // Each seed its own draws, seeds differing in one low bit too (a seed
+    // mixed by `|` or `&` with the constant would make some pairs alike).
+    let seeds = [0, 1, 4, 8];
+    let by_seed: Vec<Vec<u32>> = seeds.iter().map(|&s| ages(AgeSpread::Uniform, s)).collect();
+    for i in 0..4 {
+        for j in i + 1..4 {
+            assert_ne!(by_seed[i], by_seed[j], "seeds {} and {}", seeds[i], seeds[j]);
+        }
+    }
 }
 
 #[test]
