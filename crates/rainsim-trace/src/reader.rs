@@ -439,10 +439,23 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// input. A line longer than [`MAX_LINE_BYTES`] is an error.
 fn next_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, path: &Path, no: u64) -> Result<bool, TraceError> {
     buf.clear();
-    let n = r
-        .take(MAX_LINE_BYTES as u64 + 1)
-        .read_until(b'\n', buf)
-        .map_err(|source| TraceError::Io { path: path.display().to_string(), source })?;
+    let n = r.take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', buf).map_err(|source| {
+        use std::io::ErrorKind::{InvalidData, InvalidInput, UnexpectedEof};
+        // What the decoders report for a stream cut short or damaged; the
+        // line counts the decompressed text.
+        let source = match source.kind() {
+            k @ (UnexpectedEof | InvalidData | InvalidInput) => std::io::Error::new(
+                k,
+                format!(
+                    "reading stopped {} line {}: {source} (a compressed file cut short or damaged ends like this)",
+                    if buf.is_empty() { "after" } else { "inside" },
+                    if buf.is_empty() { no - 1 } else { no }
+                ),
+            ),
+            _ => source,
+        };
+        TraceError::Io { path: path.display().to_string(), source }
+    })?;
     if n > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
         return Err(TraceError::parse(
             path,

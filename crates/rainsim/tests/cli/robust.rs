@@ -157,6 +157,19 @@ fn gzip_with_trailing_garbage_says_so() {
     assert!(err.contains("trailing data after the gzip stream"), "{err}");
 }
 
+/// A compressed trace cut short names the line where reading stopped and
+/// says what that usually means, not a bare decoder message.
+#[test]
+fn a_gzip_file_cut_short_says_so_with_its_line() {
+    let dir = TempDir::new("gz-cut");
+    let f = dir.join("t.gz");
+    let text = std::fs::read(trace("msr_hm_0_slice1000.csv")).unwrap();
+    let bytes = gzip(&text);
+    std::fs::write(&f, &bytes[..bytes.len() / 2]).unwrap();
+    let err = rainsim(["trace", "stats", p(&f)]).fails();
+    assert!(err.contains(p(&f)) && err.contains("side line ") && err.contains("cut short or damaged"), "{err}");
+}
+
 #[test]
 fn bench_needs_at_least_one_run() {
     let err = rainsim(["bench", "--runs", "0", "--requests", "10"]).fails();
