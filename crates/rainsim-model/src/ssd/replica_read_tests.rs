@@ -113,6 +113,43 @@ fn an_idle_tie_goes_to_copy_a_and_a_busy_die_to_copy_b() {
     assert_eq!(*saved.borrow(), vec![0, ssd.t.read - d], "a tie saves nothing; then A's read had t_R − d left");
 }
 
+/// Reads queued for a die count a sensing time each: copy A's die reads
+/// one page and has three more queued (about 3.5 t_R to wait), copy B's
+/// programs with about 3 t_R left, so B serves the read. Counted as one
+/// read, or none, the queue would make A look the sooner.
+#[test]
+fn reads_queued_for_a_copys_die_count_a_sensing_time_each() {
+    let mut ssd = device();
+    let saved = Rc::new(RefCell::new(Vec::new()));
+    ssd.policies.replication = Box::new(Fixed { other: [1, 2, 0], saved: saved.clone() });
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    let (y, ly) = chunk_on(&ssd, 1, &[x]);
+    let (mut taken, mut others) = (vec![x, y], Vec::new());
+    for _ in 0..4 {
+        let (c, lpn) = chunk_on(&ssd, 0, &taken);
+        (taken.push(c), others.push(lpn));
+    }
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    let (p, t_r, xfer) = (ssd.t.program, ssd.t.read, ssd.t.xfer);
+    assert!(p > 4 * t_r + xfer, "a program outlasts the reads");
+    // y's update programs channel 1 (and 2) from about t0 + xfer.
+    let t0 = 100_000_000;
+    ssd.submit(t0, request(Op::Write, t0, ly), 1);
+    let t2 = t0 + xfer + p - 3 * t_r;
+    for (i, &lpn) in others.iter().enumerate() {
+        ssd.submit(t2 - t_r / 2, request(Op::Read, t2 - t_r / 2, lpn), 2 + i as u32);
+    }
+    ssd.submit(t2, request(Op::Read, t2, lx), 9);
+    let before = host_reads(&ssd, 1);
+    drain(&mut ssd);
+    assert_eq!(host_reads(&ssd, 1) - before, 1, "copy B served x");
+    assert_eq!(host_reads(&ssd, 0), 4, "the four reads of channel 0's other chunks");
+    let s = saved.borrow();
+    assert!(s.len() == 1 && s[0] > 0 && s[0] < t_r, "saved {s:?} (t_R {t_r})");
+}
+
 /// Any-chunk matching must not reuse a slot a host read is on its way to:
 /// the device counts reads in flight per slot, two reads of one slot
 /// count two, and a completed read lowers the count until the slot leaves.
