@@ -150,6 +150,34 @@ fn reads_queued_for_a_copys_die_count_a_sensing_time_each() {
     assert!(s.len() == 1 && s[0] > 0 && s[0] < t_r, "saved {s:?} (t_R {t_r})");
 }
 
+/// What a queued host read of a replicated chunk reads when it starts
+/// (`Ssd::read_id`): the copy it was sent to, else the other copy; a plain
+/// host read (queued before the chunk replicated) reads copy A, which holds
+/// the newest version, not the stale slot; with no copy left, the slot.
+#[test]
+fn a_queued_read_of_a_replicated_chunk_reads_a_live_copy() {
+    use crate::flash::op::{FlashOp, Owner};
+    let mut ssd = device();
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    let pair = ssd.replicas.as_ref().unwrap().get(x).expect("f* = 1 replicated x").pair;
+    let t = ssd.replicas.as_ref().unwrap();
+    let (a, b) = (t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B));
+    let op = |owner| FlashOp { chunk: x, owner, enqueued: 0, ppn: 0, seq: 0 };
+    let (host, to_a, to_b) = (op(Owner::HostRead(0)), op(Owner::ReplicaRead(0, 0)), op(Owner::ReplicaRead(0, 1)));
+    assert_eq!([ssd.read_id(&host), ssd.read_id(&to_a), ssd.read_id(&to_b)], [a, a, b]);
+    // Copy B gone (as a reorganisation gives it up): a read sent to it reads A.
+    ssd.replicas.as_mut().unwrap().get_mut(x).unwrap().gone[1] = true;
+    assert_eq!([ssd.read_id(&host), ssd.read_id(&to_a), ssd.read_id(&to_b)], [a, a, a]);
+    // Copy A unmapped and B gone: the slot.
+    ssd.ftl.drop_id(a);
+    assert_eq!([ssd.read_id(&host), ssd.read_id(&to_a), ssd.read_id(&to_b)], [x, x, x]);
+    // Not a host read: its own chunk.
+    assert_eq!(ssd.read_id(&op(Owner::PreRead(0))), x);
+}
+
 /// Any-chunk matching must not reuse a slot a host read is on its way to:
 /// the device counts reads in flight per slot, two reads of one slot
 /// count two, and a completed read lowers the count until the slot leaves.
