@@ -241,7 +241,8 @@ fn the_oldest_replica_converts_once_the_table_passes_its_high_water_mark() {
 }
 
 /// FusionRAID converts replicas back once the host has been idle for
-/// `policy.replicas.idle_ns`, and not while requests keep coming.
+/// `policy.replicas.idle_ns`, and not while requests keep coming; one idle
+/// period converts every replicated stripe, one conversion after another.
 #[test]
 fn fusionraid_converts_during_idle_periods_only() {
     let c = three_plus_one("fusionraid", 1);
@@ -256,6 +257,19 @@ fn fusionraid_converts_during_idle_periods_only() {
     let busy = run(&c, &[write(1_000, p), read(5_000_000)]);
     let r = busy.obs.replication;
     assert_eq!((r.conversions_idle, r.converted_chunks, r.replica_reads), (0, 0, 1));
+    // Updates of three stripes, then one idle period: each conversion, as it
+    // ends with the host still idle, starts the next, so all three convert.
+    let probe = Ssd::new(&c, Collector::new(c.geometry.channels), false).unwrap();
+    let l = probe.stripe_layout();
+    let pages: Vec<u64> = (0..l.stripes)
+        .filter(|&s| (0..l.width).all(|j| probe.ftl.lookup(s * l.width + j).is_some()))
+        .take(3)
+        .map(|s| s as u64 * 3)
+        .collect();
+    let reqs: Vec<Request> = pages.iter().enumerate().map(|(i, &q)| write(1_000 + i as u64 * 1_000, q)).collect();
+    let three = run(&c, &[reqs, vec![read(30_000_000)]].concat());
+    let r = three.obs.replication;
+    assert_eq!((r.new_replicas, r.conversions_idle, r.converted_chunks), (3, 3, 3));
 }
 
 /// Rep-RAID under GC on a small device, its footprint most of the logical
