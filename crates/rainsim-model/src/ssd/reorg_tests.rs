@@ -77,6 +77,8 @@ fn fig7b_of(mut ssd: Ssd<Collector>, skew: u32, pair: [(u32, u64); 2]) -> (Ssd<C
     ssd.ftl.drop_id(x);
     let m = Match { stripe: x / 3, chunk: x, case_b: true, z_ppn: z, other: y, flip: true };
     ssd.apply_matches(&[m]);
+    // Case (b) gives up no copy by itself (case (a) gives up copy B).
+    assert_eq!(ssd.replicas.as_ref().unwrap().get(x).map(|e| e.gone), Some([false, false]));
     ssd.start_reorganisation(&m, skew);
     drain(&mut ssd);
     // R1 is slot x's member, unmoved; y's other copy is gone.
