@@ -222,3 +222,60 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
         ssd.finish().expect("verify");
     }
 }
+
+/// Rep-RAID with every GC's roles recorded (the rest delegated).
+struct Roles(Box<dyn crate::policy::Replication>, std::rc::Rc<std::cell::RefCell<Vec<GcRoles>>>);
+
+use crate::device_state::DeviceView;
+use crate::policy::replication::GcRoles;
+
+impl crate::policy::Replication for Roles {
+    fn on_request(&mut self) {
+        self.0.on_request()
+    }
+    fn replicate(&mut self, view: &DeviceView, chunk: u32, bytes: u32) -> bool {
+        self.0.replicate(view, chunk, bytes)
+    }
+    fn place(&mut self, view: &DeviceView, home: u32) -> [u32; 2] {
+        self.0.place(view, home)
+    }
+    fn reorganizes(&self) -> bool {
+        self.0.reorganizes()
+    }
+    fn any_chunk(&self) -> bool {
+        self.0.any_chunk()
+    }
+    fn on_gc(&mut self, g: &GcRoles) {
+        self.1.borrow_mut().push(*g);
+        self.0.on_gc(g)
+    }
+}
+
+/// What each GC tells the policy (Eq. 2's GC term): the pages it moved,
+/// and of them those that exist because of replication (old slots of
+/// replicated chunks and copies), summing over the run to the GC moves the
+/// report counts by role.
+#[test]
+fn each_gc_tells_the_policy_its_replication_moves() {
+    let mut ssd = device();
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let inner = std::mem::replace(&mut ssd.policies.replication, Box::new(crate::policy::replication::NoReplication));
+    ssd.policies.replication = Box::new(Roles(inner, log.clone()));
+    let lpns = ssd.stripes.logical_pages();
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    let mut x = 12_345u64;
+    for i in 0..6_000u64 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let t = 1_000 + i * 200_000;
+        ssd.submit(t, request(Op::Write, t, (x >> 33) % lpns), i as u32);
+    }
+    drain(&mut ssd);
+    let g = log.borrow();
+    let r = ssd.obs.replication;
+    assert!(g.len() > 20, "{} GCs", g.len());
+    let repl: u64 = g.iter().map(|g| g.moved_replication as u64).sum();
+    assert!(r.gc_moves_semi_invalid > 0 && r.gc_moves_replica > 0, "{r:?}");
+    assert_eq!(repl, r.gc_moves_semi_invalid + r.gc_moves_replica);
+    let moved: u64 = g.iter().map(|g| g.moved as u64).sum();
+    assert_eq!(moved, r.gc_moves_valid + r.gc_moves_semi_valid + repl);
+}
