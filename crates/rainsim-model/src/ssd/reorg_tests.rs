@@ -103,8 +103,11 @@ fn fig7b_with_two_chunks_swaps_their_slots_and_keeps_the_stripe_recoverable() {
     assert!(t.get(x).is_none(), "converted");
     let e = *t.get(y).expect("x is replicated, with y's old slot as its own");
     assert_eq!(v.latest(t.copy_id(e.pair, Copy::A)), tx);
-    // x's copies are on channels 0 and 1, its new slot on channel 2.
+    // x's copies are on channels 0 and 1, its new slot on channel 2: none
+    // is home, so A and B keep their roles.
     assert!(e.misplaced);
+    let ch = |k| ssd.ftl.lookup(t.copy_id(e.pair, k)).map(|p| ssd.layout.channel_of(p));
+    assert_eq!((ch(Copy::A), ch(Copy::B)), (Some(0), Some(1)));
     let r = ssd.obs.replication;
     assert_eq!((r.reorg_case_a, r.reorg_case_b, r.reorg_case_b_swapped, r.converted_chunks), (0, 1, 1, 1));
     // Its time is its service: the GC's read of D0, then the parity's read,
@@ -223,8 +226,9 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
     }
 }
 
-/// Rep-RAID with every GC's roles recorded (the rest delegated).
-struct Roles(Box<dyn crate::policy::Replication>, std::rc::Rc<std::cell::RefCell<Vec<GcRoles>>>);
+/// Rep-RAID with every GC's roles recorded and, if given, copy B placed on
+/// a fixed channel per home channel (the rest delegated).
+struct Roles(Box<dyn crate::policy::Replication>, std::rc::Rc<std::cell::RefCell<Vec<GcRoles>>>, Option<[u32; 3]>);
 
 use crate::device_state::DeviceView;
 use crate::policy::replication::GcRoles;
@@ -237,7 +241,10 @@ impl crate::policy::Replication for Roles {
         self.0.replicate(view, chunk, bytes)
     }
     fn place(&mut self, view: &DeviceView, home: u32) -> [u32; 2] {
-        self.0.place(view, home)
+        match self.2 {
+            Some(other) => [home, other[home as usize]],
+            None => self.0.place(view, home),
+        }
     }
     fn reorganizes(&self) -> bool {
         self.0.reorganizes()
@@ -260,7 +267,7 @@ fn each_gc_tells_the_policy_its_replication_moves() {
     let mut ssd = device();
     let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let inner = std::mem::replace(&mut ssd.policies.replication, Box::new(crate::policy::replication::NoReplication));
-    ssd.policies.replication = Box::new(Roles(inner, log.clone()));
+    ssd.policies.replication = Box::new(Roles(inner, log.clone(), None));
     let lpns = ssd.stripes.logical_pages();
     ssd.begin(&mut std::iter::empty(), 0).unwrap();
     let mut x = 12_345u64;
@@ -278,4 +285,22 @@ fn each_gc_tells_the_policy_its_replication_moves() {
     assert_eq!(repl, r.gc_moves_semi_invalid + r.gc_moves_replica);
     let moved: u64 = g.iter().map(|g| g.moved as u64).sum();
     assert_eq!(moved, r.gc_moves_valid + r.gc_moves_semi_valid + repl);
+}
+
+/// After a swap, the copy on the new slot's channel becomes copy A: x's
+/// copies placed on channels 0 and 2, its new slot (y's old one) on 2, so
+/// copy B, on 2, becomes A and the entry is not misplaced.
+#[test]
+fn after_a_swap_the_copy_on_the_new_slots_channel_becomes_copy_a() {
+    let mut ssd = device();
+    let inner = std::mem::replace(&mut ssd.policies.replication, Box::new(crate::policy::replication::NoReplication));
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    ssd.policies.replication = Box::new(Roles(inner, log, Some([2, 2, 0])));
+    let pair = pick(&ssd);
+    let (ssd, [_, y, ..], _) = fig7b_of(ssd, 0, pair);
+    let t = ssd.replicas.as_ref().unwrap();
+    let e = *t.get(y).expect("x is replicated, with y's old slot as its own");
+    let ch = |k| ssd.ftl.lookup(t.copy_id(e.pair, k)).map(|p| ssd.layout.channel_of(p));
+    assert_eq!((ch(Copy::A), ch(Copy::B)), (Some(2), Some(0)));
+    assert!(!e.misplaced);
 }

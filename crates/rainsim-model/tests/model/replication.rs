@@ -270,6 +270,9 @@ fn fusionraid_converts_during_idle_periods_only() {
     let three = run(&c, &[reqs, vec![read(30_000_000)]].concat());
     let r = three.obs.replication;
     assert_eq!((r.new_replicas, r.conversions_idle, r.converted_chunks), (3, 3, 3));
+    // The table peaked at 3 entries of 8 bytes (a chunk id and a copy pair).
+    let rep = three.replication_report("fusionraid").unwrap();
+    assert_eq!((rep.max_entries, rep.max_table_bytes, rep.entries_end), (3, 24, 0));
 }
 
 /// Rep-RAID under GC on a small device, its footprint most of the logical
