@@ -256,6 +256,18 @@ impl crate::policy::Replication for Roles {
         self.1.borrow_mut().push(*g);
         self.0.on_gc(g)
     }
+    fn on_reorg(&mut self, ns: crate::engine::SimTime) {
+        self.0.on_reorg(ns)
+    }
+    fn on_replica_read(&mut self, ns: crate::engine::SimTime) {
+        self.0.on_replica_read(ns)
+    }
+    fn threshold(&self) -> Option<f64> {
+        self.0.threshold()
+    }
+    fn threshold_history(&self) -> Vec<(u64, f64)> {
+        self.0.threshold_history()
+    }
 }
 
 /// What each GC tells the policy (Eq. 2's GC term): the pages it moved,
@@ -285,6 +297,10 @@ fn each_gc_tells_the_policy_its_replication_moves() {
     assert_eq!(repl, r.gc_moves_semi_invalid + r.gc_moves_replica);
     let moved: u64 = g.iter().map(|g| g.moved as u64).sum();
     assert_eq!(moved, r.gc_moves_valid + r.gc_moves_semi_valid + repl);
+    // The counters' memory: the paper's 2 bits a chunk, the model's 2 bytes.
+    let rep = ssd.replication_report("rep-raid").unwrap();
+    let chunks = ssd.stripes.stripes as u64 * 3;
+    assert_eq!((rep.counter_bytes_paper, rep.counter_bytes_model), (chunks.div_ceil(4), 2 * chunks));
 }
 
 /// After a swap, the copy on the new slot's channel becomes copy A: x's
