@@ -97,6 +97,8 @@ fn fig7b_with_two_chunks_swaps_their_slots_and_keeps_the_stripe_recoverable() {
     let (mut ssd, [x, y, tx, ty], [lx, ly]) = fig7b(0);
     let repl = ssd.repl.as_ref().unwrap();
     assert_eq!((repl.map.slot(y), repl.map.slot(x), repl.map.max_entries), (x, y, 2));
+    let rep = ssd.replication_report("rep-raid").unwrap();
+    assert_eq!(rep.stripe_map_max_bytes, Some(32), "two entries of 16 bytes");
     let v = ssd.verifier.as_ref().unwrap();
     assert_eq!(v.peek(ssd.ftl.lookup(x).unwrap()), ty, "slot x holds y's newest version");
     let t = ssd.replicas.as_ref().unwrap();
