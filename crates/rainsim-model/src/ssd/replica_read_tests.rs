@@ -205,3 +205,33 @@ fn reads_in_flight_are_counted_per_slot_until_they_complete() {
     assert!(reading(&ssd).is_empty(), "no slot stays marked after its reads");
     assert_eq!(ssd.obs.replication.replica_reads, 2);
 }
+
+/// Verify mode's replica check: a replicated chunk's live copies each have a
+/// page, hold one version, and sit on two channels; a copy given up
+/// (`gone`) may have none.
+#[test]
+fn the_replica_check_finds_a_missing_copy_and_diverged_versions() {
+    let mut ssd = device();
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    ssd.check_replicas().expect("a fresh replica passes");
+    let t = ssd.replicas.as_ref().unwrap();
+    let pair = t.get(x).unwrap().pair;
+    let (a, b) = (t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B));
+    let (pa, pb) = (ssd.ftl.lookup(a).unwrap(), ssd.ftl.lookup(b).unwrap());
+    // Copy B holding another version.
+    let v = ssd.verifier.as_mut().unwrap();
+    let tok = v.peek(pa);
+    v.write(b, pb, tok ^ 1);
+    let e = ssd.check_replicas().unwrap_err().what;
+    assert!(e.contains(&format!("replicated chunk {x}: its copies hold versions")), "{e}");
+    ssd.verifier.as_mut().unwrap().write(b, pb, tok);
+    // Copy B without a page: an error while it counts as live, none once gone.
+    ssd.ftl.drop_id(b);
+    let e = ssd.check_replicas().unwrap_err().what;
+    assert!(e.contains(&format!("replicated chunk {x}: copy 1 has no page")), "{e}");
+    ssd.replicas.as_mut().unwrap().get_mut(x).unwrap().gone[1] = true;
+    ssd.check_replicas().expect("a copy given up needs no page");
+}

@@ -273,6 +273,7 @@ fn fusionraid_converts_during_idle_periods_only() {
     // The table peaked at 3 entries of 8 bytes (a chunk id and a copy pair).
     let rep = three.replication_report("fusionraid").unwrap();
     assert_eq!((rep.max_entries, rep.max_table_bytes, rep.entries_end), (3, 24, 0));
+    assert_eq!(rep.counts, r, "the report carries the collector's counts");
 }
 
 /// Rep-RAID under GC on a small device, its footprint most of the logical
