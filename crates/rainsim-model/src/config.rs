@@ -151,7 +151,7 @@ impl Config {
                 return err(format!("{name} must be at least 1"));
             }
         }
-        if g.page_bytes < 512 || g.page_bytes % 512 != 0 {
+        if g.page_bytes < 512 || !g.page_bytes.is_multiple_of(512) {
             return err(format!(
                 "geometry.page_bytes = {} must be a whole number of 512-byte sectors (e.g. 2048, 4096, 16384)",
                 g.page_bytes
@@ -279,7 +279,7 @@ impl Config {
         self.process_variation.validate()?;
         let pv = &self.process_variation;
         let slowest = self.timing.program_ns as f64 * pv.base_dvp / pv.dvp_min;
-        if pv.enabled && !(slowest <= MAX_TIMING_NS as f64) {
+        if pv.enabled && (slowest.is_nan() || slowest > MAX_TIMING_NS as f64) {
             return err(format!(
                 "process_variation.base_dvp = {} with dvp_min = {} makes the slowest program {slowest:.3e} ns \
                  (timing.program_ns × base_dvp / dvp_min), above {MAX_TIMING_NS} ns (10 s), the longest operation \

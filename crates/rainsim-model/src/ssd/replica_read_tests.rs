@@ -127,7 +127,8 @@ fn reads_queued_for_a_copys_die_count_a_sensing_time_each() {
     let (mut taken, mut others) = (vec![x, y], Vec::new());
     for _ in 0..4 {
         let (c, lpn) = chunk_on(&ssd, 0, &taken);
-        (taken.push(c), others.push(lpn));
+        taken.push(c);
+        others.push(lpn);
     }
     ssd.begin(&mut std::iter::empty(), 0).unwrap();
     ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);

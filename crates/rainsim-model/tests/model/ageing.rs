@@ -241,7 +241,8 @@ fn the_map_agrees_with_every_blocks_valid_count() {
                 let mut blocks: Vec<u32> = plane0[..32].to_vec();
                 blocks.dedup();
                 let mut got: Vec<u16> = blocks.iter().map(|&b| valid[b as usize]).collect();
-                (want.sort_unstable(), got.sort_unstable());
+                want.sort_unstable();
+                got.sort_unstable();
                 assert_eq!(got, want, "plane 0's first 32 chunks fill the hot blocks");
             }
         }
