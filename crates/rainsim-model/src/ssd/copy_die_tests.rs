@@ -56,3 +56,36 @@ fn copies_are_bound_to_the_slots_die_and_its_mirror() {
         assert!(homes.iter().all(|&n| n > 0), "{dies} dies: slots on every die ({homes:?})");
     }
 }
+
+/// Verify mode's replica check under CR5M: a chunk's copies on two dies of
+/// its channel pass; copy B moved to another channel (same version) fails.
+#[test]
+fn cr5m_copies_must_share_a_channel_on_two_dies() {
+    use super::reorg_tests::{drain, request};
+    use rainsim_trace::Op;
+    let mut ssd = device(2, false);
+    let (x, lx) = super::replica_read_tests::chunk_on(&ssd, 0, &[]);
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
+    drain(&mut ssd);
+    ssd.check_replicas().expect("copies on two dies of channel 0");
+    let t = ssd.replicas.as_ref().unwrap();
+    let pair = t.get(x).expect("CR5M replicated the update").pair;
+    let (a, b) = (t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B));
+    let (pa, pb) = (ssd.ftl.lookup(a).unwrap(), ssd.ftl.lookup(b).unwrap());
+    assert_eq!((ssd.layout.channel_of(pa), ssd.layout.channel_of(pb)), (0, 0));
+    // A never-written page of channel 1 takes copy B, with its version.
+    let ppb = ssd.layout.pages_per_block;
+    let block = (0..ssd.ftl.blocks.len() as u32)
+        .find(|&k| ssd.ftl.blocks[k as usize].written == 0 && ssd.layout.channel_of(k * ppb) == 1)
+        .expect("a free block on channel 1");
+    let tok = ssd.verifier.as_ref().unwrap().peek(pb);
+    ssd.ftl.drop_id(b);
+    ssd.ftl.map.place(b, block * ppb);
+    ssd.verifier.as_mut().unwrap().write(b, block * ppb, tok);
+    let e = ssd.check_replicas().unwrap_err().what;
+    assert!(
+        e.contains(&format!("replicated chunk {x}: copies on die")) && e.contains("not on two dies of one channel"),
+        "{e}"
+    );
+}

@@ -36,7 +36,7 @@ impl Replication for Fixed {
 
 /// A written data chunk whose slot is on `channel`, and its logical page,
 /// in none of the stripes of the chunks in `not` (one write job per stripe).
-fn chunk_on(ssd: &Ssd<Collector>, channel: u32, not: &[u32]) -> (u32, u64) {
+pub(super) fn chunk_on(ssd: &Ssd<Collector>, channel: u32, not: &[u32]) -> (u32, u64) {
     let l = &ssd.stripes;
     (0..l.stripes)
         .filter(|&s| (0..3).all(|j| ssd.ftl.lookup(s * 3 + j).is_some()))
