@@ -61,13 +61,10 @@ fn copies_are_bound_to_the_slots_die_and_its_mirror() {
 /// its channel pass; copy B moved to another channel (same version) fails.
 #[test]
 fn cr5m_copies_must_share_a_channel_on_two_dies() {
-    use super::reorg_tests::{drain, request};
-    use rainsim_trace::Op;
+    use super::replica_read_tests::{chunk_on, update};
     let mut ssd = device(2, false);
-    let (x, lx) = super::replica_read_tests::chunk_on(&ssd, 0, &[]);
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    let (x, lx) = chunk_on(&ssd, 0, &[]);
+    update(&mut ssd, lx);
     ssd.check_replicas().expect("copies on two dies of channel 0");
     let t = ssd.replicas.as_ref().unwrap();
     let pair = t.get(x).expect("CR5M replicated the update").pair;

@@ -48,6 +48,14 @@ pub(super) fn chunk_on(ssd: &Ssd<Collector>, channel: u32, not: &[u32]) -> (u32,
         .unwrap()
 }
 
+/// Starts the run and updates logical page `lpn` at 1 µs (f* = 1 and the
+/// fixed placement replicate it), running until the device is idle.
+pub(super) fn update(ssd: &mut Ssd<Collector>, lpn: u64) {
+    ssd.begin(&mut std::iter::empty(), 0).unwrap();
+    ssd.submit(1_000, request(Op::Write, 1_000, lpn), 0);
+    drain(ssd);
+}
+
 fn host_reads(ssd: &Ssd<Collector>, channel: usize) -> u64 {
     ssd.obs.channels[channel].ops[Origin::HostRead as usize]
 }
@@ -65,9 +73,7 @@ fn a_replica_read_goes_to_the_copy_whose_program_ends_first() {
     let (x, lx) = chunk_on(&ssd, 0, &[]);
     let (y, ly) = chunk_on(&ssd, 1, &[x]);
     let (_, lz) = chunk_on(&ssd, 0, &[x, y]);
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    update(&mut ssd, lx);
     let t = ssd.replicas.as_ref().unwrap();
     let pair = t.get(x).unwrap().pair;
     let ch = |k| ssd.layout.channel_of(ssd.ftl.lookup(t.copy_id(pair, k)).unwrap());
@@ -97,9 +103,7 @@ fn an_idle_tie_goes_to_copy_a_and_a_busy_die_to_copy_b() {
     ssd.policies.replication = Box::new(Fixed { other: [1, 2, 0], saved: saved.clone() });
     let (x, lx) = chunk_on(&ssd, 0, &[]);
     let (_, lu) = chunk_on(&ssd, 0, &[x]);
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    update(&mut ssd, lx);
     let t = 100_000_000;
     ssd.submit(t, request(Op::Read, t, lx), 1);
     drain(&mut ssd);
@@ -130,9 +134,7 @@ fn reads_queued_for_a_copys_die_count_a_sensing_time_each() {
         taken.push(c);
         others.push(lpn);
     }
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    update(&mut ssd, lx);
     let (p, t_r, xfer) = (ssd.t.program, ssd.t.read, ssd.t.xfer);
     assert!(p > 4 * t_r + xfer, "a program outlasts the reads");
     // y's update programs channel 1 (and 2) from about t0 + xfer.
@@ -160,9 +162,7 @@ fn a_queued_read_of_a_replicated_chunk_reads_a_live_copy() {
     use crate::flash::op::{FlashOp, Owner};
     let mut ssd = device();
     let (x, lx) = chunk_on(&ssd, 0, &[]);
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    update(&mut ssd, lx);
     let pair = ssd.replicas.as_ref().unwrap().get(x).expect("f* = 1 replicated x").pair;
     let t = ssd.replicas.as_ref().unwrap();
     let (a, b) = (t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B));
@@ -186,9 +186,7 @@ fn a_queued_read_of_a_replicated_chunk_reads_a_live_copy() {
 fn reads_in_flight_are_counted_per_slot_until_they_complete() {
     let mut ssd = device();
     let (x, lx) = chunk_on(&ssd, 0, &[]);
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    update(&mut ssd, lx);
     assert!(ssd.replicas.as_ref().unwrap().get(x).is_some(), "f* = 1 replicated x");
     let reading = |ssd: &Ssd<Collector>| ssd.repl.as_ref().unwrap().reading.clone().unwrap();
     assert!(reading(&ssd).is_empty());
@@ -214,9 +212,7 @@ fn reads_in_flight_are_counted_per_slot_until_they_complete() {
 fn the_replica_check_finds_a_missing_copy_and_diverged_versions() {
     let mut ssd = device();
     let (x, lx) = chunk_on(&ssd, 0, &[]);
-    ssd.begin(&mut std::iter::empty(), 0).unwrap();
-    ssd.submit(1_000, request(Op::Write, 1_000, lx), 0);
-    drain(&mut ssd);
+    update(&mut ssd, lx);
     ssd.check_replicas().expect("a fresh replica passes");
     let t = ssd.replicas.as_ref().unwrap();
     let pair = t.get(x).unwrap().pair;
