@@ -152,10 +152,7 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
     let scheme = setup.scheme.as_deref().unwrap_or("baseline");
     let cfg = resolve(setup, Some(scheme), &[])?;
     for p in out.iter().chain(&request_log) {
-        rainsim::check_writable(p).map_err(|e| e.to_string())?;
-        if let Some(t) = &setup.trace {
-            rainsim_trace::check_output(p, &[t])?;
-        }
+        rainsim::check_writable(p, setup.trace.as_deref()).map_err(|e| e.to_string())?;
     }
     if let (Some(a), Some(b)) = (out, request_log) {
         if a == b {

@@ -187,10 +187,7 @@ pub fn run_logged(spec: &RunSpec, verify: bool, request_log: Option<&Path>) -> R
     let scheme = spec.scheme_name();
     let cfg = spec.resolve(Some(scheme), &[])?;
     if let Some(p) = request_log {
-        check_writable(p)?;
-        if let Some(t) = &spec.trace {
-            rainsim_trace::check_output(p, &[t])?;
-        }
+        check_writable(p, spec.trace.as_deref())?;
     }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
     let (report, log) = simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), &mut |_| {})?;
@@ -202,8 +199,10 @@ pub fn run_logged(spec: &RunSpec, verify: bool, request_log: Option<&Path>) -> R
 
 /// Fails now, not after a long run, if `path` cannot be written: it must not
 /// be a directory, and its directory (a symbolic link's target's) must take
-/// a new file (for the rename). A pipe or device is written in place.
-pub fn check_writable(path: &Path) -> Result<(), Error> {
+/// a new file (for the rename), and it must not be the run's `input` trace
+/// (by any path). A pipe or device is written in place.
+pub fn check_writable(path: &Path, input: Option<&Path>) -> Result<(), Error> {
+    rainsim_trace::check_output(path, &input.into_iter().collect::<Vec<_>>())?;
     if path.is_dir() {
         return Err(format!("{}: is a directory", path.display()).into());
     }
