@@ -143,7 +143,7 @@ impl Writer<'_> {
         let lay = &self.ftl.layout;
         let ch = match self.ftl.lookup(chunk) {
             Some(ppn) => lay.channel_of(ppn),
-            None => stripes.channel(chunk / stripes.width, chunk % stripes.width),
+            None => stripes.home_channel(chunk),
         };
         let (first, dpc) = (lay.first_die(ch), lay.dies_per_channel);
         let ppd = lay.planes_per_die;

@@ -55,8 +55,18 @@ pub fn render(r: &ArrayReport) -> String {
     let x = &r.raid;
     let _ = writeln!(
         o,
-        "\narray RAID-5: {} full-stripe, {} RMW, {} RCW, {} pre-reads, {} degraded reads, {} chunks moved",
-        x.full_stripe_writes, x.rmw, x.rcw, x.prereads, x.degraded_reads, x.moves
+        "\narray RAID-5: {} full-stripe, {} RMW, {} RCW, {} pre-reads, {} degraded reads, {} chunks moved{}",
+        x.full_stripe_writes,
+        x.rmw,
+        x.rcw,
+        x.prereads,
+        x.degraded_reads,
+        x.moves,
+        if x.trims_kept > 0 {
+            format!(" ({} old-slot pages kept valid for the devices' own parity, not trimmed)", x.trims_kept)
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(o, "\ndevice     reads  data  parity  blocked     GC  erases   written   lifetime (erase rate)");
     for (i, d) in r.devices.iter().enumerate() {

@@ -43,8 +43,7 @@ pub struct ChannelOf {
 impl ChannelOf {
     /// Channel of `slot`.
     pub fn channel(&self, slot: u64) -> u32 {
-        let (s, c) = self.stripes.chunk_of_lpn(slot * self.pages);
-        self.stripes.channel(s, c % self.stripes.width)
+        self.stripes.home_channel(self.stripes.chunk_of_lpn(slot * self.pages).1)
     }
 }
 

@@ -103,6 +103,9 @@ pub struct ArrayCounters {
     /// Of those, the ones whose old slot was trimmed only after reads of it
     /// in flight finished.
     pub deferred_trims: u64,
+    /// Pages of old slots a device kept valid for its own RAID-5's parity
+    /// instead of trimming them (`Ssd::trim`).
+    pub trims_kept: u64,
     /// First issue and last completion.
     pub first_issue: Option<SimTime>,
     /// Last completion.

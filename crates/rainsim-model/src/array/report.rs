@@ -79,6 +79,9 @@ pub struct ArrayRaid {
     pub degraded_reads: u64,
     /// Data chunks written to another place than where they lived.
     pub moves: u64,
+    /// Pages of their old slots kept valid (not trimmed) by devices with
+    /// their own RAID-5, whose parity still covers them.
+    pub trims_kept: u64,
 }
 
 /// The report of an array run.
@@ -220,6 +223,7 @@ impl Array {
                 xors: c.xors,
                 degraded_reads: c.degraded_reads,
                 moves: c.moves,
+                trims_kept: c.trims_kept,
             },
             devices,
             balance,

@@ -329,7 +329,9 @@ impl Core {
         if self.failed != Some(device) {
             let pages = self.chunk_bytes / self.page_bytes as u64;
             for p in 0..pages {
-                self.devices[device as usize].trim(slot as u64 * pages + p);
+                if !self.devices[device as usize].trim(slot as u64 * pages + p) {
+                    self.counters.trims_kept += 1;
+                }
             }
         }
         self.map.release(device, slot);

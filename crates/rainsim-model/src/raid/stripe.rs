@@ -93,6 +93,12 @@ impl StripeLayout {
     pub fn channel(&self, s: u32, j: u32) -> u32 {
         ((s as u64 * self.width as u64 + j as u64) % self.channels as u64) as u32
     }
+    /// Home channel of chunk `c` (position `c % width` of stripe
+    /// `c / width`): the chunk ids run along the channels.
+    #[inline]
+    pub fn home_channel(&self, c: ChunkId) -> u32 {
+        (c as u64 % self.channels as u64) as u32
+    }
     /// Chunk id holding logical page `lpn`, and its stripe.
     #[inline]
     pub fn chunk_of_lpn(&self, lpn: u64) -> (u32, ChunkId) {
@@ -133,6 +139,13 @@ mod tests {
         // Stripe 2 has parity at position 2, so data index 2 sits at position 3.
         assert_eq!(l.chunk_of_lpn(8), (2, 2 * 4 + 3));
         assert!(l.is_parity(l.parity_chunk(2)));
+        // Chunk 4·s + j lives on the channel of position j of stripe s:
+        // chunk 13 (stripe 3, position 1) on channel 5, as 4·3 + 1 = 13.
+        assert_eq!(l.home_channel(13), 5);
+        let l6 = StripeLayout::new(8, 6, true, 0);
+        for c in 0..200 {
+            assert_eq!(l6.home_channel(c), l6.channel(c / 6, c % 6), "chunk {c}");
+        }
     }
 
     #[test]

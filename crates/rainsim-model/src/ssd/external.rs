@@ -49,8 +49,14 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// The chunk holding logical page `lpn` is no longer needed: its page is
-    /// invalidated without a write.
-    pub fn trim(&mut self, lpn: u64) {
+    /// invalidated without a write. Under the device's own RAID-5 the page
+    /// is kept (returns `false`): the stripe's parity still covers it, and
+    /// dropping it would lose its stripe-mates' recovery (and a pre-read of
+    /// it already queued); it goes when its slot is written again.
+    pub fn trim(&mut self, lpn: u64) -> bool {
+        if self.stripes.parity {
+            return false;
+        }
         let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
         let chunk = self.slot_of(chunk);
         if let Some(old) = self.ftl.trim(chunk) {
@@ -59,6 +65,7 @@ impl<O: Observer> Ssd<O> {
                 self.try_start(die);
             }
         }
+        true
     }
 
     /// A handed-in request arrives now (as a trace arrival does, with the

@@ -381,7 +381,7 @@ impl<O: Observer> Ssd<O> {
         let t = self.table();
         let e = *t.get(b).expect("swapped");
         let ch = |id: u32| self.ftl.lookup(id).map(|p| self.layout.channel_of(p));
-        let home = ch(b).unwrap_or_else(|| self.stripes.channel(b / self.stripes.width, b % self.stripes.width));
+        let home = ch(b).unwrap_or_else(|| self.stripes.home_channel(b));
         let on = |k: Copy| ch(t.copy_id(e.pair, k)) == Some(home);
         let (a_home, b_home) = (on(Copy::A), on(Copy::B));
         if !a_home && b_home {

@@ -181,6 +181,49 @@ fn a_moved_chunks_old_slot_is_trimmed_only_after_the_reads_of_it_in_flight() {
     }
 }
 
+/// Devices with their own RAID-5 under free placement: a moved chunk's old
+/// page stays valid (its stripe's parity inside the device still covers it),
+/// so no queued pre-read or read of it finds it gone; every move keeps one
+/// page, every chunk is mapped where it lives, and each device holds more
+/// pages than the chunks living on it. Dropping the page instead failed the
+/// run ("queued read … finds it unmapped": a device's pre-read of a
+/// stripe-mate queued before the array trimmed it).
+#[test]
+fn devices_with_their_own_raid_5_keep_a_moved_chunks_old_page_for_its_parity() {
+    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        let mut cfg = array_cfg(5, alloc);
+        (cfg.raid.level, cfg.raid.stripe_width) = (rainsim_model::config::RaidLevel::Raid5, 4);
+        cfg.timing.read_ns = 2_000_000;
+        let p = cfg.array.as_mut().unwrap();
+        p.replay = rainsim_model::config::Replay::Closed;
+        p.queue_depth = 32;
+        let reqs: Vec<Request> =
+            (0..3000u64).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % 48) } else { w(i, (i / 2 * 7) % 48, 1) }).collect();
+        let mut a = Array::new(&cfg, false).unwrap();
+        a.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{alloc:?}: {e}"));
+        let c = a.counters();
+        assert_eq!(c.completed(), 3000);
+        assert!(c.moves > 0, "{alloc:?}");
+        assert_eq!(c.trims_kept, c.moves, "{alloc:?}: one page per moved one-page chunk kept");
+        let layout = a.stripe_layout().clone();
+        let mut written: Vec<u32> = (0..48).map(|l| layout.chunk_of_lpn(l).1).collect();
+        written.extend((0..12).map(|s| layout.parity_chunk(s)));
+        let (mut mapped_all, mut here_all) = (0, 0);
+        for (d, dev) in a.devices().iter().enumerate() {
+            let mapped = |c: u32| dev.ftl.lookup(c).is_some();
+            let data = (0..dev.stripe_layout().chunks() as u32).filter(|&c| !dev.stripe_layout().is_parity(c));
+            let n = data.filter(|&c| mapped(c)).count();
+            let here: Vec<u32> = written.iter().copied().filter(|&c| a.location(c).unwrap().0 == d as u32).collect();
+            for &c in &here {
+                let slot = a.location(c).unwrap().1;
+                assert!(mapped(dev.stripe_layout().chunk_of_lpn(slot as u64).1), "{alloc:?}: chunk {c} on device {d}");
+            }
+            (mapped_all, here_all) = (mapped_all + n, here_all + here.len());
+        }
+        assert!(mapped_all > here_all, "{alloc:?}: old pages kept ({mapped_all} mapped, {here_all} living)");
+    }
+}
+
 #[test]
 fn dls_avoids_a_device_whose_channels_wait_and_takes_the_least_delay_channel() {
     let service = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
