@@ -54,6 +54,8 @@ impl RaidPort for Core {
                     t[chunk as usize] = token;
                 }
             }
+            // Its old member is on the failed device.
+            RaidAction::Unwritten { .. } => {}
             other => self.unsupported(other),
         }
     }

@@ -59,7 +59,8 @@ pub struct Failure {
     /// The channel (of the die, when a die failed).
     pub channel: u32,
     /// The failed die, when only a die failed: the other dies of its channel
-    /// take its writes, so nothing is absorbed in parity.
+    /// take its writes, so nothing is absorbed in parity (except the writes
+    /// the channel's scheduler binds to the die: `RaidPort::bound_to_failed_die`).
     pub die: Option<u32>,
     /// Where it stands.
     pub phase: Phase,
@@ -140,16 +141,23 @@ impl RaidLayer {
 
     /// The position of stripe `s` that cannot be read or programmed now: a
     /// lost chunk, or (before the replacement) a never-written position whose
-    /// home is the failed channel.
-    pub(crate) fn lost_position(&self, s: u32, at: &[Option<Member>]) -> Option<u32> {
+    /// home is the failed channel, or one whose programs are bound to the
+    /// failed die (its old page, if on another die, is left unread).
+    pub(crate) fn lost_position(&self, s: u32, at: &[Option<Member>], port: &impl RaidPort) -> Option<u32> {
         let f = self.failure.as_ref()?;
         let w = self.stripes.width;
         (0..w).find(|&p| {
-            f.lost(s * w + p)
-                || (f.phase == Phase::Failed
-                    && f.die.is_none()
-                    && at[p as usize].is_none()
-                    && self.stripes.channel(s, p) == f.channel)
+            let c = s * w + p;
+            f.lost(c)
+                || (f.phase == Phase::Failed && {
+                    let m = at[p as usize];
+                    let ch = m.map_or_else(|| self.stripes.channel(s, p), |m| m.channel);
+                    ch == f.channel
+                        && match f.die {
+                            None => m.is_none(),
+                            Some(_) => port.bound_to_failed_die(ch, c),
+                        }
+                })
         })
     }
 
@@ -286,6 +294,7 @@ impl RaidLayer {
                 }
                 None => {
                     self.absorbed(chunk, pos == pp);
+                    port.act(RaidAction::Unwritten { chunk });
                     if self.verify && pos != pp {
                         port.act(RaidAction::Absorbed { chunk, token: j.data_token(pos) });
                     }
@@ -343,8 +352,11 @@ impl RaidLayer {
     pub(crate) fn program_channel(&self, j: &StripeJob, pos: u32, port: &impl RaidPort) -> Option<u32> {
         if pos == j.lost {
             let f = self.failure.as_ref().expect("a lost position has a failure");
-            // A failed die's channel still takes programs on its other dies.
-            return (f.phase != Phase::Failed || f.die.is_some()).then_some(f.channel);
+            // A failed die's channel still takes programs on its other dies,
+            // unless its scheduler binds this one to the failed die.
+            let elsewhere =
+                f.die.is_some() && !port.bound_to_failed_die(f.channel, j.stripe * self.stripes.width + pos);
+            return (f.phase != Phase::Failed || elsewhere).then_some(f.channel);
         }
         // A job is planned around a lost chunk or moved (a degraded
         // update), never both: `start_job` takes the lost path first.

@@ -71,6 +71,12 @@ pub trait RaidPort {
     fn replicas(&mut self) -> Option<&mut crate::raid::replica::ReplicaTable> {
         None
     }
+    /// Whether a program of `chunk` on `channel` may go only to a failed die
+    /// (the channel's scheduler binds it there): the member cannot be
+    /// written, as under a channel failure.
+    fn bound_to_failed_die(&self, _channel: u32, _chunk: u32) -> bool {
+        false
+    }
 }
 
 /// What the RAID layer did with replicas (probes).
@@ -190,6 +196,12 @@ pub enum RaidAction {
         chunk: u32,
         /// Its new version.
         token: u32,
+    },
+    /// A write of `chunk` (data or parity) could not be programmed and is
+    /// lost until rebuilt: a page it still has on a living die is stale.
+    Unwritten {
+        /// The chunk.
+        chunk: u32,
     },
     /// The rebuild ended: no chunk is lost any more.
     RebuildDone,

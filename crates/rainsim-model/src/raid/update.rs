@@ -218,7 +218,7 @@ impl RaidLayer {
         at.clear();
         at.extend((0..w).map(|pos| port.member(j.stripe * w + pos)));
         if self.failure.is_some() {
-            if let Some(f) = self.lost_position(j.stripe, &at) {
+            if let Some(f) = self.lost_position(j.stripe, &at, port) {
                 self.start_around_lost(id, f, at, port);
                 return;
             }

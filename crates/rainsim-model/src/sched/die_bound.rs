@@ -71,6 +71,9 @@ impl ChannelScheduler for DieBound {
     fn writes_queued(&self) -> u32 {
         self.per_die.iter().map(|s| s.writes_queued()).sum()
     }
+    fn bound_die(&self, chunk: u32) -> Option<u32> {
+        Some(self.die_of(chunk) as u32)
+    }
     fn writes_queued_for(&self, die: u32) -> u32 {
         self.per_die[die as usize].writes_queued()
     }

@@ -38,6 +38,11 @@ pub trait ChannelScheduler {
     fn writes_queued_for(&self, _die: u32) -> u32 {
         self.writes_queued()
     }
+    /// The channel-local die a program of `chunk` is bound to (`None`: any
+    /// die of the channel takes it).
+    fn bound_die(&self, _chunk: u32) -> Option<u32> {
+        None
+    }
 }
 
 /// Scheduler implementations.

@@ -112,10 +112,33 @@ impl<O: Observer> Ssd<O> {
 
     /// Whether `die` is a failed die whose channel lives on: its programs go
     /// to the channel's other dies. (A failed channel is sent no programs;
-    /// those queued before it failed drain.)
+    /// those queued before it failed drain. So do those bound to a failed
+    /// die, which no other die may take: new ones are absorbed in parity.)
     #[inline]
     pub(crate) fn refuses_writes(&self, die: u32) -> bool {
-        self.dead.is_some_and(|(first, n)| n < self.layout.dies_per_channel && die.wrapping_sub(first) < n)
+        self.dead.is_some_and(|(first, n)| {
+            n < self.layout.dies_per_channel && die.wrapping_sub(first) < n && !self.binds_programs(first)
+        })
+    }
+
+    /// Whether the scheduler of `die`'s channel binds programs to dies.
+    fn binds_programs(&self, die: u32) -> bool {
+        self.channels[self.layout.channel_of_die(die) as usize].sched.bound_die(0).is_some()
+    }
+
+    /// A write of `chunk` went into parity alone (its member is bound to a
+    /// failed unit): an old page of it is stale and goes.
+    pub(crate) fn drop_stale(&mut self, chunk: u32) {
+        self.ftl.trim(chunk);
+    }
+
+    /// Whether a program of `chunk` on channel `ch` may go only to a failed die.
+    pub(crate) fn bound_to_dead_die(&self, ch: u32, chunk: u32) -> bool {
+        self.dead.is_some_and(|(first, n)| {
+            let local = first.wrapping_sub(self.layout.first_die(ch));
+            local < self.layout.dies_per_channel
+                && self.channels[ch as usize].sched.bound_die(chunk).is_some_and(|d| d.wrapping_sub(local) < n)
+        })
     }
 
     /// Whether `die` may take a program now: it has room and is not a
@@ -140,8 +163,14 @@ impl<O: Observer> Ssd<O> {
     /// they start, and an idle die has none at an event's end.
     fn drained(&self, first: u32, n: u32) -> bool {
         let ch = self.layout.channel_of_die(first);
-        (n < self.layout.dies_per_channel || self.channels[ch as usize].sched.writes_queued() == 0)
-            && (first..first + n).all(|d| self.flash.idle(d))
+        let s = &self.channels[ch as usize].sched;
+        let local = first - self.layout.first_die(ch);
+        let waiting = if n == self.layout.dies_per_channel {
+            s.writes_queued() > 0
+        } else {
+            self.binds_programs(first) && (local..local + n).any(|d| s.writes_queued_for(d) > 0)
+        };
+        !waiting && (first..first + n).all(|d| self.flash.idle(d))
     }
 
     /// The rebuild ended.

@@ -14,6 +14,9 @@ impl<O: Observer> RaidPort for Ssd<O> {
     fn member(&self, chunk: u32) -> Option<Member> {
         Ssd::member(self, chunk)
     }
+    fn bound_to_failed_die(&self, channel: u32, chunk: u32) -> bool {
+        self.bound_to_dead_die(channel, chunk)
+    }
     fn routine(&mut self, plan: &UpdatePlan) -> Routine {
         let view = device_view!(self);
         self.policies.parity.choose(&view, plan)
@@ -88,6 +91,7 @@ impl<O: Observer> Ssd<O> {
                     v.write_lost(chunk, token);
                 }
             }
+            RaidAction::Unwritten { chunk } => self.drop_stale(chunk),
             RaidAction::RebuildDone => self.rebuild_done(),
             RaidAction::AliasCopies { chunk, a, b } => {
                 if let Some(v) = &mut self.verifier {

@@ -189,3 +189,120 @@ fn a_deferred_gc_starts_exactly_when_the_blocking_gc_ends() {
         }
     }
 }
+
+/// A die that fails and is never replaced while the channel's programs are
+/// bound to dies (rotating GC binds a stripe to a die column; static
+/// channel-first allocation binds chunk c to die ⌊c / channels⌋ mod 2): a
+/// member bound to the failed die has no other die on that channel, so it
+/// is written into parity alone (absorbed) and programs queued for the die
+/// drain onto it, while the other members of that channel go to its other
+/// die; every request completes under verify (the bound writes used to wait
+/// for the dead die forever). Unbound, nothing is absorbed.
+#[test]
+fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
+    use rainsim_model::ftl::params::PageAllocation;
+    let (dead, ch) = (5u32, 2u32); // channel 2's second die
+    let cases = [(0, "rotating"), (2_000_000, "rotating"), (0, "chip"), (2_000_000, "chip"), (2_000_000, "free")];
+    for (at, binding) in cases {
+        // 3+1 stripes on 4 channels: stripe s binds to column ⌊s / 4⌋ mod 2,
+        // chunk c to die ⌊c / 4⌋ mod 2.
+        let mut c = tiny(4, 2, 1, 64, 16, Some(3));
+        c.policy = scheme("gc-tolerant-read").policy;
+        crate::gc_from_start(&mut c);
+        c.ftl.rotating_gc = binding == "rotating";
+        if binding == "chip" {
+            c.ftl.allocation = PageAllocation::StaticChannelFirst;
+        }
+        c.geometry.over_provisioning = 0.2;
+        // Half full: the failed channel's other die takes all its writes.
+        (c.precondition.valid, c.precondition.invalid) = (0.3, 0.1);
+        (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(dead), at, false);
+        let pages = capacity_bytes(&c) / 4096 - 2;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let reqs: Vec<Request> = (0..3_000u64)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let op = if x.is_multiple_of(4) { rainsim_trace::Op::Read } else { rainsim_trace::Op::Write };
+                Request { time_ns: i * 10_000, offset: (x % pages) * 4096, size: 4096, device: 0, op }
+            })
+            .collect();
+        let at_s = format!("failure at {at} ns, {binding} binding");
+        let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
+        ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{at_s}: {e}"));
+        let f = ssd.fault_report().unwrap();
+        assert!(f.reads_reconstructed > 0, "{at_s}: {f:?}");
+        let l = ssd.stripe_layout().clone();
+        let bound = |s: u32, chunk: u32| match binding {
+            "rotating" => s / 4 % 2 == 1,
+            "chip" => (chunk / 4) % 2 == 1,
+            _ => false,
+        };
+        // Each stripe written after the failure programs its member on
+        // channel 2 when that is written data or the parity.
+        let mut after = std::collections::BTreeMap::new();
+        for r in reqs.iter().filter(|r| r.op == rainsim_trace::Op::Write && r.time_ns > at) {
+            let (s, chunk) = l.chunk_of_lpn(r.offset / 4096);
+            after.entry(s).or_insert_with(std::collections::BTreeSet::new).insert(chunk);
+        }
+        let (w, mut absorbed, mut elsewhere) = (l.width, [0u64; 2], 0);
+        for (&s, written) in &after {
+            let Some(m) = (s * w..(s + 1) * w).find(|&c| l.home_channel(c) == ch) else { continue };
+            if !written.contains(&m) && !l.is_parity(m) {
+                continue;
+            }
+            let die = ssd.ftl.lookup(m).map(|p| ssd.layout().die_of(p));
+            if bound(s, m) {
+                absorbed[l.is_parity(m) as usize] += 1;
+                assert_eq!(die, None, "{at_s}: chunk {m} bound to the failed die has a page");
+            } else {
+                elsewhere += 1;
+                assert_eq!(die, Some(dead - 1), "{at_s}: chunk {m} of stripe {s}");
+            }
+        }
+        assert!(elsewhere > 0, "{at_s}");
+        if binding == "free" {
+            assert_eq!((f.writes_absorbed, f.parity_skipped), (0, 0), "{at_s}: {f:?}");
+        } else {
+            let [data, parity] = absorbed;
+            assert!(data > 0 && f.writes_absorbed >= data, "{at_s}: {data} bound chunks written, {f:?}");
+            assert!(parity > 0 && f.parity_skipped >= parity, "{at_s}: {parity} bound parity chunks, {f:?}");
+        }
+    }
+}
+
+/// Dies of an aged device under rotating GC fail at many moments of a
+/// write-heavy load, replaced or not: the programs queued for a failed die
+/// (bound to it, no other die may take them) drain onto it, collecting on
+/// it for room when they need to, and every request finishes.
+#[test]
+fn bound_die_failures_at_any_moment_drain_and_finish_every_request() {
+    for seed in 0..48u64 {
+        let mut c = tiny(4, 2, 1, 24, 16, Some(4));
+        crate::gc_from_start(&mut c);
+        c.policy = scheme("gc-tolerant-read").policy;
+        c.ftl.rotating_gc = true;
+        c.geometry.over_provisioning = 0.2;
+        (c.precondition.valid, c.precondition.invalid) = (0.6, 0.1);
+        let at = 500_000 + seed * 211_000;
+        (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some((seed % 8) as u32), at, seed.is_multiple_of(3));
+        let cap = capacity_bytes(&c);
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let reqs: Vec<Request> = (0..1_500u64)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let op = if x % 5 == 0 { rainsim_trace::Op::Read } else { rainsim_trace::Op::Write };
+                Request { time_ns: i * 8_000, offset: (x % (cap / 4096 - 2)) * 4096, size: 4096, device: 0, op }
+            })
+            .collect();
+        let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
+        ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("seed {seed}, failure at {at} ns: {e}"));
+        let f = ssd.fault_report().unwrap();
+        if c.fault.rebuild {
+            assert!(f.replaced_at_ns.is_some() && f.chunks_lost_at_end == 0, "seed {seed}: {f:?}");
+        }
+    }
+}
