@@ -78,6 +78,22 @@ impl FaultParams {
             if self.second_channel.is_some() {
                 return Err("fault.second_channel needs fault.channel or fault.die (the first failure)".into());
             }
+            let d = FaultParams::default();
+            let set = [
+                ("fault.at_ns", self.at_ns != d.at_ns),
+                ("fault.rebuild", self.rebuild != d.rebuild),
+                ("fault.replace_after_ns", self.replace_after_ns != d.replace_after_ns),
+                ("fault.rebuild_stripes", self.rebuild_stripes != d.rebuild_stripes),
+                ("fault.rebuild_priority", self.rebuild_priority != d.rebuild_priority),
+                ("fault.second_at_ns", self.second_at_ns != d.second_at_ns),
+            ];
+            let set: Vec<&str> = set.iter().filter(|k| k.1).map(|k| k.0).collect();
+            if !set.is_empty() {
+                return Err(format!(
+                    "{} set but nothing fails: give fault.channel or fault.die (or leave [fault] out)",
+                    set.join(", ")
+                ));
+            }
             return Ok(());
         }
         let what = match (self.channel, self.die) {
@@ -191,6 +207,30 @@ mod tests {
         let ch = FaultParams { channel: Some(1), ..d.clone() };
         let die = FaultParams { die: Some(1), ..d.clone() };
         assert!(ch.active() && die.active() && !ch.is_default());
-        assert!(!FaultParams { rebuild_stripes: 2, ..d }.is_default());
+        assert!(!FaultParams { rebuild_stripes: 2, ..d.clone() }.is_default());
+    }
+
+    /// A key of the failure set while nothing fails is refused, naming every
+    /// such key (it would otherwise be ignored in silence).
+    #[test]
+    fn keys_without_a_failure_are_refused() {
+        let d = FaultParams::default();
+        let check = |p: FaultParams| p.validate(4, 2, true).unwrap_err();
+        let one: [(FaultParams, &str); 6] = [
+            (FaultParams { at_ns: 5, ..d.clone() }, "fault.at_ns"),
+            (FaultParams { rebuild: false, ..d.clone() }, "fault.rebuild"),
+            (FaultParams { replace_after_ns: 1, ..d.clone() }, "fault.replace_after_ns"),
+            (FaultParams { rebuild_stripes: 2, ..d.clone() }, "fault.rebuild_stripes"),
+            (FaultParams { rebuild_priority: RebuildPriority::High, ..d.clone() }, "fault.rebuild_priority"),
+            (FaultParams { second_at_ns: 9, ..d.clone() }, "fault.second_at_ns"),
+        ];
+        for (p, key) in one {
+            assert_eq!(
+                check(p),
+                format!("{key} set but nothing fails: give fault.channel or fault.die (or leave [fault] out)")
+            );
+        }
+        let two = check(FaultParams { at_ns: 5, rebuild_stripes: 3, ..d });
+        assert!(two.starts_with("fault.at_ns, fault.rebuild_stripes set"), "{two}");
     }
 }
