@@ -221,7 +221,7 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
         return Err(TraceError::Invalid("trace.repeat must be ≥ 1 (the total number of copies)".into()));
     }
     if !(opts.time_scale.is_finite() && opts.time_scale > 0.0) {
-        return Err(TraceError::Invalid(format!("trace.time_scale must be finite and > 0, got {}", opts.time_scale)));
+        return Err(TraceError::Invalid(format!("trace.time_scale must be finite and > 0, got {:?}", opts.time_scale)));
     }
     if opts.max_requests == Some(0) {
         return Err(TraceError::Invalid("trace.max_requests must be ≥ 1 when set".into()));

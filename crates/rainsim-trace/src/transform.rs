@@ -56,7 +56,7 @@ pub fn rebase(requests: &mut [Request]) {
 /// no-op; otherwise times go through `f64` (exact below 2^53 ns ≈ 104 days).
 pub fn scale_time(requests: &mut [Request], factor: f64) -> Result<(), TraceError> {
     if !(factor.is_finite() && factor > 0.0) {
-        return Err(TraceError::Invalid(format!("time_scale must be finite and > 0, got {factor}")));
+        return Err(TraceError::Invalid(format!("time_scale must be finite and > 0, got {factor:?}")));
     }
     if factor == 1.0 {
         return Ok(());
@@ -64,7 +64,7 @@ pub fn scale_time(requests: &mut [Request], factor: f64) -> Result<(), TraceErro
     for r in requests {
         let t = (r.time_ns as f64 * factor).round();
         if t >= u64::MAX as f64 {
-            return Err(TraceError::transform(format!("time_scale {factor}: time {} ns overflows 64 bits", r.time_ns)));
+            return Err(TraceError::transform(format!("time_scale {factor:?}: time {} ns overflows 64 bits", r.time_ns)));
         }
         r.time_ns = t as u64;
     }
