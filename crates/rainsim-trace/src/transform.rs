@@ -64,7 +64,10 @@ pub fn scale_time(requests: &mut [Request], factor: f64) -> Result<(), TraceErro
     for r in requests {
         let t = (r.time_ns as f64 * factor).round();
         if t >= u64::MAX as f64 {
-            return Err(TraceError::transform(format!("time_scale {factor:?}: time {} ns overflows 64 bits", r.time_ns)));
+            return Err(TraceError::transform(format!(
+                "time_scale {factor:?}: time {} ns overflows 64 bits",
+                r.time_ns
+            )));
         }
         r.time_ns = t as u64;
     }

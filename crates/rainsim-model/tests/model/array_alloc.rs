@@ -151,6 +151,22 @@ fn free_placement_moves_chunks_and_trims_their_old_pages() {
     }
 }
 
+/// Five devices under `alloc`, replayed closed loop at depth 32, with
+/// reads (2 ms) slower than programs.
+fn slow_reads_closed(alloc: Allocation) -> rainsim_model::config::Config {
+    let mut cfg = array_cfg(5, alloc);
+    cfg.timing.read_ns = 2_000_000;
+    let p = cfg.array.as_mut().unwrap();
+    p.replay = rainsim_model::config::Replay::Closed;
+    p.queue_depth = 32;
+    cfg
+}
+
+/// `n` requests over `hot` chunks, reads and single-chunk writes in turn.
+fn hot_mix(n: u64, hot: u64) -> Vec<Request> {
+    (0..n).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % hot) } else { w(i, (i / 2 * 7) % hot, 1) }).collect()
+}
+
 #[test]
 fn a_moved_chunks_old_slot_is_trimmed_only_after_the_reads_of_it_in_flight() {
     // Closed loop at depth 32 over 24 hot chunks, reads and single-chunk
@@ -158,13 +174,8 @@ fn a_moved_chunks_old_slot_is_trimmed_only_after_the_reads_of_it_in_flight() {
     // slot issued while its write programs elsewhere is still in flight when
     // the move commits.
     for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
-        let mut cfg = array_cfg(5, alloc);
-        cfg.timing.read_ns = 2_000_000;
-        let p = cfg.array.as_mut().unwrap();
-        p.replay = rainsim_model::config::Replay::Closed;
-        p.queue_depth = 32;
-        let reqs: Vec<Request> =
-            (0..600u64).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % 24) } else { w(i, (i / 2 * 7) % 24, 1) }).collect();
+        let cfg = slow_reads_closed(alloc);
+        let reqs = hot_mix(600, 24);
         let mut a = Array::new(&cfg, false).unwrap();
         a.run(&reqs, &mut |_| {}).unwrap();
         let c = a.counters();
@@ -191,14 +202,9 @@ fn a_moved_chunks_old_slot_is_trimmed_only_after_the_reads_of_it_in_flight() {
 #[test]
 fn devices_with_their_own_raid_5_keep_a_moved_chunks_old_page_for_its_parity() {
     for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
-        let mut cfg = array_cfg(5, alloc);
+        let mut cfg = slow_reads_closed(alloc);
         (cfg.raid.level, cfg.raid.stripe_width) = (rainsim_model::config::RaidLevel::Raid5, 4);
-        cfg.timing.read_ns = 2_000_000;
-        let p = cfg.array.as_mut().unwrap();
-        p.replay = rainsim_model::config::Replay::Closed;
-        p.queue_depth = 32;
-        let reqs: Vec<Request> =
-            (0..3000u64).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % 48) } else { w(i, (i / 2 * 7) % 48, 1) }).collect();
+        let reqs = hot_mix(3000, 48);
         let mut a = Array::new(&cfg, false).unwrap();
         a.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{alloc:?}: {e}"));
         let c = a.counters();

@@ -287,24 +287,9 @@ fn failures_at_any_moment_drain_and_finish_every_request() {
         let at = 1_000_000 + seed * 397_000;
         (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) =
             (Some((seed % 4) as u32), at, (seed % 3) * 1_000_000, 1 + (seed % 4) as u32);
-        let cap = rainsim_model::run::capacity_bytes(&c);
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let reqs: Vec<Request> = (0..1_500u64)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let page = x % (cap / 4096 - 2);
-                let op = if x % 5 == 0 { Op::Read } else { Op::Write };
-                Request {
-                    time_ns: i * 8_000,
-                    offset: page * 4096,
-                    size: 4096 * (1 + (x >> 60) as u32 % 2),
-                    device: 0,
-                    op,
-                }
-            })
-            .collect();
+        let pages = rainsim_model::run::capacity_bytes(&c) / 4096 - 2;
+        let x0 = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let reqs = crate::xorshift_requests(x0, 1_500, 8_000, pages, 5, |x| 4096 * (1 + (x >> 60) as u32 % 2));
         let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
         ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("seed {seed}, failure at {at} ns: {e}"));
         let f = ssd.fault_report().unwrap();

@@ -37,7 +37,7 @@ mod writes;
 use rainsim_model::config::{Config, RaidLevel};
 use rainsim_model::metrics::observer::Observer;
 use rainsim_model::Ssd;
-use rainsim_trace::Op;
+use rainsim_trace::{Op, Request};
 use std::path::PathBuf;
 
 /// A small device: `channels` × 1 chip × `dies` dies × `planes` planes.
@@ -146,4 +146,27 @@ pub fn scheme(name: &str) -> Config {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/schemes").join(format!("{name}.toml"));
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     Config::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// `n` requests `gap_ns` apart over the first `pages` 4 KiB pages, drawn
+/// from an xorshift stream started at `x0` (non-zero): a read when the draw
+/// is a multiple of `read_every`, else a write, of `size(draw)` bytes.
+pub fn xorshift_requests(
+    x0: u64,
+    n: u64,
+    gap_ns: u64,
+    pages: u64,
+    read_every: u64,
+    size: impl Fn(u64) -> u32,
+) -> Vec<Request> {
+    let mut x = x0;
+    (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let op = if x.is_multiple_of(read_every) { Op::Read } else { Op::Write };
+            Request { time_ns: i * gap_ns, offset: (x % pages) * 4096, size: size(x), device: 0, op }
+        })
+        .collect()
 }

@@ -218,16 +218,7 @@ fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
         (c.precondition.valid, c.precondition.invalid) = (0.3, 0.1);
         (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(dead), at, false);
         let pages = capacity_bytes(&c) / 4096 - 2;
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let reqs: Vec<Request> = (0..3_000u64)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let op = if x.is_multiple_of(4) { rainsim_trace::Op::Read } else { rainsim_trace::Op::Write };
-                Request { time_ns: i * 10_000, offset: (x % pages) * 4096, size: 4096, device: 0, op }
-            })
-            .collect();
+        let reqs = crate::xorshift_requests(0x9E37_79B9_7F4A_7C15, 3_000, 10_000, pages, 4, |_| 4096);
         let at_s = format!("failure at {at} ns, {binding} binding");
         let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
         ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{at_s}: {e}"));
@@ -287,17 +278,8 @@ fn bound_die_failures_at_any_moment_drain_and_finish_every_request() {
         (c.precondition.valid, c.precondition.invalid) = (0.6, 0.1);
         let at = 500_000 + seed * 211_000;
         (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some((seed % 8) as u32), at, seed.is_multiple_of(3));
-        let cap = capacity_bytes(&c);
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let reqs: Vec<Request> = (0..1_500u64)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let op = if x % 5 == 0 { rainsim_trace::Op::Read } else { rainsim_trace::Op::Write };
-                Request { time_ns: i * 8_000, offset: (x % (cap / 4096 - 2)) * 4096, size: 4096, device: 0, op }
-            })
-            .collect();
+        let (x0, pages) = (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1, capacity_bytes(&c) / 4096 - 2);
+        let reqs = crate::xorshift_requests(x0, 1_500, 8_000, pages, 5, |_| 4096);
         let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
         ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("seed {seed}, failure at {at} ns: {e}"));
         let f = ssd.fault_report().unwrap();
