@@ -80,9 +80,11 @@ impl Precondition {
         let steady = self.layout == AgeLayout::SteadyState;
         if let Some(r) = self.hot_utilization {
             if !steady {
-                return err(
-                    "precondition.hot_utilization applies only to precondition.layout = \"steady-state\"".into()
-                );
+                return err(format!(
+                    "precondition.hot_utilization applies only to precondition.layout = \"steady-state\", \
+                     not \"{}\" (a preset may set it: --set precondition.hot_utilization=default removes it)",
+                    super::layout_name(self.layout)
+                ));
             }
             if !(r > 0.0 && r < 1.0) {
                 return err(format!("precondition.hot_utilization = {r} must be in (0, 1)"));
@@ -90,9 +92,11 @@ impl Precondition {
         }
         if let Some(m) = self.target_moves_per_gc {
             if !steady {
-                return err(
-                    "precondition.target_moves_per_gc applies only to precondition.layout = \"steady-state\"".into()
-                );
+                return err(format!(
+                    "precondition.target_moves_per_gc applies only to precondition.layout = \"steady-state\", \
+                     not \"{}\" (a preset may set it: --set precondition.target_moves_per_gc=default removes it)",
+                    super::layout_name(self.layout)
+                ));
             }
             if self.hot_utilization.is_some() {
                 return err(
@@ -147,14 +151,17 @@ mod tests {
             (&|p| p.hot_utilization = Some(f64::NAN), Some("precondition.hot_utilization = NaN")),
             (
                 &|p| (p.layout, p.hot_utilization) = (AgeLayout::Packed, Some(0.5)),
-                Some("precondition.hot_utilization applies"),
+                Some(
+                    "precondition.hot_utilization applies only to precondition.layout = \"steady-state\", not \
+                     \"packed\" (a preset may set it: --set precondition.hot_utilization=default removes it)",
+                ),
             ),
             (&|p| p.target_moves_per_gc = Some(15.9), None),
             (&|p| p.target_moves_per_gc = Some(16.0), Some("precondition.target_moves_per_gc = 16 must")),
             (&|p| p.target_moves_per_gc = Some(0.0), Some("precondition.target_moves_per_gc = 0 must")),
             (
                 &|p| (p.layout, p.target_moves_per_gc) = (AgeLayout::Uniform, Some(4.0)),
-                Some("precondition.target_moves_per_gc applies"),
+                Some("precondition.target_moves_per_gc applies only to precondition.layout = \"steady-state\", not \"uniform\" (a preset may set it: --set precondition.target_moves_per_gc=default"),
             ),
             (
                 &|p| (p.hot_utilization, p.target_moves_per_gc) = (Some(0.5), Some(4.0)),
