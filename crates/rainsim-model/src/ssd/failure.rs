@@ -126,10 +126,13 @@ impl<O: Observer> Ssd<O> {
         self.channels[self.layout.channel_of_die(die) as usize].sched.bound_die(0).is_some()
     }
 
-    /// A write of `chunk` went into parity alone (its member is bound to a
-    /// failed unit): an old page of it is stale and goes.
+    /// A write of `chunk` went into parity alone: an old page of it on a
+    /// living die (its member bound to a failed die) is stale and goes; one
+    /// on a failed unit goes with the unit.
     pub(crate) fn drop_stale(&mut self, chunk: u32) {
-        self.ftl.trim(chunk);
+        if self.ftl.lookup(chunk).is_some_and(|p| !self.is_dead(self.layout.die_of(p))) {
+            self.ftl.trim(chunk);
+        }
     }
 
     /// Whether a program of `chunk` on channel `ch` may go only to a failed die.

@@ -60,6 +60,24 @@ fn a_read_of_a_failed_channel_is_one_partner_read_plus_xor() {
     assert_eq!(f.chunks_lost_at_end, f.chunks_lost_at_failure);
 }
 
+/// A write of a chunk of a failed channel lives in parity alone; its old
+/// page stays where it was, on the failed channel, until the replacement
+/// wipes it (only a stale page on a living die is dropped).
+#[test]
+fn an_absorbed_write_leaves_the_old_page_on_the_failed_channel() {
+    let mut c = four_plus_one();
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    let s = full_stripe(&probe);
+    let chunk = s * 5 + probe.stripe_layout().data_pos(s, 0);
+    let old = probe.ftl.lookup(chunk).unwrap();
+    let ch = probe.layout().channel_of(old);
+    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(ch), 0, false);
+    let reqs = [Request { time_ns: 1_000, offset: s as u64 * 4 * 4096, size: 4096, device: 0, op: Op::Write }];
+    let (ssd, f) = run(&c, &reqs);
+    assert_eq!(f.writes_absorbed, 1);
+    assert_eq!(ssd.ftl.lookup(chunk), Some(old));
+}
+
 #[test]
 fn the_rebuild_rewrites_exactly_the_failed_channels_chunks_one_stripe_at_a_time() {
     let mut c = four_plus_one();

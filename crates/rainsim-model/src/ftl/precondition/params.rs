@@ -161,7 +161,10 @@ mod tests {
             (&|p| p.target_moves_per_gc = Some(0.0), Some("precondition.target_moves_per_gc = 0 must")),
             (
                 &|p| (p.layout, p.target_moves_per_gc) = (AgeLayout::Uniform, Some(4.0)),
-                Some("precondition.target_moves_per_gc applies only to precondition.layout = \"steady-state\", not \"uniform\" (a preset may set it: --set precondition.target_moves_per_gc=default"),
+                Some(
+                    "precondition.target_moves_per_gc applies only to precondition.layout = \"steady-state\", \
+                     not \"uniform\" (a preset may set it: --set precondition.target_moves_per_gc=default",
+                ),
             ),
             (
                 &|p| (p.hot_utilization, p.target_moves_per_gc) = (Some(0.5), Some(4.0)),
