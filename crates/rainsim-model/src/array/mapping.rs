@@ -145,3 +145,27 @@ impl ArrayMap {
             .count() as u64
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raid::stripe::StripeLayout;
+
+    /// A device of 4 channels without parity (page p on channel p mod 4)
+    /// and chunks of 2 pages: slot s starts at page 2s, so slots alternate
+    /// channels 0 and 2; a slot taken for channel 2 lands there, and a
+    /// released one is taken again first.
+    #[test]
+    fn slots_land_on_the_channel_of_their_first_page() {
+        let of = ChannelOf { stripes: StripeLayout::new(4, 4, false, 8), pages: 2 };
+        let ch: Vec<u32> = (0..6).map(|s| of.channel(s)).collect();
+        assert_eq!(ch, [0, 2, 0, 2, 0, 2]);
+        // 2 devices of 16 slots, slots 0 and 1 holding the 2 stripes at home.
+        let mut m = ArrayMap::new(2, 2, 16, of);
+        assert_eq!(m.free(0), &[7, 0, 7, 0]);
+        assert_eq!((m.take(0, 2), m.take(0, 2), m.take(1, 0), m.take(0, 1)), (Some(3), Some(5), Some(2), None));
+        m.release(0, 3);
+        assert_eq!(m.take(0, 2), Some(3));
+        assert_eq!(m.free(0), &[7, 0, 5, 0]);
+    }
+}

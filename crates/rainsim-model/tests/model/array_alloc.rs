@@ -123,26 +123,33 @@ fn rewrites(stripes: u64, gap: u64) -> Vec<Request> {
     (0..2 * 4 * stripes).map(|i| w(i * gap, (i * 7) % (4 * stripes), 1)).collect()
 }
 
+/// Chunks of one page and of two: every page of a moved chunk's old slot
+/// is trimmed.
 #[test]
 fn free_placement_moves_chunks_and_trims_their_old_pages() {
-    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
-        let cfg = array_cfg(5, alloc);
-        let reqs = rewrites(8, 50_000);
+    for (alloc, pages) in [(Allocation::Rr, 1), (Allocation::Egs, 1), (Allocation::Dls, 1), (Allocation::Rr, 2)] {
+        let mut cfg = array_cfg(5, alloc);
+        cfg.array.as_mut().unwrap().chunk_kib = pages * 4;
+        let chunk_bytes = pages as u64 * PAGE;
+        // Whole-chunk writes, each chunk twice.
+        let reqs: Vec<Request> =
+            rewrites(8, 50_000).iter().map(|q| w(q.time_ns, q.offset / PAGE * pages as u64, pages)).collect();
         let mut a = Array::new(&cfg, false).unwrap();
         a.run(&reqs, &mut |_| {}).unwrap();
         assert!(a.counters().moves > 0, "{alloc:?}: data chunks moved");
         // Chunks ever written: the data chunks written and their stripes' parity.
         let layout = a.stripe_layout().clone();
-        let mut written: Vec<u32> = reqs.iter().map(|q| layout.chunk_of_lpn(q.offset / PAGE).1).collect();
-        written.extend(reqs.iter().map(|q| layout.parity_chunk(layout.chunk_of_lpn(q.offset / PAGE).0)));
+        let chunk = |q: &Request| layout.chunk_of_lpn(q.offset / chunk_bytes);
+        let mut written: Vec<u32> = reqs.iter().map(|q| chunk(q).1).collect();
+        written.extend(reqs.iter().map(|q| layout.parity_chunk(chunk(q).0)));
         written.sort_unstable();
         written.dedup();
-        // Each device maps exactly the slots of chunks living on it: nothing
+        // Each device maps exactly the pages of chunks living on it: nothing
         // stale is left where a chunk moved away.
         for (d, dev) in a.devices().iter().enumerate() {
             let mapped = (0..dev.stripe_layout().chunks() as u32).filter(|&c| dev.ftl.lookup(c).is_some()).count();
             let here = written.iter().filter(|&&c| a.location(c).unwrap().0 == d as u32).count();
-            assert_eq!(mapped, here, "{alloc:?}: device {d}");
+            assert_eq!(mapped, here * pages as usize, "{alloc:?}, {pages}-page chunks: device {d}");
         }
         let parity_elsewhere = (0..layout.stripes)
             .filter(|&s| a.location(layout.parity_chunk(s)).unwrap().0 != layout.parity_pos(s))
