@@ -135,12 +135,13 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
-    /// Whether a program of `chunk` on channel `ch` may go only to a failed die.
+    /// Whether a program of `chunk` on channel `ch` may go only to a failed
+    /// die (a die of another channel is out of reach: its local index
+    /// wraps past every die of `ch`).
     pub(crate) fn bound_to_dead_die(&self, ch: u32, chunk: u32) -> bool {
         self.dead.is_some_and(|(first, n)| {
             let local = first.wrapping_sub(self.layout.first_die(ch));
-            local < self.layout.dies_per_channel
-                && self.channels[ch as usize].sched.bound_die(chunk).is_some_and(|d| d.wrapping_sub(local) < n)
+            self.channels[ch as usize].sched.bound_die(chunk).is_some_and(|d| d.wrapping_sub(local) < n)
         })
     }
 

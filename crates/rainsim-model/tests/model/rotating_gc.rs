@@ -201,9 +201,19 @@ fn a_deferred_gc_starts_exactly_when_the_blocking_gc_ends() {
 #[test]
 fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
     use rainsim_model::ftl::params::PageAllocation;
-    let (dead, ch) = (5u32, 2u32); // channel 2's second die
-    let cases = [(0, "rotating"), (2_000_000, "rotating"), (0, "chip"), (2_000_000, "chip"), (2_000_000, "free")];
-    for (at, binding) in cases {
+    // Channel 2's second die, or its first.
+    let ch = 2u32;
+    let cases = [
+        (5, 0, "rotating"),
+        (5, 2_000_000, "rotating"),
+        (4, 2_000_000, "rotating"),
+        (5, 0, "chip"),
+        (5, 2_000_000, "chip"),
+        (4, 0, "chip"),
+        (5, 2_000_000, "free"),
+    ];
+    for (dead, at, binding) in cases {
+        let (column, living) = (dead % 2, dead ^ 1);
         // 3+1 stripes on 4 channels: stripe s binds to column ⌊s / 4⌋ mod 2,
         // chunk c to die ⌊c / 4⌋ mod 2.
         let mut c = tiny(4, 2, 1, 64, 16, Some(3));
@@ -219,15 +229,15 @@ fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
         (c.fault.die, c.fault.at_ns, c.fault.rebuild) = (Some(dead), at, false);
         let pages = capacity_bytes(&c) / 4096 - 2;
         let reqs = crate::xorshift_requests(0x9E37_79B9_7F4A_7C15, 3_000, 10_000, pages, 4, |_| 4096);
-        let at_s = format!("failure at {at} ns, {binding} binding");
+        let at_s = format!("die {dead} fails at {at} ns, {binding} binding");
         let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
         ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{at_s}: {e}"));
         let f = ssd.fault_report().unwrap();
         assert!(f.reads_reconstructed > 0, "{at_s}: {f:?}");
         let l = ssd.stripe_layout().clone();
         let bound = |s: u32, chunk: u32| match binding {
-            "rotating" => s / 4 % 2 == 1,
-            "chip" => (chunk / 4) % 2 == 1,
+            "rotating" => s / 4 % 2 == column,
+            "chip" => (chunk / 4) % 2 == column,
             _ => false,
         };
         // Each stripe written after the failure programs its member on
@@ -251,7 +261,7 @@ fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
                 assert!(!on_living, "{at_s}: chunk {m} bound to the failed die on die {die:?}");
             } else {
                 elsewhere += 1;
-                assert_eq!(die, Some(dead - 1), "{at_s}: chunk {m} of stripe {s}");
+                assert_eq!(die, Some(living), "{at_s}: chunk {m} of stripe {s}");
             }
         }
         assert!(elsewhere > 0, "{at_s}");
