@@ -42,14 +42,21 @@ fn run(c: &Config, reqs: &[Request]) -> (Ssd<Collector>, FaultReport) {
     (ssd, f)
 }
 
-#[test]
-fn a_read_of_a_failed_channel_is_one_partner_read_plus_xor() {
+/// The 4+1 device whose channel holding the first data chunk of a full
+/// stripe fails at time 0 for good: (config, stripe, chunk, its page).
+fn failed_with_first_chunk() -> (Config, u32, u32, u32) {
     let mut c = four_plus_one();
     let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
     let s = full_stripe(&probe);
     let chunk = s * 5 + probe.stripe_layout().data_pos(s, 0);
-    let ch = probe.layout().channel_of(probe.ftl.lookup(chunk).unwrap());
-    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(ch), 0, false);
+    let ppn = probe.ftl.lookup(chunk).unwrap();
+    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(probe.layout().channel_of(ppn)), 0, false);
+    (c, s, chunk, ppn)
+}
+
+#[test]
+fn a_read_of_a_failed_channel_is_one_partner_read_plus_xor() {
+    let (c, s, _, _) = failed_with_first_chunk();
     let offset = s as u64 * 4 * 4096;
     let reqs = [Request { time_ns: 1_000, offset, size: 4096, device: 0, op: Op::Read }];
     let (ssd, f) = run(&c, &reqs);
@@ -65,13 +72,7 @@ fn a_read_of_a_failed_channel_is_one_partner_read_plus_xor() {
 /// wipes it (only a stale page on a living die is dropped).
 #[test]
 fn an_absorbed_write_leaves_the_old_page_on_the_failed_channel() {
-    let mut c = four_plus_one();
-    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
-    let s = full_stripe(&probe);
-    let chunk = s * 5 + probe.stripe_layout().data_pos(s, 0);
-    let old = probe.ftl.lookup(chunk).unwrap();
-    let ch = probe.layout().channel_of(old);
-    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(ch), 0, false);
+    let (c, s, chunk, old) = failed_with_first_chunk();
     let reqs = [Request { time_ns: 1_000, offset: s as u64 * 4 * 4096, size: 4096, device: 0, op: Op::Write }];
     let (ssd, f) = run(&c, &reqs);
     assert_eq!(f.writes_absorbed, 1);
