@@ -10,6 +10,7 @@ mod support;
 
 mod arrays;
 mod bench;
+mod combinations;
 mod compare;
 mod config;
 mod determinism;
