@@ -293,5 +293,8 @@ mod tests {
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(scale_time(&mut v, bad).is_err());
         }
+        // A huge factor overflows and is named short, not in 301 digits.
+        let e = scale_time(&mut v, 1e300).unwrap_err().to_string();
+        assert!(e.contains("time_scale 1e300: time 2 ns overflows 64 bits"), "{e}");
     }
 }

@@ -232,6 +232,14 @@ fn updates_of_swapped_chunks_program_the_slots_they_live_in() {
 /// a fixed channel per home channel (the rest delegated).
 struct Roles(Box<dyn crate::policy::Replication>, std::rc::Rc<std::cell::RefCell<Vec<GcRoles>>>, Option<[u32; 3]>);
 
+/// Wraps `ssd`'s replication policy in [`Roles`]; returns the GC log.
+fn with_roles(ssd: &mut Ssd<Collector>, place: Option<[u32; 3]>) -> std::rc::Rc<std::cell::RefCell<Vec<GcRoles>>> {
+    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let inner = std::mem::replace(&mut ssd.policies.replication, Box::new(crate::policy::replication::NoReplication));
+    ssd.policies.replication = Box::new(Roles(inner, log.clone(), place));
+    log
+}
+
 use crate::device_state::DeviceView;
 use crate::policy::replication::GcRoles;
 
@@ -279,9 +287,7 @@ impl crate::policy::Replication for Roles {
 #[test]
 fn each_gc_tells_the_policy_its_replication_moves() {
     let mut ssd = device();
-    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let inner = std::mem::replace(&mut ssd.policies.replication, Box::new(crate::policy::replication::NoReplication));
-    ssd.policies.replication = Box::new(Roles(inner, log.clone(), None));
+    let log = with_roles(&mut ssd, None);
     let lpns = ssd.stripes.logical_pages();
     ssd.begin(&mut std::iter::empty(), 0).unwrap();
     let mut x = 12_345u64;
@@ -311,9 +317,7 @@ fn each_gc_tells_the_policy_its_replication_moves() {
 #[test]
 fn after_a_swap_the_copy_on_the_new_slots_channel_becomes_copy_a() {
     let mut ssd = device();
-    let inner = std::mem::replace(&mut ssd.policies.replication, Box::new(crate::policy::replication::NoReplication));
-    let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    ssd.policies.replication = Box::new(Roles(inner, log, Some([2, 2, 0])));
+    with_roles(&mut ssd, Some([2, 2, 0]));
     let pair = pick(&ssd);
     let (ssd, [_, y, ..], _) = fig7b_of(ssd, 0, pair);
     let t = ssd.replicas.as_ref().unwrap();

@@ -56,6 +56,15 @@ pub(super) fn update(ssd: &mut Ssd<Collector>, lpn: u64) {
     drain(ssd);
 }
 
+/// The device with copy B of a chunk homed on channel h placed on
+/// `other[h]`, and the log of what each replica read saved.
+fn fixed_device(other: [u32; 3]) -> (Ssd<Collector>, Rc<RefCell<Vec<SimTime>>>) {
+    let mut ssd = device();
+    let saved = Rc::new(RefCell::new(Vec::new()));
+    ssd.policies.replication = Box::new(Fixed { other, saved: saved.clone() });
+    (ssd, saved)
+}
+
 fn host_reads(ssd: &Ssd<Collector>, channel: usize) -> u64 {
     ssd.obs.channels[channel].ops[Origin::HostRead as usize]
 }
@@ -67,9 +76,7 @@ fn host_reads(ssd: &Ssd<Collector>, channel: usize) -> u64 {
 /// chosen by index, or a program taken for a read, picks A.
 #[test]
 fn a_replica_read_goes_to_the_copy_whose_program_ends_first() {
-    let mut ssd = device();
-    let saved = Rc::new(RefCell::new(Vec::new()));
-    ssd.policies.replication = Box::new(Fixed { other: [1, 2, 2], saved: saved.clone() });
+    let (mut ssd, saved) = fixed_device([1, 2, 2]);
     let (x, lx) = chunk_on(&ssd, 0, &[]);
     let (y, ly) = chunk_on(&ssd, 1, &[x]);
     let (_, lz) = chunk_on(&ssd, 0, &[x, y]);
@@ -98,9 +105,7 @@ fn a_replica_read_goes_to_the_copy_whose_program_ends_first() {
 /// read's remaining time plus nothing queued.
 #[test]
 fn an_idle_tie_goes_to_copy_a_and_a_busy_die_to_copy_b() {
-    let mut ssd = device();
-    let saved = Rc::new(RefCell::new(Vec::new()));
-    ssd.policies.replication = Box::new(Fixed { other: [1, 2, 0], saved: saved.clone() });
+    let (mut ssd, saved) = fixed_device([1, 2, 0]);
     let (x, lx) = chunk_on(&ssd, 0, &[]);
     let (_, lu) = chunk_on(&ssd, 0, &[x]);
     update(&mut ssd, lx);
@@ -123,9 +128,7 @@ fn an_idle_tie_goes_to_copy_a_and_a_busy_die_to_copy_b() {
 /// read, or none, the queue would make A look the sooner.
 #[test]
 fn reads_queued_for_a_copys_die_count_a_sensing_time_each() {
-    let mut ssd = device();
-    let saved = Rc::new(RefCell::new(Vec::new()));
-    ssd.policies.replication = Box::new(Fixed { other: [1, 2, 0], saved: saved.clone() });
+    let (mut ssd, saved) = fixed_device([1, 2, 0]);
     let (x, lx) = chunk_on(&ssd, 0, &[]);
     let (y, ly) = chunk_on(&ssd, 1, &[x]);
     let (mut taken, mut others) = (vec![x, y], Vec::new());
