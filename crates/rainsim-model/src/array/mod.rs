@@ -385,6 +385,16 @@ impl Array {
         debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
     }
 
+    /// Sends every chunk operation through each device's admission and
+    /// RAID layer, never directly (`ssd/external.rs`): the reference the
+    /// direct path is tested against.
+    #[doc(hidden)]
+    pub fn use_full_path(&mut self) {
+        for d in &mut self.core.devices {
+            d.use_full_path();
+        }
+    }
+
     /// Keeps every request handed to each device from now on.
     #[doc(hidden)]
     pub fn record_device_requests(&mut self) {

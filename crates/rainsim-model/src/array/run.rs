@@ -204,7 +204,9 @@ impl Array {
             Owner::DegradedRead(id) => self.raid.partner_read_done(id, token, &mut self.core),
             Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op, flash),
             // The array's RAID layer keeps no replicas (its port has none).
-            Owner::ReplicaRead(..) => unreachable!("replica read in an array"),
+            Owner::ReplicaRead(..) | Owner::PageProgram(_) | Owner::MemberRead(_) | Owner::MemberProgram(_) => {
+                unreachable!("{:?} in an array", op.owner)
+            }
         }
     }
 

@@ -58,6 +58,15 @@ pub enum Owner {
     HostProgram(u32),
     /// The parity program of stripe job `id`.
     ParityProgram(u32),
+    /// A page program of host request `id` with no stripe job around it:
+    /// an array's chunk write to a member without RAID inside
+    /// (`ssd/direct.rs`).
+    PageProgram(u32),
+    /// The read of a one-page request an array handed in with tag `tag`
+    /// (no host slot; `ssd/direct.rs`).
+    MemberRead(u32),
+    /// The program of a one-page request an array handed in with tag `tag`.
+    MemberProgram(u32),
 }
 
 impl Owner {
@@ -65,10 +74,10 @@ impl Owner {
     #[inline]
     pub fn origin(self) -> Origin {
         match self {
-            Owner::HostRead(_) | Owner::ReplicaRead(..) => Origin::HostRead,
+            Owner::HostRead(_) | Owner::ReplicaRead(..) | Owner::MemberRead(_) => Origin::HostRead,
             Owner::PreRead(_) => Origin::PreRead,
             Owner::DegradedRead(_) => Origin::DegradedRead,
-            Owner::HostProgram(_) => Origin::HostProgram,
+            Owner::HostProgram(_) | Owner::PageProgram(_) | Owner::MemberProgram(_) => Origin::HostProgram,
             Owner::ParityProgram(_) => Origin::ParityProgram,
         }
     }

@@ -30,6 +30,8 @@ impl<O: Observer> Ssd<O> {
                 self.with_raid(|r, s| r.partner_read_done(id, t, s));
             }
             Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op),
+            Owner::PageProgram(_) | Owner::MemberProgram(_) => self.direct_program_done(op),
+            Owner::MemberRead(tag) => self.page_done(tag, Op::Read),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The device as a member of an array: requests are handed in at a time (not
 //! read from a trace), completions are handed back with the caller's tag, and
-//! a chunk that moved elsewhere is trimmed.
+//! a chunk that moved elsewhere is trimmed. Requests arriving now may go
+//! straight to the flash (`direct.rs`).
 
 use super::{Ev, Ssd};
 use crate::engine::SimTime;
@@ -16,7 +17,15 @@ pub(crate) struct External {
     /// Caller's tag by host slot.
     tags: Vec<u32>,
     /// (tag, completion time) in completion order.
-    done: Vec<(u32, SimTime)>,
+    pub(super) done: Vec<(u32, SimTime)>,
+    /// Requests arriving now bypass admission and the RAID layer (decided
+    /// when the first one arrives).
+    pub(super) direct: Option<bool>,
+    /// Never bypass them (tests compare both paths).
+    pub(super) full_path: bool,
+    /// (arrival, bytes) of the one-page requests in flight with no host
+    /// slot, by tag.
+    pub(super) pages: Vec<(SimTime, u32)>,
 }
 
 impl<O: Observer> Ssd<O> {
@@ -37,8 +46,9 @@ impl<O: Observer> Ssd<O> {
     pub fn arrive_now(&mut self, at: SimTime, mut r: Request, tag: u32) {
         self.q.advance_to(at);
         r.time_ns = at;
-        self.external.get_or_insert_with(Default::default);
-        self.enter_external(r, tag);
+        if !self.enter_direct(r, tag) {
+            self.enter_external(r, tag);
+        }
     }
 
     /// Moves the completions since the last call into `out`, as (tag, time).
@@ -59,12 +69,8 @@ impl<O: Observer> Ssd<O> {
         }
         let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
         let chunk = self.slot_of(chunk);
-        if let Some(old) = self.ftl.trim(chunk) {
-            let die = self.layout.die_of(old);
-            if self.flash.idle(die) {
-                self.try_start(die);
-            }
-        }
+        let old = self.ftl.trim(chunk);
+        self.wake_for_gc(old);
         true
     }
 
@@ -76,19 +82,25 @@ impl<O: Observer> Ssd<O> {
         self.enter_external(r, tag);
     }
 
-    fn enter_external(&mut self, r: Request, tag: u32) {
+    pub(super) fn enter_external(&mut self, r: Request, tag: u32) {
         let (slot, entered) = self.host.arrive(&r);
-        let x = self.external.as_mut().expect("handed in");
-        if x.tags.len() <= slot as usize {
-            x.tags.resize(slot as usize + 1, u32::MAX);
-        }
-        x.tags[slot as usize] = tag;
+        self.tag_slot(slot, tag);
         self.totals.admitted += 1;
         if entered {
             self.enter(slot);
         } else {
             self.obs.host_held();
         }
+    }
+
+    /// Records the caller's tag of the request in host slot `slot`.
+    #[inline]
+    pub(super) fn tag_slot(&mut self, slot: u32, tag: u32) {
+        let x = self.external.as_mut().expect("handed in");
+        if x.tags.len() <= slot as usize {
+            x.tags.resize(slot as usize + 1, u32::MAX);
+        }
+        x.tags[slot as usize] = tag;
     }
 
     /// A host request of slot `slot` completed at `now`: its tag goes back.

@@ -17,6 +17,7 @@ mod arrivals;
 mod completion;
 #[cfg(test)]
 mod copy_die_tests;
+mod direct;
 mod dispatch;
 mod error;
 mod external;

@@ -180,14 +180,19 @@ impl<O: Observer> Ssd<O> {
                 },
             }
         }
-        // The invalidated page may give an idle die something to collect (only
-        // now, with the new page's data recorded, may GC move it).
-        if let Some(old) = old {
+        self.wake_for_gc(old);
+        self.with_raid(|r, s| r.program_done(job, s));
+    }
+
+    /// The page a commit invalidated may give its idle die something to
+    /// collect (only now, with the new page's data recorded, may GC move it).
+    #[inline]
+    pub(crate) fn wake_for_gc(&mut self, invalidated: Option<u32>) {
+        if let Some(old) = invalidated {
             let die = self.layout.die_of(old);
             if self.flash.idle(die) {
                 self.try_start(die);
             }
         }
-        self.with_raid(|r, s| r.program_done(job, s));
     }
 }

@@ -3,6 +3,7 @@
 mod ageing;
 mod array;
 mod array_alloc;
+mod array_direct;
 mod controller;
 mod cost_edges;
 mod degraded;

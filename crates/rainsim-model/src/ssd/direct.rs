@@ -1,0 +1,151 @@
+//! An array's chunk operations straight to the flash. A member with nothing
+//! between its host interface and its flash that would act on them (no RAID
+//! inside, no queue depth, no controller time, no failure, no verifier)
+//! sends a read to its page's die queue and a whole-page write to its
+//! page's channel, as admission and a plain stripe job would, with the same
+//! probes: its report is the same, without a stripe job, a stripe lock or,
+//! for a one-page operation, a host slot.
+
+use super::external::External;
+use super::Ssd;
+use crate::flash::op::{FlashOp, Owner};
+use crate::metrics::observer::Observer;
+use crate::raid::layer::StripeWrite;
+use rainsim_trace::{Op, Request};
+
+impl<O: Observer> Ssd<O> {
+    /// Sends every request through admission and the RAID layer, never
+    /// directly (the reference the direct path is tested against).
+    #[doc(hidden)]
+    pub fn use_full_path(&mut self) {
+        let x = self.external.get_or_insert_with(Default::default);
+        x.full_path = true;
+        x.direct = Some(false);
+    }
+
+    /// Whether the requests handed in so far went straight to the flash.
+    #[doc(hidden)]
+    pub fn took_requests_directly(&self) -> bool {
+        self.external.as_ref().is_some_and(|x| x.direct == Some(true))
+    }
+
+    /// Whether a request may skip admission and the RAID layer: without
+    /// parity a page has no stripe-mates to pre-read or route a read to,
+    /// and nothing between the host interface and the flash waits, holds
+    /// or fails. (The array's stripe lock keeps two writes of one chunk
+    /// from overlapping, which the device's own lock would otherwise do.)
+    fn takes_direct(&self) -> bool {
+        !self.stripes.parity
+            && self.repl.is_none()
+            && self.host.queue_depth() == 0
+            && self.host.conflicts().is_none()
+            && self.times.request_overhead_ns + self.decision_ns == 0
+            && self.verifier.is_none()
+            && self.fault.is_none()
+            && self.fault_params.channel.is_none()
+            && self.fault_params.die.is_none()
+            && self.dead.is_none()
+            && self.raid().failure().is_none()
+            && self.gc_overlap.is_none()
+            && !self.obs.wants_request_ops()
+    }
+
+    /// Request `r` (arriving now, tagged `tag`) enters straight to the
+    /// flash queues when the device takes requests directly and `r` is a
+    /// read or writes whole pages; `false`: it did not enter.
+    pub(super) fn enter_direct(&mut self, r: Request, tag: u32) -> bool {
+        let x = self.external.get_or_insert_with(Default::default);
+        let direct = match x.direct {
+            Some(d) => d,
+            None => {
+                let d = !x.full_path && self.takes_direct();
+                self.external.as_mut().expect("made above").direct = Some(d);
+                d
+            }
+        };
+        let pb = self.layout.page_bytes as u64;
+        let write = r.op == Op::Write;
+        if !direct || (write && !(r.offset.is_multiple_of(pb) && (r.size as u64).is_multiple_of(pb))) {
+            return false;
+        }
+        let (first, last) = (r.offset / pb, (r.offset + r.size as u64 - 1) / pb);
+        if first == last {
+            self.enter_page(r, tag);
+        } else {
+            self.enter_pages(r, tag, first, last);
+        }
+        true
+    }
+
+    /// A one-page request: its operation carries the tag (no host slot).
+    fn enter_page(&mut self, r: Request, tag: u32) {
+        self.totals.admitted += 1;
+        let now = self.q.now();
+        let x = self.external.as_mut().expect("handed in");
+        if x.pages.len() <= tag as usize {
+            x.pages.resize(tag as usize + 1, (0, 0));
+        }
+        x.pages[tag as usize] = (now, r.size);
+        let (_, chunk) = self.stripes.chunk_of_lpn(r.offset / self.layout.page_bytes as u64);
+        let at = self.member(chunk);
+        if r.op == Op::Write {
+            self.obs.stripe_write(StripeWrite::Plain, false, 0);
+            let ch = at.map_or_else(|| self.stripes.home_channel(chunk), |m| m.channel);
+            self.enqueue_program(ch, chunk, Owner::MemberProgram(tag));
+        } else if let Some(m) = at {
+            self.enqueue_read(chunk, m.ppn, Owner::MemberRead(tag));
+        } else {
+            self.obs.unmapped_read();
+            self.page_done(tag, Op::Read);
+        }
+    }
+
+    /// A request of several pages: a host slot counts them.
+    fn enter_pages(&mut self, r: Request, tag: u32, first: u64, last: u64) {
+        let (id, entered) = self.host.arrive(&r);
+        debug_assert!(entered, "no queue depth");
+        self.tag_slot(id, tag);
+        self.totals.admitted += 1;
+        // Hold one pending unit while splitting so nothing completes early.
+        self.host.req_mut(id).pending = 1;
+        for lpn in first..=last {
+            let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
+            let at = self.member(chunk);
+            if r.op == Op::Write {
+                self.host.req_mut(id).pending += 1;
+                self.obs.stripe_write(StripeWrite::Plain, false, 0);
+                let ch = at.map_or_else(|| self.stripes.home_channel(chunk), |m| m.channel);
+                self.enqueue_program(ch, chunk, Owner::PageProgram(id));
+            } else if let Some(m) = at {
+                self.host.req_mut(id).pending += 1;
+                self.enqueue_read(chunk, m.ppn, Owner::HostRead(id));
+            } else {
+                self.obs.unmapped_read();
+            }
+        }
+        self.finish_unit(id);
+    }
+
+    /// A page program finished: the mapping takes it; then its request (of
+    /// host slot `slot`, or the one-page request `tag`) hears of it.
+    pub(crate) fn direct_program_done(&mut self, op: FlashOp) {
+        let old = self.ftl.commit(op.chunk, op.ppn);
+        self.wake_for_gc(old);
+        match op.owner {
+            Owner::PageProgram(slot) => self.finish_unit(slot),
+            Owner::MemberProgram(tag) => self.page_done(tag, Op::Write),
+            other => unreachable!("{other:?} is not a direct program"),
+        }
+    }
+
+    /// One-page request `tag` is done now: recorded as a host request's
+    /// completion is, and handed back.
+    pub(crate) fn page_done(&mut self, tag: u32, op: Op) {
+        let now = self.q.now();
+        let x: &mut External = self.external.as_mut().expect("handed in");
+        let (arrival, bytes) = x.pages[tag as usize];
+        x.done.push((tag, now));
+        self.obs.request_done(tag, op, arrival, now, bytes);
+        self.totals.completed += 1;
+    }
+}

@@ -1,0 +1,106 @@
+//! Array members without RAID inside take chunk operations straight to
+//! their flash queues (`ssd/external.rs`): the array's report and every
+//! device's full report are the same as through admission and a stripe job
+//! per operation, for every allocation, chunk size and replay mode; a
+//! member with anything between its host interface and its flash that
+//! could act (a queue depth, RAID inside, a verifier) takes the full path;
+//! and the direct path keeps the unloaded timing of a hand-built array.
+
+use crate::array::array_cfg;
+use crate::xorshift_requests;
+use rainsim_model::array::params::{Allocation, Replay};
+use rainsim_model::array::report::device_report;
+use rainsim_model::array::{device_config, Array};
+use rainsim_model::Config;
+use rainsim_trace::{Op, Request};
+
+const PAGE: u64 = 4096;
+
+/// Reads and writes of 0.5 to 6 pages (not whole pages: partial chunks)
+/// over 1,500 pages, 30 µs apart: enough to fill the tiny devices' free
+/// blocks and make them collect.
+fn mixed() -> Vec<Request> {
+    xorshift_requests(0x9e37_79b9, 3000, 30_000, 1500, 3, |x| 2048 * (1 + (x >> 40) % 12) as u32)
+}
+
+/// The array's report and each device's, as JSON without the timing.
+fn reports(cfg: &Config, full_path: bool, reqs: &[Request]) -> (Vec<serde_json::Value>, Vec<bool>) {
+    let mut a = Array::new(cfg, false).unwrap();
+    if full_path {
+        a.use_full_path();
+    }
+    a.run(reqs, &mut |_| {}).unwrap();
+    let mut out = vec![serde_json::to_value(a.report(cfg, "s", serde_json::Value::Null)).unwrap()];
+    for (i, d) in a.devices().iter().enumerate() {
+        let mut v = serde_json::to_value(device_report(d, &device_config(cfg, i as u32), "s")).unwrap();
+        v.as_object_mut().unwrap().remove("timing");
+        out.push(v);
+    }
+    out[0].as_object_mut().unwrap().remove("timing");
+    (out, a.devices().iter().map(|d| d.took_requests_directly()).collect())
+}
+
+#[test]
+fn the_direct_path_reports_what_the_full_path_does() {
+    let reqs = mixed();
+    for alloc in [Allocation::Static, Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        for (chunk_kib, closed) in [(0, false), (8, false), (0, true)] {
+            let mut cfg = array_cfg(5, alloc);
+            cfg.geometry.blocks_per_plane = 8;
+            let p = cfg.array.as_mut().unwrap();
+            p.chunk_kib = chunk_kib;
+            if closed {
+                p.replay = Replay::Closed;
+                p.queue_depth = 8;
+            }
+            let what = format!("{alloc:?}, chunk {chunk_kib} KiB, closed loop {closed}");
+            let (direct, on) = reports(&cfg, false, &reqs);
+            let (full, off) = reports(&cfg, true, &reqs);
+            assert!(on.iter().all(|&x| x), "{what}: every member went direct");
+            assert!(off.iter().all(|&x| !x), "{what}: the reference did not");
+            let gc: u64 = direct[0]["devices"].as_array().unwrap().iter().map(|d| d["gc"].as_u64().unwrap()).sum();
+            assert!(gc > 0, "{what}: the devices collected");
+            assert_eq!(direct[0]["requests"].as_u64(), Some(reqs.len() as u64));
+            for (i, (x, y)) in direct.iter().zip(&full).enumerate() {
+                assert!(x == y, "{what}: report {i} (0: the array's) differs");
+            }
+        }
+    }
+}
+
+#[test]
+fn members_with_a_queue_depth_raid_inside_or_a_verifier_take_the_full_path() {
+    let reqs = &mixed()[..200];
+    let run = |cfg: &Config, verify: bool| {
+        let mut a = Array::new(cfg, verify).unwrap();
+        a.run(reqs, &mut |_| {}).unwrap();
+        a.devices().iter().map(|d| d.took_requests_directly()).collect::<Vec<_>>()
+    };
+    let plain = array_cfg(5, Allocation::Static);
+    assert_eq!(run(&plain, false), [true; 5]);
+    assert_eq!(run(&plain, true), [false; 5], "verify mode: each device's verifier checks its pages");
+    let mut qd = plain.clone();
+    qd.host.queue_depth = 2;
+    assert_eq!(run(&qd, false), [false; 5], "a queue depth can hold a request back");
+    let mut raid = plain.clone();
+    raid.raid.level = rainsim_model::config::RaidLevel::Raid5;
+    raid.raid.stripe_width = 4;
+    assert_eq!(run(&raid, false), [false; 5], "RAID-5 inside pre-reads and routes");
+}
+
+#[test]
+fn a_direct_member_serves_an_array_read_in_one_unloaded_device_read() {
+    // tR + one page on the bus (4096 B at 400 MB/s) + command cycles; one
+    // page on the bus + command cycles + tPROG; the array's XOR.
+    let (read_ns, prog_ns, xor_ns) = (45_000 + 10_240 + 200, 10_240 + 200 + 700_000, 19_000);
+    let cfg = array_cfg(5, Allocation::Static);
+    let write = Request { time_ns: 0, offset: 0, size: 4 * PAGE as u32, device: 0, op: Op::Write };
+    let read = Request { time_ns: 10_000_000, offset: PAGE, size: PAGE as u32, device: 0, op: Op::Read };
+    let mut a = Array::new(&cfg, false).unwrap();
+    a.run(&[write, read], &mut |_| {}).unwrap();
+    assert!(a.devices().iter().all(|d| d.took_requests_directly()));
+    let c = a.counters();
+    assert_eq!(c.stripe_writes[0], 1, "a full-stripe write");
+    assert_eq!(c.latency[1].max, xor_ns + prog_ns, "XOR, then five programs in parallel");
+    assert_eq!(c.latency[0].max, read_ns);
+}
