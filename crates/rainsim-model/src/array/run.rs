@@ -309,7 +309,13 @@ impl Core {
         if let Some(rec) = &mut self.record {
             rec[device as usize].push(r);
         }
-        self.devices[device as usize].arrive_now(now, r, tag);
+        let dev = &mut self.devices[device as usize];
+        if self.chunk_bytes == self.page_bytes as u64 {
+            // The slot is the device's page.
+            dev.page_now(now, slot, range.1, write, tag);
+        } else {
+            dev.arrive_now(now, r, tag);
+        }
         self.touched.push(device);
     }
 

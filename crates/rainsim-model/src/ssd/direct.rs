@@ -8,6 +8,7 @@
 
 use super::external::External;
 use super::Ssd;
+use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, Owner};
 use crate::metrics::observer::Observer;
 use crate::raid::layer::StripeWrite;
@@ -36,6 +37,7 @@ impl<O: Observer> Ssd<O> {
     /// from overlapping, which the device's own lock would otherwise do.)
     fn takes_direct(&self) -> bool {
         !self.stripes.parity
+            && self.stripes.width == 1
             && self.repl.is_none()
             && self.host.queue_depth() == 0
             && self.host.conflicts().is_none()
@@ -50,45 +52,67 @@ impl<O: Observer> Ssd<O> {
             && !self.obs.wants_request_ops()
     }
 
-    /// Request `r` (arriving now, tagged `tag`) enters straight to the
-    /// flash queues when the device takes requests directly and `r` is a
-    /// read or writes whole pages; `false`: it did not enter.
-    pub(super) fn enter_direct(&mut self, r: Request, tag: u32) -> bool {
+    /// Whether requests handed in now go straight to the flash (decided
+    /// when the first one arrives).
+    #[inline]
+    fn direct(&mut self) -> bool {
         let x = self.external.get_or_insert_with(Default::default);
-        let direct = match x.direct {
+        match x.direct {
             Some(d) => d,
             None => {
                 let d = !x.full_path && self.takes_direct();
                 self.external.as_mut().expect("made above").direct = Some(d);
                 d
             }
-        };
+        }
+    }
+
+    /// Request `r` (arriving now, tagged `tag`) enters straight to the
+    /// flash queues when the device takes requests directly and `r` is a
+    /// read or writes whole pages; `false`: it did not enter.
+    pub(super) fn enter_direct(&mut self, r: Request, tag: u32) -> bool {
         let pb = self.layout.page_bytes as u64;
         let write = r.op == Op::Write;
-        if !direct || (write && !(r.offset.is_multiple_of(pb) && (r.size as u64).is_multiple_of(pb))) {
+        if !self.direct() || (write && !(r.offset.is_multiple_of(pb) && (r.size as u64).is_multiple_of(pb))) {
             return false;
         }
         let (first, last) = (r.offset / pb, (r.offset + r.size as u64 - 1) / pb);
         if first == last {
-            self.enter_page(r, tag);
+            self.enter_page(first as u32, r.size, write, tag);
         } else {
             self.enter_pages(r, tag, first, last);
         }
         true
     }
 
+    /// Hands in, arriving now at `at`, a read of `bytes` of logical page
+    /// `page` or a write of all of it, tagged `tag`: what
+    /// [`Ssd::arrive_now`] does with the request, without working out its
+    /// pages from a byte range.
+    pub fn page_now(&mut self, at: SimTime, page: u32, bytes: u32, write: bool, tag: u32) {
+        self.q.advance_to(at);
+        let pb = self.layout.page_bytes;
+        if self.direct() && (!write || bytes == pb) {
+            self.enter_page(page, bytes, write, tag);
+        } else {
+            let op = if write { Op::Write } else { Op::Read };
+            let r = Request { time_ns: at, offset: page as u64 * pb as u64, size: bytes, device: 0, op };
+            self.enter_external(r, tag);
+        }
+    }
+
     /// A one-page request: its operation carries the tag (no host slot).
-    fn enter_page(&mut self, r: Request, tag: u32) {
+    /// (Without RAID a stripe is one page: the page is its chunk.)
+    fn enter_page(&mut self, chunk: u32, bytes: u32, write: bool, tag: u32) {
         self.totals.admitted += 1;
         let now = self.q.now();
         let x = self.external.as_mut().expect("handed in");
         if x.pages.len() <= tag as usize {
             x.pages.resize(tag as usize + 1, (0, 0));
         }
-        x.pages[tag as usize] = (now, r.size);
-        let (_, chunk) = self.stripes.chunk_of_lpn(r.offset / self.layout.page_bytes as u64);
+        x.pages[tag as usize] = (now, bytes);
         let at = self.member(chunk);
-        if r.op == Op::Write {
+        if write {
             self.obs.stripe_write(StripeWrite::Plain, false, 0);
             let ch = at.map_or_else(|| self.stripes.home_channel(chunk), |m| m.channel);
             self.enqueue_program(ch, chunk, Owner::MemberProgram(tag));
