@@ -6,7 +6,9 @@
 //! slot = its stripe — so the array starts as a plain RAID-5 whose data
 //! the devices' preconditioning stands for. Slots beyond the array's stripes
 //! (the `spare` fraction) are free; a chunk that moves frees its old slot
-//! once its new copy is written.
+//! once its new copy is written. Until the first chunk moves (under static
+//! placement, never) locations are computed, not stored: no table of every
+//! chunk to build, hold or miss in the cache.
 
 /// Marker of a chunk with no location (its device failed).
 const NONE: u32 = u32::MAX;
@@ -14,10 +16,12 @@ const NONE: u32 = u32::MAX;
 /// Where each chunk lives, and the free slots.
 #[derive(Debug, Clone)]
 pub struct ArrayMap {
-    /// Device of each chunk.
-    device: Vec<u8>,
-    /// Slot of each chunk on its device.
-    slot: Vec<u32>,
+    /// Devices (the stripe width).
+    width: u32,
+    /// Chunks.
+    chunks: usize,
+    /// Where each chunk is, once one has left its home.
+    placed: Option<Placed>,
     /// Freed slots per device and channel.
     freed: Vec<Vec<Vec<u32>>>,
     /// Next never-used slot to look at, per device and channel.
@@ -28,6 +32,13 @@ pub struct ArrayMap {
     slots: u64,
     /// Channel of a slot (the device's layout).
     channel_of: ChannelOf,
+}
+
+/// Device and slot of each chunk.
+#[derive(Debug, Clone)]
+struct Placed {
+    device: Vec<u8>,
+    slot: Vec<u32>,
 }
 
 /// Which channel a device slot lands on: slot × `pages` is its first
@@ -52,15 +63,14 @@ impl ArrayMap {
     pub fn new(width: u32, stripes: u32, slots: u64, channel_of: ChannelOf) -> Self {
         let chunks = stripes as usize * width as usize;
         let channels = channel_of.stripes.channels as usize;
-        let device = (0..chunks).map(|c| (c % width as usize) as u8).collect();
-        let slot = (0..chunks).map(|c| (c / width as usize) as u32).collect();
         let mut per_channel = vec![0u32; channels];
         for s in stripes as u64..slots {
             per_channel[channel_of.channel(s) as usize] += 1;
         }
         ArrayMap {
-            device,
-            slot,
+            width,
+            chunks,
+            placed: None,
             freed: vec![vec![Vec::new(); channels]; width as usize],
             cursor: vec![vec![stripes as u64; channels]; width as usize],
             free: vec![per_channel; width as usize],
@@ -72,8 +82,19 @@ impl ArrayMap {
     /// Where `chunk` lives: (device, slot).
     #[inline]
     pub fn get(&self, chunk: u32) -> Option<(u32, u32)> {
-        let s = self.slot[chunk as usize];
-        (s != NONE).then(|| (self.device[chunk as usize] as u32, s))
+        match &self.placed {
+            None => Some(self.home(chunk)),
+            Some(p) => {
+                let s = p.slot[chunk as usize];
+                (s != NONE).then(|| (p.device[chunk as usize] as u32, s))
+            }
+        }
+    }
+
+    /// Where `chunk` starts: its stripe position's device, its stripe's slot.
+    #[inline]
+    fn home(&self, chunk: u32) -> (u32, u32) {
+        (chunk % self.width, chunk / self.width)
     }
 
     /// Free slots of `device` per channel.
@@ -122,17 +143,27 @@ impl ArrayMap {
     /// it differs (the caller trims and releases it).
     pub fn set(&mut self, chunk: u32, device: u32, slot: u32) -> Option<(u32, u32)> {
         let old = self.get(chunk);
-        self.device[chunk as usize] = device as u8;
-        self.slot[chunk as usize] = slot;
-        old.filter(|&o| o != (device, slot))
+        if old == Some((device, slot)) {
+            return None;
+        }
+        let (width, chunks) = (self.width, self.chunks as u32);
+        let p = self.placed.get_or_insert_with(|| Placed {
+            device: (0..chunks).map(|c| (c % width) as u8).collect(),
+            slot: (0..chunks).map(|c| c / width).collect(),
+        });
+        p.device[chunk as usize] = device as u8;
+        p.slot[chunk as usize] = slot;
+        old
     }
 
     /// Stripes whose chunks do not all sit on distinct devices.
     pub fn co_resident_stripes(&self, width: u32) -> u64 {
+        // At home, a stripe's chunks are on its positions' distinct devices.
+        let Some(p) = &self.placed else { return 0 };
         let w = width as usize;
-        self.device
+        p.device
             .chunks(w)
-            .zip(self.slot.chunks(w))
+            .zip(p.slot.chunks(w))
             .filter(|(devs, slots)| {
                 let mut seen = 0u64;
                 devs.iter().zip(slots.iter()).filter(|(_, &s)| s != NONE).any(|(&d, _)| {
@@ -167,5 +198,22 @@ mod tests {
         m.release(0, 3);
         assert_eq!(m.take(0, 2), Some(3));
         assert_eq!(m.free(0), &[7, 0, 5, 0]);
+    }
+
+    /// 3 devices, 4 stripes at home: chunk c on device c mod 3, slot c / 3,
+    /// stored nowhere; writing a chunk where it is changes nothing; moving
+    /// chunk 4 (stripe 1) to device 0, where chunk 3 of its stripe is,
+    /// returns its old place and makes stripe 1 co-resident.
+    #[test]
+    fn chunks_stay_at_their_computed_home_until_one_moves() {
+        let of = ChannelOf { stripes: StripeLayout::new(2, 1, false, 64), pages: 1 };
+        let mut m = ArrayMap::new(3, 4, 16, of);
+        assert_eq!((0..12).map(|c| m.get(c).unwrap()).collect::<Vec<_>>()[3..6], [(0, 1), (1, 1), (2, 1)]);
+        assert_eq!(m.set(4, 1, 1), None, "written in place");
+        assert!(m.placed.is_none(), "nothing stored while every chunk is home");
+        assert_eq!(m.co_resident_stripes(3), 0);
+        assert_eq!(m.set(4, 0, 9), Some((1, 1)));
+        assert_eq!((m.get(4), m.get(3), m.get(11)), (Some((0, 9)), Some((0, 1)), Some((2, 3))));
+        assert_eq!(m.co_resident_stripes(3), 1);
     }
 }
