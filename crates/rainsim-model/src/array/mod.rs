@@ -386,7 +386,7 @@ impl Array {
     }
 
     /// Sends every chunk operation through each device's admission and
-    /// RAID layer, never directly (`ssd/external.rs`): the reference the
+    /// RAID layer, never directly (`ssd/direct.rs`): the reference the
     /// direct path is tested against.
     #[doc(hidden)]
     pub fn use_full_path(&mut self) {

@@ -111,17 +111,29 @@ impl<O: Observer> Ssd<O> {
             x.pages.resize(tag as usize + 1, (0, 0));
         }
         x.pages[tag as usize] = (now, bytes);
+        let owner = if write { Owner::MemberProgram(tag) } else { Owner::MemberRead(tag) };
+        if !self.queue_page(chunk, write, owner) {
+            self.page_done(tag, Op::Read);
+        }
+    }
+
+    /// Queues the program of page `chunk` on its channel, or its read on
+    /// its die, for `owner`; `false`: a read of a page never written
+    /// (nothing to read).
+    #[inline]
+    fn queue_page(&mut self, chunk: u32, write: bool, owner: Owner) -> bool {
         let at = self.member(chunk);
         if write {
             self.obs.stripe_write(StripeWrite::Plain, false, 0);
             let ch = at.map_or_else(|| self.stripes.home_channel(chunk), |m| m.channel);
-            self.enqueue_program(ch, chunk, Owner::MemberProgram(tag));
+            self.enqueue_program(ch, chunk, owner);
         } else if let Some(m) = at {
-            self.enqueue_read(chunk, m.ppn, Owner::MemberRead(tag));
+            self.enqueue_read(chunk, m.ppn, owner);
         } else {
             self.obs.unmapped_read();
-            self.page_done(tag, Op::Read);
+            return false;
         }
+        true
     }
 
     /// A request of several pages: a host slot counts them.
@@ -132,19 +144,14 @@ impl<O: Observer> Ssd<O> {
         self.totals.admitted += 1;
         // Hold one pending unit while splitting so nothing completes early.
         self.host.req_mut(id).pending = 1;
+        let write = r.op == Op::Write;
+        let owner = if write { Owner::PageProgram(id) } else { Owner::HostRead(id) };
         for lpn in first..=last {
             let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
-            let at = self.member(chunk);
-            if r.op == Op::Write {
-                self.host.req_mut(id).pending += 1;
-                self.obs.stripe_write(StripeWrite::Plain, false, 0);
-                let ch = at.map_or_else(|| self.stripes.home_channel(chunk), |m| m.channel);
-                self.enqueue_program(ch, chunk, Owner::PageProgram(id));
-            } else if let Some(m) = at {
-                self.host.req_mut(id).pending += 1;
-                self.enqueue_read(chunk, m.ppn, Owner::HostRead(id));
-            } else {
-                self.obs.unmapped_read();
+            // Counted before it is queued: it cannot complete meanwhile.
+            self.host.req_mut(id).pending += 1;
+            if !self.queue_page(chunk, write, owner) {
+                self.host.req_mut(id).pending -= 1;
             }
         }
         self.finish_unit(id);
