@@ -24,10 +24,10 @@ impl<O: Observer> Ssd<O> {
         x.direct = Some(false);
     }
 
-    /// Whether the requests handed in so far went straight to the flash.
+    /// Requests handed in that went straight to the flash.
     #[doc(hidden)]
-    pub fn took_requests_directly(&self) -> bool {
-        self.external.as_ref().is_some_and(|x| x.direct == Some(true))
+    pub fn direct_requests(&self) -> u64 {
+        self.external.as_ref().map_or(0, |x| x.direct_count)
     }
 
     /// Whether a request may skip admission and the RAID layer: without
@@ -41,7 +41,8 @@ impl<O: Observer> Ssd<O> {
             && self.repl.is_none()
             && self.host.queue_depth() == 0
             && self.host.conflicts().is_none()
-            && self.times.request_overhead_ns + self.decision_ns == 0
+            // (Without parity no policy decides per request: no decision time.)
+            && self.times.request_overhead_ns == 0
             && self.verifier.is_none()
             && self.fault.is_none()
             && self.fault_params.channel.is_none()
@@ -107,6 +108,7 @@ impl<O: Observer> Ssd<O> {
         self.totals.admitted += 1;
         let now = self.q.now();
         let x = self.external.as_mut().expect("handed in");
+        x.direct_count += 1;
         if x.pages.len() <= tag as usize {
             x.pages.resize(tag as usize + 1, (0, 0));
         }
@@ -141,6 +143,7 @@ impl<O: Observer> Ssd<O> {
         let (id, entered) = self.host.arrive(&r);
         debug_assert!(entered, "no queue depth");
         self.tag_slot(id, tag);
+        self.external.as_mut().expect("handed in").direct_count += 1;
         self.totals.admitted += 1;
         // Hold one pending unit while splitting so nothing completes early.
         self.host.req_mut(id).pending = 1;

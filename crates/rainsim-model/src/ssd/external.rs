@@ -26,6 +26,8 @@ pub(crate) struct External {
     /// (arrival, bytes) of the one-page requests in flight with no host
     /// slot, by tag.
     pub(super) pages: Vec<(SimTime, u32)>,
+    /// Requests that went straight to the flash.
+    pub(super) direct_count: u64,
 }
 
 impl<O: Observer> Ssd<O> {
