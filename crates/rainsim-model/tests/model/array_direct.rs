@@ -125,15 +125,18 @@ fn a_direct_member_sends_a_write_of_part_of_a_page_through_the_full_path() {
     ssd.arrive_now(0, whole, 7);
     while ssd.step(&mut std::iter::empty()).unwrap() {}
     assert_eq!(ssd.direct_requests(), 1);
-    let part = Request { time_ns: 0, offset: lpn * PAGE + 512, size: 1024, device: 0, op: Op::Write };
-    ssd.arrive_now(50_000_000, part, 8);
-    while ssd.step(&mut std::iter::empty()).unwrap() {}
+    // Its middle, then its head (a whole-page offset, not a whole size).
+    for (i, offset) in [lpn * PAGE + 512, lpn * PAGE].into_iter().enumerate() {
+        let part = Request { time_ns: 0, offset, size: 1024, device: 0, op: Op::Write };
+        ssd.arrive_now(50_000_000 * (i as u64 + 1), part, 8 + i as u32);
+        while ssd.step(&mut std::iter::empty()).unwrap() {}
+    }
     let mut done = Vec::new();
     ssd.take_done(&mut done);
-    assert_eq!(done.iter().map(|d| d.0).collect::<Vec<_>>(), [7, 8]);
-    assert_eq!(ssd.direct_requests(), 1, "the partial write did not go direct");
+    assert_eq!(done.iter().map(|d| d.0).collect::<Vec<_>>(), [7, 8, 9]);
+    assert_eq!(ssd.direct_requests(), 1, "the partial writes did not go direct");
     let r = rainsim_model::array::report::device_report(&ssd, &cfg, "s");
-    assert_eq!(r.raid.prereads, 1, "the partial write merged the old page");
+    assert_eq!(r.raid.prereads, 2, "each partial write merged the old page");
 }
 
 #[test]
