@@ -124,3 +124,36 @@ fn static_wear_levelling_bounds_the_erase_spread() {
         assert_eq!((f + v + i, v), (t, 16));
     }
 }
+
+/// A die below the GC threshold with every full block wholly valid has
+/// nothing to collect and idles. A write of one of its pages goes to the
+/// other die (the full one takes no writes); when it commits, the old page
+/// is the die's first invalid page, and the die collects at once — not at
+/// its next operation, which here never comes.
+#[test]
+fn a_commit_that_gives_an_idle_full_die_a_victim_starts_its_collection() {
+    use rainsim_model::metrics::collector::Collector;
+    use rainsim_trace::{Op, Request};
+    let mut cfg = tiny(1, 2, 1, 8, 4, None);
+    cfg.ftl.gc_threshold = 0.25;
+    cfg.geometry.over_provisioning = 0.3;
+    let mut ssd = rainsim_model::Ssd::new(&cfg, Collector::new(1), false).unwrap();
+    let mut chunks = 0;
+    while let Ok(p) = ssd.ftl.allocate(0) {
+        ssd.ftl.commit(chunks, p);
+        chunks += 1;
+    }
+    assert!(ssd.ftl.die_needs_gc(0).is_some() && ssd.ftl.victim(0).is_none(), "full, valid, idle");
+    assert!(!ssd.ftl.die_takes_writes(0));
+    let old = ssd.ftl.lookup(0).unwrap();
+    let write = Request { time_ns: 0, offset: 0, size: 4096, device: 0, op: Op::Write };
+    ssd.run(&[write], &mut |_| {}).unwrap();
+    let layout = ssd.layout().clone();
+    assert_eq!(layout.die_of(ssd.ftl.lookup(0).unwrap()), 1, "the write went to die 1");
+    assert_eq!(layout.die_of(old), 0);
+    let gc = ssd.obs.channels[0].gc_count;
+    assert_eq!(gc, 1, "die 0 collected the block of the invalidated page");
+    let (free, valid, invalid, _) = ssd.ftl.plane_accounting(0);
+    assert_eq!((valid, invalid), (chunks as u64 - 1, 0), "its other pages moved, the invalid one went");
+    assert!(free >= 2, "the collection freed a block: {free}");
+}
