@@ -6,7 +6,6 @@
 //! probes: its report is the same, without a stripe job, a stripe lock or,
 //! for a one-page operation, a host slot.
 
-use super::external::External;
 use super::Ssd;
 use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, Owner};
@@ -19,9 +18,7 @@ impl<O: Observer> Ssd<O> {
     /// directly (the reference the direct path is tested against).
     #[doc(hidden)]
     pub fn use_full_path(&mut self) {
-        let x = self.external.get_or_insert_with(Default::default);
-        x.full_path = true;
-        x.direct = Some(false);
+        self.external.get_or_insert_with(Default::default).direct = Some(false);
     }
 
     /// Requests handed in that went straight to the flash.
@@ -61,7 +58,7 @@ impl<O: Observer> Ssd<O> {
         match x.direct {
             Some(d) => d,
             None => {
-                let d = !x.full_path && self.takes_direct();
+                let d = self.takes_direct();
                 self.external.as_mut().expect("made above").direct = Some(d);
                 d
             }
@@ -176,7 +173,7 @@ impl<O: Observer> Ssd<O> {
     /// completion is, and handed back.
     pub(crate) fn page_done(&mut self, tag: u32, op: Op) {
         let now = self.q.now();
-        let x: &mut External = self.external.as_mut().expect("handed in");
+        let x = self.external.as_mut().expect("handed in");
         let (arrival, bytes) = x.pages[tag as usize];
         x.done.push((tag, now));
         self.obs.request_done(tag, op, arrival, now, bytes);

@@ -19,10 +19,8 @@ pub(crate) struct External {
     /// (tag, completion time) in completion order.
     pub(super) done: Vec<(u32, SimTime)>,
     /// Requests arriving now bypass admission and the RAID layer (decided
-    /// when the first one arrives).
+    /// when the first one arrives, or set off by `use_full_path`).
     pub(super) direct: Option<bool>,
-    /// Never bypass them (tests compare both paths).
-    pub(super) full_path: bool,
     /// (arrival, bytes) of the one-page requests in flight with no host
     /// slot, by tag.
     pub(super) pages: Vec<(SimTime, u32)>,

@@ -10,12 +10,12 @@ use rainsim_model::array::Array;
 use rainsim_model::Config;
 use rainsim_trace::{Op, Request};
 
-const PAGE: u64 = 4096;
+pub(crate) const PAGE: u64 = 4096;
 /// tR + one page on the bus (4096 B at 400 MB/s) + command cycles.
-const READ_NS: u64 = 45_000 + 10_240 + 200;
+pub(crate) const READ_NS: u64 = 45_000 + 10_240 + 200;
 /// One page on the bus + command cycles + tPROG.
-const PROG_NS: u64 = 10_240 + 200 + 700_000;
-const XOR_NS: u64 = 19_000;
+pub(crate) const PROG_NS: u64 = 10_240 + 200 + 700_000;
+pub(crate) const XOR_NS: u64 = 19_000;
 
 /// 5 devices of 4 channels × 2 dies, plain (no device RAID), chunk = page.
 pub fn array_cfg(devices: u32, allocation: Allocation) -> Config {
@@ -24,7 +24,7 @@ pub fn array_cfg(devices: u32, allocation: Allocation) -> Config {
     c
 }
 
-fn req(t: u64, lpn: u64, pages: u32, op: Op) -> Request {
+pub(crate) fn req(t: u64, lpn: u64, pages: u32, op: Op) -> Request {
     Request { time_ns: t, offset: lpn * PAGE, size: pages * PAGE as u32, device: 0, op }
 }
 

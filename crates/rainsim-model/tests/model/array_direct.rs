@@ -6,15 +6,13 @@
 //! could act (a queue depth, RAID inside, a verifier) takes the full path;
 //! and the direct path keeps the unloaded timing of a hand-built array.
 
-use crate::array::array_cfg;
+use crate::array::{array_cfg, req, PAGE, PROG_NS, READ_NS, XOR_NS};
 use crate::xorshift_requests;
 use rainsim_model::array::params::{Allocation, Replay};
 use rainsim_model::array::report::device_report;
 use rainsim_model::array::{device_config, Array};
 use rainsim_model::Config;
 use rainsim_trace::{Op, Request};
-
-const PAGE: u64 = 4096;
 
 /// Reads and writes of 0.5 to 6 pages (not whole pages: partial chunks)
 /// over 1,500 pages, 30 µs apart: enough to fill the tiny devices' free
@@ -141,17 +139,13 @@ fn a_direct_member_sends_a_write_of_part_of_a_page_through_the_full_path() {
 
 #[test]
 fn a_direct_member_serves_an_array_read_in_one_unloaded_device_read() {
-    // tR + one page on the bus (4096 B at 400 MB/s) + command cycles; one
-    // page on the bus + command cycles + tPROG; the array's XOR.
-    let (read_ns, prog_ns, xor_ns) = (45_000 + 10_240 + 200, 10_240 + 200 + 700_000, 19_000);
     let cfg = array_cfg(5, Allocation::Static);
-    let write = Request { time_ns: 0, offset: 0, size: 4 * PAGE as u32, device: 0, op: Op::Write };
-    let read = Request { time_ns: 10_000_000, offset: PAGE, size: PAGE as u32, device: 0, op: Op::Read };
+    let (write, read) = (req(0, 0, 4, Op::Write), req(10_000_000, 1, 1, Op::Read));
     let mut a = Array::new(&cfg, false).unwrap();
     a.run(&[write, read], &mut |_| {}).unwrap();
     assert!(handed_and_direct(&a).iter().all(|&(n, d)| d == n), "every request went direct");
     let c = a.counters();
     assert_eq!(c.stripe_writes[0], 1, "a full-stripe write");
-    assert_eq!(c.latency[1].max, xor_ns + prog_ns, "XOR, then five programs in parallel");
-    assert_eq!(c.latency[0].max, read_ns);
+    assert_eq!(c.latency[1].max, XOR_NS + PROG_NS, "XOR, then five programs in parallel");
+    assert_eq!(c.latency[0].max, READ_NS);
 }
