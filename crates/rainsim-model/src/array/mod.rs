@@ -274,11 +274,18 @@ impl Array {
                 "the array has {chunks} chunks; at most 2^32 − 2 are supported: raise array.chunk_kib"
             )));
         }
-        let needed = needed_slots(cfg, &a, stripes, requests);
+        let reads = needed_slots(cfg, &a, stripes, requests);
         let mut devices = Vec::with_capacity(s as usize);
+        let mut needed = None;
         for i in 0..s {
             let dc = device_config(cfg, i);
-            devices.push(Ssd::for_requests(&dc, Collector::new(dc.geometry.channels), verify, &needed)?);
+            let setup = crate::setup::DeviceSetup::resolve(&dc)?;
+            // The members differ only in their seeds: one stripe set for all.
+            let needed = needed.get_or_insert_with(|| {
+                let map = dc.precondition.map_trace;
+                crate::warmup::needed_stripes(&setup.stripes, setup.layout.page_bytes, map, &reads)
+            });
+            devices.push(Ssd::build_needed(setup, Collector::new(dc.geometry.channels), verify, &[], needed)?);
         }
         let page_bytes = cfg.geometry.page_bytes;
         let chunk_bytes = a.chunk_bytes(page_bytes);

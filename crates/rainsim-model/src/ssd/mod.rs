@@ -45,7 +45,7 @@ use crate::flash::interface::FlashInterface;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::process_variation::ProcessVariation;
 use crate::flash::timing::FlashTiming;
-use crate::ftl::precondition::{precondition, PreconditionReport};
+use crate::ftl::precondition::{precondition, Needed, PreconditionReport};
 use crate::ftl::Ftl;
 use crate::host::chips::ChipMap;
 use crate::host::HostInterface;
@@ -206,6 +206,20 @@ impl<O: Observer> Ssd<O> {
     /// preconditioning and the warm-up can fail here (what the trace needs
     /// mapped may not fit; a warm-up may have no writes to replay).
     pub fn build(setup: DeviceSetup, obs: O, verify: bool, requests: &[Request]) -> Result<Self, ConfigError> {
+        let map = setup.config.precondition.map_trace;
+        let needed = crate::warmup::needed_stripes(&setup.stripes, setup.layout.page_bytes, map, requests);
+        Self::build_needed(setup, obs, verify, requests, &needed)
+    }
+
+    /// [`Ssd::build`] with the stripes to map at time 0 already worked out
+    /// (an array's members all need the same ones).
+    pub(crate) fn build_needed(
+        setup: DeviceSetup,
+        obs: O,
+        verify: bool,
+        requests: &[Request],
+        needed: &Needed,
+    ) -> Result<Self, ConfigError> {
         let DeviceSetup {
             config: cfg,
             layout,
@@ -231,8 +245,7 @@ impl<O: Observer> Ssd<O> {
             let blocks = layout.blocks();
             ftl.set_process_variation(ProcessVariation::new(pv, blocks, cfg.timing.program_ns, cfg.seed));
         }
-        let needed = crate::warmup::needed_stripes(&stripes, layout.page_bytes, cfg.precondition.map_trace, requests);
-        let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, &needed)?;
+        let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, needed)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
             crate::ftl::precondition::spread_ages(&mut ftl, cfg.ldpc.precondition_age_days, cfg.seed);
         }
