@@ -33,32 +33,29 @@ pub struct ClassLatency {
 
 impl ClassLatency {
     pub(crate) fn new(s: &LatencyStats, cdf_points: u32, with_cdf: bool) -> ClassLatency {
-        let q = |p: f64| if s.count() == 0 { 0 } else { s.hist.value_at_quantile(p).min(s.max) };
-        let mut cdf = Vec::new();
+        let p = s.at_quantiles(&[0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999]);
+        let mut cdf: Vec<(u64, f64)> = Vec::new();
         if with_cdf && s.count() > 0 {
             let n = cdf_points.max(2);
             let mut qs: Vec<f64> = (1..n).map(|i| i as f64 / n as f64).collect();
             qs.extend([0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999, 1.0]);
             qs.sort_by(f64::total_cmp);
             qs.dedup();
-            let mut last = None;
-            for p in qs {
-                let v = q(p);
-                if last != Some(v) {
-                    cdf.push((v, s.hist.quantile_below(v).min(1.0)));
-                    last = Some(v);
+            for (v, below) in s.at_quantiles(&qs) {
+                if cdf.last().is_none_or(|&(last, _)| last != v) {
+                    cdf.push((v, below.min(1.0)));
                 }
             }
         }
         ClassLatency {
             count: s.count(),
             mean_ns: s.mean(),
-            p50_ns: q(0.5),
-            p90_ns: q(0.9),
-            p99_ns: q(0.99),
-            p99_9_ns: q(0.999),
-            p99_99_ns: q(0.9999),
-            p99_999_ns: q(0.99999),
+            p50_ns: p[0].0,
+            p90_ns: p[1].0,
+            p99_ns: p[2].0,
+            p99_9_ns: p[3].0,
+            p99_99_ns: p[4].0,
+            p99_999_ns: p[5].0,
             max_ns: s.max,
             sum_ns: s.sum,
             cdf,

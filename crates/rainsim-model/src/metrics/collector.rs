@@ -53,6 +53,30 @@ impl LatencyStats {
             self.hist.value_at_quantile(q).min(self.max)
         }
     }
+    /// For ascending quantiles `ps` (above 0): the value at each (as [`Self::quantile`])
+    /// and the fraction of samples in its bucket or below (as the
+    /// histogram's `quantile_below` of it), in one pass over the buckets.
+    pub fn at_quantiles(&self, ps: &[f64]) -> Vec<(u64, f64)> {
+        let total = self.count();
+        if total == 0 {
+            return vec![(0, 1.0); ps.len()];
+        }
+        let mut buckets = self.hist.iter_recorded();
+        let (mut below, mut value) = (0u64, 0u64);
+        let mut out = Vec::with_capacity(ps.len());
+        for &p in ps {
+            debug_assert!(p > 0.0 && (out.is_empty() || p >= ps[out.len() - 1]), "ascending quantiles above 0");
+            // The rank `value_at_quantile` looks for: ⌈p·n⌉, at least 1.
+            let rank = ((p.min(1.0) * total as f64).ceil() as u64).max(1);
+            while below < rank {
+                let b = buckets.next().expect("the rank is at most the count");
+                below += b.count_since_last_iteration();
+                value = b.value_iterated_to();
+            }
+            out.push((value.min(self.max), below as f64 / total as f64));
+        }
+        out
+    }
     /// Exact mean in ns (0 when empty).
     pub fn mean(&self) -> f64 {
         if self.count() == 0 {
@@ -402,5 +426,40 @@ mod tests {
         }
         assert_eq!(m.hist.min(), all.hist.min());
         assert_eq!(m.mean(), all.mean());
+    }
+
+    proptest::proptest! {
+        /// One pass over the buckets gives, for every quantile the report
+        /// asks, what a separate `value_at_quantile` (capped at the exact
+        /// maximum) and `quantile_below` of that value give: few or many
+        /// samples, repeats, 0, and latencies past the histogram's bound.
+        #[test]
+        fn quantiles_in_one_pass_equal_one_query_each(
+            samples in proptest::collection::vec(
+                proptest::prop_oneof![0u64..3, 1u64..5_000, 1u64..(1 << 47), proptest::strategy::Just(1 << 46)],
+                1..400,
+            ),
+            mut ps in proptest::collection::vec(1e-12f64..1.2, 0..40),
+        ) {
+            let mut s = LatencyStats::default();
+            for &ns in &samples {
+                s.record(ns);
+            }
+            ps.extend([1e-9, 0.5, 0.99999, 1.0]);
+            ps.sort_by(f64::total_cmp);
+            let got = s.at_quantiles(&ps);
+            for (&p, &(v, below)) in ps.iter().zip(&got) {
+                let want = s.hist.value_at_quantile(p).min(s.max);
+                proptest::prop_assert_eq!(v, want, "value at {}", p);
+                proptest::prop_assert_eq!(below, s.hist.quantile_below(v), "fraction below {}", v);
+            }
+        }
+    }
+
+    /// An empty histogram: every quantile is 0.
+    #[test]
+    fn quantiles_of_nothing_are_zero() {
+        let got = LatencyStats::default().at_quantiles(&[0.5, 0.99]);
+        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 0]);
     }
 }

@@ -418,6 +418,7 @@ impl Report {
             .channels
             .iter()
             .map(|ch| {
+                let tail = ch.read_lat.at_quantiles(&[0.99, 0.999, 0.9999]);
                 let ops = ch.total_ops();
                 ChannelReport {
                     ops,
@@ -433,9 +434,9 @@ impl Report {
                     pages_moved: ch.pages_moved,
                     erases: ch.erases,
                     reads: ch.read_lat.count(),
-                    read_p99_ns: ch.read_lat.quantile(0.99),
-                    read_p99_9_ns: ch.read_lat.quantile(0.999),
-                    read_p99_99_ns: ch.read_lat.quantile(0.9999),
+                    read_p99_ns: tail[0].0,
+                    read_p99_9_ns: tail[1].0,
+                    read_p99_99_ns: tail[2].0,
                     gc_mean_ns: if ch.gc_count == 0 { 0.0 } else { ch.gc_ns as f64 / ch.gc_count as f64 },
                     gc_estimate_mean_ns: if ch.gc_count == 0 { 0.0 } else { ch.gc_estimate_ns / ch.gc_count as f64 },
                 }
