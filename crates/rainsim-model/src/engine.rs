@@ -83,6 +83,16 @@ const _: () = assert!(WORDS == 64, "the summary is one u64");
 const UNKNOWN: u128 = 0;
 /// `head_at.0` of an event in the far heap.
 const FAR: u32 = u32::MAX;
+/// No node: the end of a slot's list, or no predecessor.
+const NIL: u32 = u32::MAX;
+
+/// A wheel event: its key, the next event of its slot, the event itself
+/// (`None` while the node is free).
+struct Node<E> {
+    key: u128,
+    next: u32,
+    event: Option<E>,
+}
 
 /// A deterministic discrete-event queue.
 ///
@@ -94,16 +104,24 @@ const FAR: u32 = u32::MAX;
 /// candidates, so no event ever migrates. The earliest event, once found,
 /// is remembered until it is popped or an earlier one is scheduled: a run
 /// loop that peeks every device before stepping one finds it only once.
+/// A slot is a list threaded through one pool of nodes (freed nodes are
+/// reused first), so the wheel is 16 KiB of list heads and the events in
+/// flight share a few cache lines: several devices' queues stay in cache.
 pub struct EventQueue<E> {
-    slots: Vec<Vec<(u128, E)>>,
+    /// First node of each slot's list (`NIL`: empty).
+    heads: Vec<u32>,
+    nodes: Vec<Node<E>>,
+    /// First free node (`NIL`: none).
+    free: u32,
     /// One bit per slot: non-empty.
     busy: Vec<u64>,
     /// One bit per word of `busy`: non-zero.
     summary: u64,
     /// Key of the earliest pending event once a peek found it (else
-    /// `UNKNOWN`), and where it is: (wheel slot, index) or (`FAR`, 0).
+    /// `UNKNOWN`), and where it is: (wheel slot, node, the node before it
+    /// in the slot's list) or (`FAR`, 0, 0).
     head_key: Cell<u128>,
-    head_at: Cell<(u32, u32)>,
+    head_at: Cell<(u32, u32, u32)>,
     /// Absolute slot number (time >> SLOT_BITS) of `now`.
     cur: u64,
     on_wheel: usize,
@@ -117,11 +135,13 @@ pub struct EventQueue<E> {
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            heads: vec![NIL; SLOTS],
+            nodes: Vec::new(),
+            free: NIL,
             busy: vec![0; WORDS],
             summary: 0,
             head_key: Cell::new(UNKNOWN),
-            head_at: Cell::new((0, 0)),
+            head_at: Cell::new((0, 0, 0)),
             cur: 0,
             on_wheel: 0,
             far: BinaryHeap::new(),
@@ -147,19 +167,35 @@ impl<E> EventQueue<E> {
         let at = at.max(self.now);
         let key = ((at as u128) << 64) | self.seq as u128;
         let slot = at >> SLOT_BITS;
-        let mut loc = (FAR, 0);
+        let mut loc = (FAR, 0, 0);
         if slot - self.cur < SLOTS as u64 {
             let i = (slot as usize) & (SLOTS - 1);
-            loc = (i as u32, self.slots[i].len() as u32);
-            self.slots[i].push((key, event));
+            let next = self.heads[i];
+            let node = Node { key, next, event: Some(event) };
+            let n = if self.free != NIL {
+                let n = self.free;
+                self.free = self.nodes[n as usize].next;
+                self.nodes[n as usize] = node;
+                n
+            } else {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            };
+            self.heads[i] = n;
+            loc = (i as u32, n, NIL);
             self.busy[i / 64] |= 1 << (i % 64);
             self.summary |= 1 << (i / 64);
             self.on_wheel += 1;
+            // A known head first in this slot's list now follows the new node.
+            let (hs, hn, hp) = self.head_at.get();
+            if hs == i as u32 && hp == NIL && self.head_key.get() != UNKNOWN {
+                self.head_at.set((hs, hn, n));
+            }
         } else {
             self.far.push(Entry { key, event });
         }
-        // A known head stays where it is (pushes append; the heap's top is
-        // the smaller key) unless this event is earlier.
+        // A known head stays where it is (the heap's top is the smaller
+        // key) unless this event is earlier.
         if key < self.head_key.get() {
             self.head_key.set(key);
             self.head_at.set(loc);
@@ -193,26 +229,30 @@ impl<E> EventQueue<E> {
         (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
     }
 
-    /// The earliest event on the wheel: its key, slot and index there.
+    /// The earliest event on the wheel: its key, slot, node and the node
+    /// before it in the slot's list.
     #[inline(always)]
-    fn earliest_on_wheel(&self) -> Option<(u128, usize, usize)> {
+    fn earliest_on_wheel(&self) -> Option<(u128, (u32, u32, u32))> {
         self.next_busy().map(|i| {
-            let slot = &self.slots[i];
-            let (mut best, mut key) = (0, slot[0].0);
-            for (j, e) in slot.iter().enumerate().skip(1) {
-                if e.0 < key {
-                    (best, key) = (j, e.0);
+            let first = self.heads[i];
+            let (mut best, mut prev, mut key) = (first, NIL, self.nodes[first as usize].key);
+            let (mut before, mut n) = (first, self.nodes[first as usize].next);
+            while n != NIL {
+                let node = &self.nodes[n as usize];
+                if node.key < key {
+                    (best, prev, key) = (n, before, node.key);
                 }
+                (before, n) = (n, node.next);
             }
-            (key, i, best)
+            (key, (i as u32, best, prev))
         })
     }
 
     /// The earliest pending event: its key and where it is.
     #[inline]
-    fn find_head(&self) -> Option<(u128, (u32, u32))> {
-        let wheel = self.earliest_on_wheel().map(|(key, i, j)| (key, (i as u32, j as u32)));
-        let far = self.far.peek().map(|e| (e.key, (FAR, 0)));
+    fn find_head(&self) -> Option<(u128, (u32, u32, u32))> {
+        let wheel = self.earliest_on_wheel();
+        let far = self.far.peek().map(|e| (e.key, (FAR, 0, 0)));
         match (wheel, far) {
             (Some(w), Some(f)) => Some(if w.0 < f.0 { w } else { f }),
             (w, f) => w.or(f),
@@ -232,16 +272,13 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let known = self.head_key.get();
-        let (slot, index) = if known != UNKNOWN {
+        let (slot, index, prev) = if known != UNKNOWN {
             self.head_key.set(UNKNOWN);
             self.head_at.get()
         } else {
-            let wheel = self.earliest_on_wheel();
-            let far = self.far.peek().map(|e| e.key);
-            match (wheel, far) {
-                (Some((key, i, j)), f) if f.is_none_or(|f| key < f) => (i as u32, j as u32),
-                (_, Some(_)) => (FAR, 0),
-                (_, None) => return None,
+            match self.find_head() {
+                Some((_, at)) => at,
+                None => return None,
             }
         };
         let (key, event) = if slot == FAR {
@@ -249,15 +286,24 @@ impl<E> EventQueue<E> {
             (e.key, e.event)
         } else {
             let i = slot as usize;
-            let e = self.slots[i].swap_remove(index as usize);
-            if self.slots[i].is_empty() {
+            let node = &mut self.nodes[index as usize];
+            let (key, next) = (node.key, node.next);
+            let event = node.event.take().expect("a listed node holds its event");
+            node.next = self.free;
+            self.free = index;
+            if prev == NIL {
+                self.heads[i] = next;
+            } else {
+                self.nodes[prev as usize].next = next;
+            }
+            if next == NIL && prev == NIL {
                 self.busy[i / 64] &= !(1 << (i % 64));
                 if self.busy[i / 64] == 0 {
                     self.summary &= !(1 << (i / 64));
                 }
             }
             self.on_wheel -= 1;
-            e
+            (key, event)
         };
         debug_assert!(known == UNKNOWN || known == key);
         self.now = (key >> 64) as SimTime;
