@@ -83,13 +83,14 @@ const _: () = assert!(WORDS == 64, "the summary is one u64");
 const UNKNOWN: u128 = 0;
 /// `head_at.0` of an event in the far heap.
 const FAR: u32 = u32::MAX;
-/// No node: the end of a slot's list, or no predecessor.
+/// No node: the end of a slot's list.
 const NIL: u32 = u32::MAX;
 
-/// A wheel event: its key, the next event of its slot, the event itself
-/// (`None` while the node is free).
+/// A wheel event: its key, its neighbours in its slot's list (in key
+/// order), the event itself (`None` while the node is free).
 struct Node<E> {
     key: u128,
+    prev: u32,
     next: u32,
     event: Option<E>,
 }
@@ -97,31 +98,32 @@ struct Node<E> {
 /// A deterministic discrete-event queue.
 ///
 /// Near events sit on a timing wheel of 4 µs slots (a bitmap finds the next
-/// busy slot; a slot holds few events, scanned for the smallest key); events
-/// further than the wheel's span wait in a binary heap. Every event on the
-/// wheel lies in the span starting at the current slot, so a circular scan
-/// from it meets slots in time order. `pop` returns the smaller of the two
-/// candidates, so no event ever migrates. The earliest event, once found,
-/// is remembered until it is popped or an earlier one is scheduled: a run
-/// loop that peeks every device before stepping one finds it only once.
-/// A slot is a list threaded through one pool of nodes (freed nodes are
-/// reused first), so the wheel is 16 KiB of list heads and the events in
-/// flight share a few cache lines: several devices' queues stay in cache.
+/// busy slot); events further than the wheel's span wait in a binary heap.
+/// Every event on the wheel lies in the span starting at the current slot,
+/// so a circular scan from it meets slots in time order. `pop` returns the
+/// smaller of the two candidates, so no event ever migrates. A slot is a
+/// list kept in key order, threaded through one pool of nodes (freed nodes
+/// are reused first): a new event, usually the latest of its slot, goes in
+/// from the tail, and the slot's earliest is its first node. The wheel is
+/// 32 KiB of list ends and the events in flight share a few cache lines,
+/// so several devices' queues stay in cache. The earliest event, once
+/// found, is remembered until it is popped or an earlier one is scheduled:
+/// a run loop that peeks every device before stepping one finds it once.
 pub struct EventQueue<E> {
-    /// First node of each slot's list (`NIL`: empty).
+    /// First and last node of each slot's list (`NIL`: empty).
     heads: Vec<u32>,
+    tails: Vec<u32>,
     nodes: Vec<Node<E>>,
-    /// First free node (`NIL`: none).
+    /// First free node (`NIL`: none), linked by `next`.
     free: u32,
     /// One bit per slot: non-empty.
     busy: Vec<u64>,
     /// One bit per word of `busy`: non-zero.
     summary: u64,
     /// Key of the earliest pending event once a peek found it (else
-    /// `UNKNOWN`), and where it is: (wheel slot, node, the node before it
-    /// in the slot's list) or (`FAR`, 0, 0).
+    /// `UNKNOWN`), and where it is: its wheel slot or `FAR`.
     head_key: Cell<u128>,
-    head_at: Cell<(u32, u32, u32)>,
+    head_at: Cell<u32>,
     /// Absolute slot number (time >> SLOT_BITS) of `now`.
     cur: u64,
     on_wheel: usize,
@@ -136,12 +138,13 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heads: vec![NIL; SLOTS],
+            tails: vec![NIL; SLOTS],
             nodes: Vec::new(),
             free: NIL,
             busy: vec![0; WORDS],
             summary: 0,
             head_key: Cell::new(UNKNOWN),
-            head_at: Cell::new((0, 0, 0)),
+            head_at: Cell::new(0),
             cur: 0,
             on_wheel: 0,
             far: BinaryHeap::new(),
@@ -167,39 +170,53 @@ impl<E> EventQueue<E> {
         let at = at.max(self.now);
         let key = ((at as u128) << 64) | self.seq as u128;
         let slot = at >> SLOT_BITS;
-        let mut loc = (FAR, 0, 0);
+        let mut loc = FAR;
         if slot - self.cur < SLOTS as u64 {
             let i = (slot as usize) & (SLOTS - 1);
-            let next = self.heads[i];
-            let node = Node { key, next, event: Some(event) };
-            let n = if self.free != NIL {
-                let n = self.free;
-                self.free = self.nodes[n as usize].next;
-                self.nodes[n as usize] = node;
-                n
-            } else {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            };
-            self.heads[i] = n;
-            loc = (i as u32, n, NIL);
-            self.busy[i / 64] |= 1 << (i % 64);
-            self.summary |= 1 << (i / 64);
-            self.on_wheel += 1;
-            // A known head first in this slot's list now follows the new node.
-            let (hs, hn, hp) = self.head_at.get();
-            if hs == i as u32 && hp == NIL && self.head_key.get() != UNKNOWN {
-                self.head_at.set((hs, hn, n));
-            }
+            self.link(i, key, event);
+            loc = i as u32;
         } else {
             self.far.push(Entry { key, event });
         }
-        // A known head stays where it is (the heap's top is the smaller
-        // key) unless this event is earlier.
+        // A known head stays (the first of its slot, or the heap's top)
+        // unless this event is earlier.
         if key < self.head_key.get() {
             self.head_key.set(key);
             self.head_at.set(loc);
         }
+    }
+
+    /// Puts an event of `key` into slot `i`'s list after the last node with
+    /// a smaller key (searched from the tail: the new key is usually the
+    /// largest).
+    #[inline]
+    fn link(&mut self, i: usize, key: u128, event: E) {
+        let mut prev = self.tails[i];
+        while prev != NIL && self.nodes[prev as usize].key > key {
+            prev = self.nodes[prev as usize].prev;
+        }
+        let next = if prev == NIL { self.heads[i] } else { self.nodes[prev as usize].next };
+        let node = Node { key, prev, next, event: Some(event) };
+        let n = if self.free != NIL {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        match prev {
+            NIL => self.heads[i] = n,
+            p => self.nodes[p as usize].next = n,
+        }
+        match next {
+            NIL => self.tails[i] = n,
+            x => self.nodes[x as usize].prev = n,
+        }
+        self.busy[i / 64] |= 1 << (i % 64);
+        self.summary |= 1 << (i / 64);
+        self.on_wheel += 1;
     }
 
     /// The first busy wheel slot at or after the current one, circularly.
@@ -229,30 +246,17 @@ impl<E> EventQueue<E> {
         (bits != 0).then(|| w * 64 + bits.trailing_zeros() as usize)
     }
 
-    /// The earliest event on the wheel: its key, slot, node and the node
-    /// before it in the slot's list.
+    /// The earliest event on the wheel: its key and slot.
     #[inline(always)]
-    fn earliest_on_wheel(&self) -> Option<(u128, (u32, u32, u32))> {
-        self.next_busy().map(|i| {
-            let first = self.heads[i];
-            let (mut best, mut prev, mut key) = (first, NIL, self.nodes[first as usize].key);
-            let (mut before, mut n) = (first, self.nodes[first as usize].next);
-            while n != NIL {
-                let node = &self.nodes[n as usize];
-                if node.key < key {
-                    (best, prev, key) = (n, before, node.key);
-                }
-                (before, n) = (n, node.next);
-            }
-            (key, (i as u32, best, prev))
-        })
+    fn earliest_on_wheel(&self) -> Option<(u128, u32)> {
+        self.next_busy().map(|i| (self.nodes[self.heads[i] as usize].key, i as u32))
     }
 
     /// The earliest pending event: its key and where it is.
     #[inline]
-    fn find_head(&self) -> Option<(u128, (u32, u32, u32))> {
+    fn find_head(&self) -> Option<(u128, u32)> {
         let wheel = self.earliest_on_wheel();
-        let far = self.far.peek().map(|e| (e.key, (FAR, 0, 0)));
+        let far = self.far.peek().map(|e| (e.key, FAR));
         match (wheel, far) {
             (Some(w), Some(f)) => Some(if w.0 < f.0 { w } else { f }),
             (w, f) => w.or(f),
@@ -272,35 +276,32 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let known = self.head_key.get();
-        let (slot, index, prev) = if known != UNKNOWN {
+        let slot = if known != UNKNOWN {
             self.head_key.set(UNKNOWN);
             self.head_at.get()
         } else {
-            match self.find_head() {
-                Some((_, at)) => at,
-                None => return None,
-            }
+            self.find_head()?.1
         };
         let (key, event) = if slot == FAR {
             let e = self.far.pop().expect("the earliest event is on the heap");
             (e.key, e.event)
         } else {
             let i = slot as usize;
-            let node = &mut self.nodes[index as usize];
+            let n = self.heads[i];
+            let node = &mut self.nodes[n as usize];
             let (key, next) = (node.key, node.next);
             let event = node.event.take().expect("a listed node holds its event");
             node.next = self.free;
-            self.free = index;
-            if prev == NIL {
-                self.heads[i] = next;
-            } else {
-                self.nodes[prev as usize].next = next;
-            }
-            if next == NIL && prev == NIL {
+            self.free = n;
+            self.heads[i] = next;
+            if next == NIL {
+                self.tails[i] = NIL;
                 self.busy[i / 64] &= !(1 << (i % 64));
                 if self.busy[i / 64] == 0 {
                     self.summary &= !(1 << (i / 64));
                 }
+            } else {
+                self.nodes[next as usize].prev = NIL;
             }
             self.on_wheel -= 1;
             (key, event)
