@@ -86,13 +86,23 @@ const FAR: u32 = u32::MAX;
 /// No node: the end of a slot's list.
 const NIL: u32 = u32::MAX;
 
-/// A wheel event: its key, its neighbours in its slot's list (in key
-/// order), the event itself (`None` while the node is free).
+/// A wheel event: its key as two words (8-byte aligned: a node of a
+/// 16-byte event takes 40 bytes, not 48), its neighbours in its slot's list
+/// (in key order), the event itself (stale while the node is free).
+#[derive(Clone, Copy)]
 struct Node<E> {
-    key: u128,
+    time: u64,
+    seq: u64,
     prev: u32,
     next: u32,
-    event: Option<E>,
+    event: E,
+}
+
+impl<E> Node<E> {
+    #[inline(always)]
+    fn key(&self) -> u128 {
+        (self.time as u128) << 64 | self.seq as u128
+    }
 }
 
 /// A deterministic discrete-event queue.
@@ -109,7 +119,7 @@ struct Node<E> {
 /// so several devices' queues stay in cache. The earliest event, once
 /// found, is remembered until it is popped or an earlier one is scheduled:
 /// a run loop that peeks every device before stepping one finds it once.
-pub struct EventQueue<E> {
+pub struct EventQueue<E: Copy> {
     /// First and last node of each slot's list (`NIL`: empty).
     heads: Vec<u32>,
     tails: Vec<u32>,
@@ -134,7 +144,7 @@ pub struct EventQueue<E> {
     latest: SimTime,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             heads: vec![NIL; SLOTS],
@@ -155,7 +165,7 @@ impl<E> Default for EventQueue<E> {
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// Current simulated time (the time of the last popped event).
     pub fn now(&self) -> SimTime {
         self.now
@@ -173,7 +183,7 @@ impl<E> EventQueue<E> {
         let mut loc = FAR;
         if slot - self.cur < SLOTS as u64 {
             let i = (slot as usize) & (SLOTS - 1);
-            self.link(i, key, event);
+            self.link(i, at, self.seq, event);
             loc = i as u32;
         } else {
             self.far.push(Entry { key, event });
@@ -186,17 +196,19 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Puts an event of `key` into slot `i`'s list after the last node with
-    /// a smaller key (searched from the tail: the new key is usually the
-    /// largest).
+    /// Puts an event at `time`, scheduled `seq`-th, into slot `i`'s list
+    /// after the last node with a smaller key (searched from the tail: the
+    /// new key is usually the largest).
     #[inline]
-    fn link(&mut self, i: usize, key: u128, event: E) {
+    fn link(&mut self, i: usize, time: SimTime, seq: u64, event: E) {
+        // Every listed event was scheduled before (a smaller sequence): only
+        // a later time puts one after this.
         let mut prev = self.tails[i];
-        while prev != NIL && self.nodes[prev as usize].key > key {
+        while prev != NIL && self.nodes[prev as usize].time > time {
             prev = self.nodes[prev as usize].prev;
         }
         let next = if prev == NIL { self.heads[i] } else { self.nodes[prev as usize].next };
-        let node = Node { key, prev, next, event: Some(event) };
+        let node = Node { time, seq, prev, next, event };
         let n = if self.free != NIL {
             let n = self.free;
             self.free = self.nodes[n as usize].next;
@@ -249,11 +261,11 @@ impl<E> EventQueue<E> {
     /// The earliest event on the wheel: its key and slot.
     #[inline(always)]
     fn earliest_on_wheel(&self) -> Option<(u128, u32)> {
-        self.next_busy().map(|i| (self.nodes[self.heads[i] as usize].key, i as u32))
+        self.next_busy().map(|i| (self.nodes[self.heads[i] as usize].key(), i as u32))
     }
 
     /// The earliest pending event: its key and where it is.
-    #[inline]
+    #[inline(always)]
     fn find_head(&self) -> Option<(u128, u32)> {
         let wheel = self.earliest_on_wheel();
         let far = self.far.peek().map(|e| (e.key, FAR));
@@ -289,8 +301,7 @@ impl<E> EventQueue<E> {
             let i = slot as usize;
             let n = self.heads[i];
             let node = &mut self.nodes[n as usize];
-            let (key, next) = (node.key, node.next);
-            let event = node.event.take().expect("a listed node holds its event");
+            let (key, next, event) = (node.key(), node.next, node.event);
             node.next = self.free;
             self.free = n;
             self.heads[i] = next;
