@@ -1,98 +1,13 @@
 //! The standard collector: latency histograms per class, per-channel counters,
 //! flash operation counts by origin and RAID decisions.
 
+pub use super::latency_stats::{LatencyStats, HIST_MAX_NS};
 use super::observer::{FaultEvent, Observer, StripeWrite};
 use super::request_log::RequestLog;
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
 use crate::ftl::GcWork;
-use hdrhistogram::Histogram;
 use rainsim_trace::Op;
-
-/// Latency statistics of one request class.
-#[derive(Debug, Clone)]
-pub struct LatencyStats {
-    /// Histogram in ns (3 significant digits).
-    pub hist: Histogram<u64>,
-    /// Exact sum of latencies in ns.
-    pub sum: u128,
-    /// Exact maximum in ns.
-    pub max: u64,
-}
-
-/// The longest latency the histograms hold: 2^45 ns (about 9.8 hours).
-/// Longer ones saturate there (percentiles and the CDF count them at this
-/// bound; `max` and `sum` stay exact) and the report says so.
-pub const HIST_MAX_NS: u64 = 1 << 45;
-
-impl Default for LatencyStats {
-    fn default() -> Self {
-        // 3 significant digits.
-        let hist = Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds");
-        LatencyStats { hist, sum: 0, max: 0 }
-    }
-}
-
-impl LatencyStats {
-    /// Records one latency.
-    #[inline]
-    pub fn record(&mut self, ns: u64) {
-        self.hist.saturating_record(ns);
-        self.sum += ns as u128;
-        self.max = self.max.max(ns);
-    }
-    /// Number of samples.
-    pub fn count(&self) -> u64 {
-        self.hist.len()
-    }
-    /// The `q` quantile in ns, at most the exact maximum (0 when empty).
-    pub fn quantile(&self, q: f64) -> u64 {
-        if self.count() == 0 {
-            0
-        } else {
-            self.hist.value_at_quantile(q).min(self.max)
-        }
-    }
-    /// For ascending quantiles `ps` (above 0): the value at each (as [`Self::quantile`])
-    /// and the fraction of samples in its bucket or below (as the
-    /// histogram's `quantile_below` of it), in one pass over the buckets.
-    pub fn at_quantiles(&self, ps: &[f64]) -> Vec<(u64, f64)> {
-        let total = self.count();
-        if total == 0 {
-            return vec![(0, 1.0); ps.len()];
-        }
-        let mut buckets = self.hist.iter_recorded();
-        let (mut below, mut value) = (0u64, 0u64);
-        let mut out = Vec::with_capacity(ps.len());
-        for &p in ps {
-            debug_assert!(p > 0.0 && (out.is_empty() || p >= ps[out.len() - 1]), "ascending quantiles above 0");
-            // The rank `value_at_quantile` looks for: ⌈p·n⌉, at least 1.
-            let rank = ((p.min(1.0) * total as f64).ceil() as u64).max(1);
-            while below < rank {
-                let b = buckets.next().expect("the rank is at most the count");
-                below += b.count_since_last_iteration();
-                value = b.value_iterated_to();
-            }
-            out.push((value.min(self.max), below as f64 / total as f64));
-        }
-        out
-    }
-    /// Exact mean in ns (0 when empty).
-    pub fn mean(&self) -> f64 {
-        if self.count() == 0 {
-            0.0
-        } else {
-            self.sum as f64 / self.count() as f64
-        }
-    }
-    /// The samples of `a` and `b` together, as if recorded into one (the
-    /// histograms share their bounds, so bucket counts simply add).
-    pub fn merged(a: &LatencyStats, b: &LatencyStats) -> LatencyStats {
-        let mut hist = a.hist.clone();
-        hist.add(&b.hist).expect("histograms of the same bounds");
-        LatencyStats { hist, sum: a.sum + b.sum, max: a.max.max(b.max) }
-    }
-}
 
 /// Counters of one channel.
 #[derive(Debug, Clone, Default)]
@@ -424,7 +339,7 @@ mod tests {
         for q in [0.0, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 1.0] {
             assert_eq!(m.quantile(q), all.quantile(q), "quantile {q}");
         }
-        assert_eq!(m.hist.min(), all.hist.min());
+        assert_eq!(m.hist().min(), all.hist().min());
         assert_eq!(m.mean(), all.mean());
     }
 
@@ -449,9 +364,10 @@ mod tests {
             ps.sort_by(f64::total_cmp);
             let got = s.at_quantiles(&ps);
             for (&p, &(v, below)) in ps.iter().zip(&got) {
-                let want = s.hist.value_at_quantile(p).min(s.max);
+                let h = s.hist();
+                let want = h.value_at_quantile(p).min(s.max);
                 proptest::prop_assert_eq!(v, want, "value at {}", p);
-                proptest::prop_assert_eq!(below, s.hist.quantile_below(v), "fraction below {}", v);
+                proptest::prop_assert_eq!(below, h.quantile_below(v), "fraction below {}", v);
             }
         }
     }

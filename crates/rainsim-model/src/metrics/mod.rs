@@ -4,6 +4,7 @@
 pub mod class_latency;
 pub mod collector;
 pub mod fault_report;
+pub mod latency_stats;
 pub mod observer;
 pub mod options;
 pub mod pv_report;

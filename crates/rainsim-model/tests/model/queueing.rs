@@ -67,7 +67,7 @@ fn md1_mean_wait_matches_formula() {
         );
         assert!(err < 0.03, "ρ = {rho}: M/D/1 wait {wait:.0} ns vs formula {expect:.0} ns ({:.1}% off)", err * 100.0);
         // Sanity: the unloaded latency is exactly D.
-        assert_eq!(obs.latency[0].hist.min(), d);
+        assert_eq!(obs.latency[0].hist().min(), d);
     }
 }
 
