@@ -187,7 +187,9 @@ impl Array {
         debug_assert_eq!(t, self.core.now);
         let op = self.core.ops.remove(tag);
         let load = &mut self.core.loads[op.device as usize];
-        load.delays.done(op.channel, op.delay);
+        if self.core.allocation == super::params::Allocation::Dls {
+            load.delays.done(op.channel, op.delay);
+        }
         if op.write {
             load.writes -= 1;
         } else {

@@ -8,8 +8,9 @@
 //! min/max bookkeeping), and the histogram is built from the counts only
 //! when a report reads it. Every value of a bucket is equivalent to the
 //! histogram, so the built one answers every query as recording each sample
-//! into it would have (a property test holds the two equal). The counts grow
-//! to the highest bucket used, so an idle channel's histogram costs nothing.
+//! into it would have (a property test holds the two equal). The counts are
+//! allocated whole when the statistics are made, as the histogram's were, so
+//! that no recording pays for memory.
 
 use hdrhistogram::Histogram;
 
@@ -51,9 +52,9 @@ fn value_of(i: usize) -> u64 {
 }
 
 /// Latency statistics of one request class.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LatencyStats {
-    /// Samples per histogram bucket, up to the highest bucket used.
+    /// Samples per histogram bucket.
     counts: Vec<u64>,
     /// Number of samples.
     n: u64,
@@ -61,6 +62,12 @@ pub struct LatencyStats {
     pub sum: u128,
     /// Exact maximum in ns.
     pub max: u64,
+}
+
+impl Default for LatencyStats {
+    fn default() -> Self {
+        LatencyStats { counts: vec![0; LEN], n: 0, sum: 0, max: 0 }
+    }
 }
 
 impl LatencyStats {
@@ -77,17 +84,13 @@ impl LatencyStats {
         self.max = self.max.max(ns);
     }
 
-    /// A sample past the counts so far: they grow to it, or it saturates
-    /// at [`HIST_MAX_NS`] past the histogram's last bucket (as the
-    /// histogram's saturating record does).
+    /// A sample past the histogram's last bucket: it saturates at
+    /// [`HIST_MAX_NS`], as the histogram's saturating record does.
     #[cold]
     #[inline(never)]
     fn record_above(&mut self, i: usize) {
-        let i = if i < LEN { i } else { index_of(HIST_MAX_NS) };
-        if i >= self.counts.len() {
-            self.counts.resize(i + 1, 0);
-        }
-        self.counts[i] += 1;
+        debug_assert!(i >= LEN);
+        self.counts[index_of(HIST_MAX_NS)] += 1;
     }
 
     /// Number of samples.
@@ -118,24 +121,24 @@ impl LatencyStats {
 
     /// For ascending quantiles `ps` (above 0): the value at each (as [`Self::quantile`])
     /// and the fraction of samples in its bucket or below (as the
-    /// histogram's `quantile_below` of it), in one pass over the buckets.
+    /// histogram's `quantile_below` of it), in one pass over the counts.
     pub fn at_quantiles(&self, ps: &[f64]) -> Vec<(u64, f64)> {
         let total = self.count();
         if total == 0 {
             return vec![(0, 1.0); ps.len()];
         }
-        let hist = self.hist();
-        let mut buckets = hist.iter_recorded();
+        let mut counts = self.counts.iter().enumerate().filter(|(_, &c)| c > 0);
         let (mut below, mut value) = (0u64, 0u64);
         let mut out = Vec::with_capacity(ps.len());
         for &p in ps {
             debug_assert!(p > 0.0 && (out.is_empty() || p >= ps[out.len() - 1]), "ascending quantiles above 0");
-            // The rank `value_at_quantile` looks for: ⌈p·n⌉, at least 1.
+            // The rank the histogram's `value_at_quantile` looks for: ⌈p·n⌉, at least 1.
             let rank = ((p.min(1.0) * total as f64).ceil() as u64).max(1);
             while below < rank {
-                let b = buckets.next().expect("the rank is at most the count");
-                below += b.count_since_last_iteration();
-                value = b.value_iterated_to();
+                let (i, &c) = counts.next().expect("the rank is at most the count");
+                below += c;
+                // The highest value of the bucket (the histogram's answer).
+                value = value_of(i + 1) - 1;
             }
             out.push((value.min(self.max), below as f64 / total as f64));
         }
@@ -154,9 +157,8 @@ impl LatencyStats {
     /// The samples of `a` and `b` together, as if recorded into one (bucket
     /// counts simply add).
     pub fn merged(a: &LatencyStats, b: &LatencyStats) -> LatencyStats {
-        let (long, short) = if a.counts.len() >= b.counts.len() { (a, b) } else { (b, a) };
-        let mut counts = long.counts.clone();
-        for (c, s) in counts.iter_mut().zip(&short.counts) {
+        let mut counts = a.counts.clone();
+        for (c, s) in counts.iter_mut().zip(&b.counts) {
             *c += s;
         }
         LatencyStats { counts, n: a.n + b.n, sum: a.sum + b.sum, max: a.max.max(b.max) }
@@ -243,5 +245,68 @@ mod tests {
             proptest::prop_assert_eq!(m.sum, all.iter().map(|&x| x as u128).sum::<u128>());
             proptest::prop_assert_eq!(m.max, all.iter().copied().max().unwrap_or(0));
         }
+    }
+
+    /// Reads and writes merged for the report give what recording every
+    /// latency into one histogram gives: count, exact sum and maximum, and
+    /// every quantile the report prints.
+    #[test]
+    fn merged_latency_equals_one_histogram_of_all() {
+        let (mut r, mut w, mut all) = (LatencyStats::default(), LatencyStats::default(), LatencyStats::default());
+        // Two classes of different spread, up to past the histogram's bound.
+        let mut x: u64 = 12345;
+        for i in 0..20_000u64 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let ns = if i % 3 == 0 { 40_000 + (x >> 40) % 2_000_000 } else { 1 + (x >> 20) % (1 << 46) };
+            if i % 3 == 0 {
+                r.record(ns)
+            } else {
+                w.record(ns)
+            }
+            all.record(ns);
+        }
+        let m = LatencyStats::merged(&r, &w);
+        assert_eq!((m.count(), m.sum, m.max), (all.count(), all.sum, all.max));
+        for q in [0.0, 0.5, 0.9, 0.99, 0.999, 0.9999, 0.99999, 1.0] {
+            assert_eq!(m.quantile(q), all.quantile(q), "quantile {q}");
+        }
+        assert_eq!(m.hist().min(), all.hist().min());
+        assert_eq!(m.mean(), all.mean());
+    }
+
+    proptest::proptest! {
+        /// One pass over the buckets gives, for every quantile the report
+        /// asks, what a separate `value_at_quantile` (capped at the exact
+        /// maximum) and `quantile_below` of that value give: few or many
+        /// samples, repeats, 0, and latencies past the histogram's bound.
+        #[test]
+        fn quantiles_in_one_pass_equal_one_query_each(
+            samples in proptest::collection::vec(
+                proptest::prop_oneof![0u64..3, 1u64..5_000, 1u64..(1 << 47), proptest::strategy::Just(1 << 46)],
+                1..400,
+            ),
+            mut ps in proptest::collection::vec(1e-12f64..1.2, 0..40),
+        ) {
+            let mut s = LatencyStats::default();
+            for &ns in &samples {
+                s.record(ns);
+            }
+            ps.extend([1e-9, 0.5, 0.99999, 1.0]);
+            ps.sort_by(f64::total_cmp);
+            let got = s.at_quantiles(&ps);
+            for (&p, &(v, below)) in ps.iter().zip(&got) {
+                let h = s.hist();
+                let want = h.value_at_quantile(p).min(s.max);
+                proptest::prop_assert_eq!(v, want, "value at {}", p);
+                proptest::prop_assert_eq!(below, h.quantile_below(v), "fraction below {}", v);
+            }
+        }
+    }
+
+    /// An empty histogram: every quantile is 0.
+    #[test]
+    fn quantiles_of_nothing_are_zero() {
+        let got = LatencyStats::default().at_quantiles(&[0.5, 0.99]);
+        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 0]);
     }
 }
