@@ -1,8 +1,9 @@
 //! The event engine: a time-ordered queue of closed-enum events.
 //!
 //! Events at the same instant run in the order they were scheduled (FIFO by a
-//! sequence number), which makes every run deterministic. The engine knows
-//! nothing about flash.
+//! sequence number), which makes every run deterministic; a group of devices
+//! sharing one queue (an array) ranks each device's events, so that at one
+//! instant the lower rank runs first. The engine knows nothing about flash.
 
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -142,6 +143,9 @@ pub struct EventQueue<E: Copy> {
     now: SimTime,
     /// The latest time ever scheduled (or `SimTime::MAX` after a wrap).
     latest: SimTime,
+    /// Outbox mode (a member of a group whose events share one queue):
+    /// events scheduled go here, in order, for the group to move over.
+    outbox: Option<Vec<(SimTime, E)>>,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -161,6 +165,7 @@ impl<E: Copy> Default for EventQueue<E> {
             seq: 0,
             now: 0,
             latest: 0,
+            outbox: None,
         }
     }
 }
@@ -172,18 +177,57 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at absolute time `at` (never before now).
+    #[inline]
     pub fn at(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         // Before now only by a wrapped addition: flag it for the run loop.
         self.latest = if at < self.now { SimTime::MAX } else { self.latest.max(at) };
-        self.seq += 1;
         let at = at.max(self.now);
-        let key = ((at as u128) << 64) | self.seq as u128;
+        if let Some(out) = &mut self.outbox {
+            out.push((at, event));
+            return;
+        }
+        self.schedule(at, 0, event);
+    }
+
+    /// Schedules `event` at `at` in rank `rank`: among events of one time,
+    /// lower ranks pop first, and within a rank the earlier scheduled ([`Self::at`]
+    /// schedules in rank 0). A group of devices sharing one queue ranks
+    /// each device's events by its index, so that a step of the group is
+    /// the step of one loop over their own queues (lowest index first).
+    #[inline]
+    pub fn at_ranked(&mut self, at: SimTime, rank: u16, event: E) {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        self.latest = if at < self.now { SimTime::MAX } else { self.latest.max(at) };
+        self.schedule(at.max(self.now), rank, event);
+    }
+
+    /// Turns outbox mode on: from now on [`Self::at`] only collects events,
+    /// for [`Self::take_outbox`]; the queue itself stays empty.
+    pub fn use_outbox(&mut self) {
+        debug_assert!(self.is_empty(), "events already queued would be stranded");
+        self.outbox.get_or_insert_with(Vec::new);
+    }
+
+    /// The events collected in outbox mode since the last call, in the order
+    /// they were scheduled.
+    #[inline]
+    pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SimTime, E)> {
+        self.outbox.as_mut().expect("outbox mode").drain(..)
+    }
+
+    /// Puts `event` at time `at` (not before now) on the wheel or the far heap.
+    #[inline]
+    fn schedule(&mut self, at: SimTime, rank: u16, event: E) {
+        self.seq += 1;
+        debug_assert!(self.seq < 1 << 48, "sequence numbers leave 16 bits for the rank");
+        let seq = (rank as u64) << 48 | self.seq;
+        let key = ((at as u128) << 64) | seq as u128;
         let slot = at >> SLOT_BITS;
         let mut loc = FAR;
         if slot - self.cur < SLOTS as u64 {
             let i = (slot as usize) & (SLOTS - 1);
-            self.link(i, at, self.seq, event);
+            self.link(i, at, seq, event);
             loc = i as u32;
         } else {
             self.far.push(Entry { key, event });
@@ -196,15 +240,16 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Puts an event at `time`, scheduled `seq`-th, into slot `i`'s list
-    /// after the last node with a smaller key (searched from the tail: the
-    /// new key is usually the largest).
+    /// Puts an event at `time` with sequence `seq` (its rank in the high
+    /// bits) into slot `i`'s list after the last node with a smaller key
+    /// (searched from the tail: the new key is usually the largest).
     #[inline]
     fn link(&mut self, i: usize, time: SimTime, seq: u64, event: E) {
-        // Every listed event was scheduled before (a smaller sequence): only
-        // a later time puts one after this.
         let mut prev = self.tails[i];
-        while prev != NIL && self.nodes[prev as usize].time > time {
+        while prev != NIL && {
+            let n = &self.nodes[prev as usize];
+            n.time > time || (n.time == time && n.seq > seq)
+        } {
             prev = self.nodes[prev as usize].prev;
         }
         let next = if prev == NIL { self.heads[i] } else { self.nodes[prev as usize].next };
@@ -392,6 +437,55 @@ mod tests {
             pending.retain(|&p| p != min);
         }
         assert!(pending.is_empty() && q.is_empty() && q.peek_time().is_none());
+    }
+
+    /// Ranked events (a group's devices sharing one queue) pop by time,
+    /// then rank, then schedule order within a rank, wherever they sit
+    /// (one slot, across slots, the far heap), mixed with unranked ones
+    /// (rank 0) and pops; checked against a sort by (time, rank, order).
+    #[test]
+    fn ranked_events_pop_by_time_then_rank_then_schedule_order() {
+        let mut q = EventQueue::default();
+        let mut pending: Vec<(u64, u16, u32)> = Vec::new();
+        let mut x: u64 = 2024;
+        for id in 0..30_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Few distinct times (many ties), some far beyond the wheel.
+            let delay = ((x >> 40) % 8) * [1, 4096, 1 << 25][(x >> 61) as usize % 3];
+            let (t, rank) = (q.now() + delay, ((x >> 20) % 5) as u16);
+            if rank == 0 {
+                q.at(t, id);
+            } else {
+                q.at_ranked(t, rank, id);
+            }
+            pending.push((t, rank, id));
+            if (x >> 30).is_multiple_of(3) {
+                let min = *pending.iter().min().unwrap();
+                assert_eq!(q.pop(), Some((min.0, min.2)), "after scheduling {id}");
+                pending.retain(|&p| p != min);
+            }
+        }
+        pending.sort();
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(rest, pending.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>());
+    }
+
+    /// In outbox mode events are collected in schedule order (at no
+    /// earlier than now, the latest time tracked) and nothing is queued.
+    #[test]
+    fn an_outbox_collects_events_in_order_and_queues_none() {
+        let mut q = EventQueue::default();
+        q.use_outbox();
+        q.advance_to(100);
+        q.at(300, 'a');
+        q.at(100, 'b');
+        q.at(200, 'c');
+        assert!(q.is_empty() && q.peek_time().is_none());
+        assert_eq!(q.latest(), 300);
+        assert_eq!(q.take_outbox().collect::<Vec<_>>(), [(300, 'a'), (100, 'b'), (200, 'c')]);
+        assert_eq!(q.take_outbox().count(), 0, "taken once");
+        q.at(150, 'd');
+        assert_eq!(q.take_outbox().collect::<Vec<_>>(), [(150, 'd')]);
     }
 
     #[test]

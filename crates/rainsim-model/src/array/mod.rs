@@ -19,9 +19,10 @@
 //! of `raid::stripe` with channels = width = S). A chunk is one or more
 //! device pages; its slot is its run of device logical pages.
 //!
-//! One loop drives everything: it runs the earliest event of the array or
-//! any device, the array first at equal times and devices by index, so a run
-//! is deterministic.
+//! One loop drives everything: every device's events wait in the array's
+//! queue with its own, and it runs the earliest, the array's first at equal
+//! times and then the devices' by index (each device's in the order it
+//! scheduled them), so a run is deterministic.
 //!
 //! **Failure semantics:** the static layout keeps every stripe on distinct
 //! devices (single-failure tolerant). Free placement (`rr`, `egs`, `dls`)
@@ -58,6 +59,9 @@ pub(crate) enum ArrayEv {
     Arrival,
     /// A controller timer of the array's RAID layer.
     Raid(RaidEvent),
+    /// An event of device `d` (each device's events wait in the array's
+    /// queue, ranked by the device's index: [`Core::take_events`]).
+    Device(u32, crate::ssd::Ev),
 }
 
 /// A device request the array has outstanding.
@@ -285,7 +289,9 @@ impl Array {
                 let map = dc.precondition.map_trace;
                 crate::warmup::needed_stripes(&setup.stripes, setup.layout.page_bytes, map, &reads)
             });
-            devices.push(Ssd::build_needed(setup, Collector::new(dc.geometry.channels), verify, &[], needed)?);
+            let mut ssd = Ssd::build_needed(setup, Collector::new(dc.geometry.channels), verify, &[], needed)?;
+            ssd.use_outbox();
+            devices.push(ssd);
         }
         let page_bytes = cfg.geometry.page_bytes;
         let chunk_bytes = a.chunk_bytes(page_bytes);

@@ -32,11 +32,8 @@ impl Array {
         }
         let mut done = Vec::new();
         let mut reported = 0;
-        // Each device's next event time, refreshed only for the devices an
-        // event touched (the one stepped, the ones handed requests).
-        // (`SimTime::MAX`: none; arrivals end at 2^62 ns.)
-        let mut times: Vec<SimTime> =
-            self.core.devices.iter().map(|d| d.next_event_time().unwrap_or(SimTime::MAX)).collect();
+        // What the devices scheduled at the start goes to the queue first.
+        self.core.touched.extend(0..self.core.devices.len() as u32);
         loop {
             // Completions of the touched devices go back up; handling them may
             // touch more devices, whose completions follow in turn.
@@ -49,36 +46,20 @@ impl Array {
                 }
                 k += 1;
             }
-            for d in self.core.touched.drain(..) {
-                times[d as usize] = self.core.devices[d as usize].next_event_time().unwrap_or(SimTime::MAX);
-            }
+            self.core.take_events();
             if let Some(e) = self.core.error.take() {
                 return Err(e);
             }
             self.refill(requests.len());
-            // The first device event (the lowest index among equals).
-            let (mut t_dev, mut i_dev) = (SimTime::MAX, 0);
-            for (i, &t) in times.iter().enumerate() {
-                if t < t_dev {
-                    (t_dev, i_dev) = (t, i);
+            let Some((t, ev)) = self.core.q.pop() else { break };
+            self.core.now = t;
+            match ev {
+                ArrayEv::Arrival => self.arrive(requests),
+                ArrayEv::Raid(e) => self.raid.on_event(e, &mut self.core),
+                ArrayEv::Device(d, e) => {
+                    self.core.devices[d as usize].step_at(t, e)?;
+                    self.core.touched.push(d);
                 }
-            }
-            let array_first = match self.core.q.peek_time() {
-                Some(a) => a <= t_dev,
-                None if t_dev == SimTime::MAX => break,
-                None => false,
-            };
-            if array_first {
-                let (t, ev) = self.core.q.pop().expect("peeked");
-                self.core.now = t;
-                match ev {
-                    ArrayEv::Arrival => self.arrive(requests),
-                    ArrayEv::Raid(e) => self.raid.on_event(e, &mut self.core),
-                }
-            } else {
-                self.core.now = t_dev;
-                self.core.devices[i_dev].step(&mut std::iter::empty())?;
-                self.core.touched.push(i_dev as u32);
             }
             if self.completed >= reported + 4096 {
                 reported = self.completed;
@@ -321,6 +302,17 @@ impl Core {
         self.touched.push(device);
     }
 
+    /// Moves the events the touched devices scheduled into the array's
+    /// queue, each device's in its own rank (its index + 1: after the
+    /// array's own at equal times, devices by index).
+    fn take_events(&mut self) {
+        for d in self.touched.drain(..) {
+            for (t, e) in self.devices[d as usize].take_events() {
+                self.q.at_ranked(t, d as u16 + 1, ArrayEv::Device(d, e));
+            }
+        }
+    }
+
     /// A read of `slot` on `device` finished: a trim that waited for it runs.
     fn read_done_at(&mut self, device: u32, slot: u32) {
         let key = (device as u64) << 32 | slot as u64;
@@ -343,6 +335,8 @@ impl Core {
                     self.counters.trims_kept += 1;
                 }
             }
+            // A trim may start a collection on an idle die.
+            self.touched.push(device);
         }
         self.map.release(device, slot);
         self.loads[device as usize].free.copy_from_slice(self.map.free(device));

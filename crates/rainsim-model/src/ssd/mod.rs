@@ -527,6 +527,34 @@ impl<O: Observer> Ssd<O> {
     #[inline]
     pub fn step(&mut self, requests: &mut dyn Iterator<Item = Request>) -> Result<bool, SimError> {
         let Some((_, ev)) = self.q.pop() else { return Ok(false) };
+        self.handle(ev, requests)?;
+        Ok(true)
+    }
+
+    /// Runs event `ev` of a device whose events an array keeps in its own
+    /// queue (the device's queue in outbox mode: [`Ssd::take_events`]), at
+    /// `at`, no earlier than the device's last event.
+    #[inline]
+    pub(crate) fn step_at(&mut self, at: SimTime, ev: Ev) -> Result<(), SimError> {
+        self.q.advance_to(at);
+        self.handle(ev, &mut std::iter::empty())
+    }
+
+    /// From now on the device's events are collected for its array's queue
+    /// ([`Ssd::take_events`]) instead of queued here.
+    pub(crate) fn use_outbox(&mut self) {
+        self.q.use_outbox();
+    }
+
+    /// The events the device scheduled since the last call, in order.
+    #[inline]
+    pub(crate) fn take_events(&mut self) -> std::vec::Drain<'_, (SimTime, Ev)> {
+        self.q.take_outbox()
+    }
+
+    /// Runs event `ev`, now.
+    #[inline]
+    fn handle(&mut self, ev: Ev, requests: &mut dyn Iterator<Item = Request>) -> Result<(), SimError> {
         match ev {
             Ev::Arrival => {
                 let r = self.arrivals.next.take().expect("an arrival event has its request");
@@ -549,8 +577,7 @@ impl<O: Observer> Ssd<O> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.check_time()?;
-        Ok(true)
+        self.check_time()
     }
 
     /// An error naming the cause once a scheduled time passes
