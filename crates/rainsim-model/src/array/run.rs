@@ -288,16 +288,16 @@ impl Core {
         }
         let tag = self.ops.insert(DevOp { owner, chunk, device, slot, channel, delay, write });
         let op = if write { Op::Write } else { Op::Read };
-        let r = Request { time_ns: now, offset: range.0, size: range.1, device: 0, op };
+        let r = || Request { time_ns: now, offset: range.0, size: range.1, device: 0, op };
         if let Some(rec) = &mut self.record {
-            rec[device as usize].push(r);
+            rec[device as usize].push(r());
         }
         let dev = &mut self.devices[device as usize];
         if self.chunk_bytes == self.page_bytes as u64 {
             // The slot is the device's page.
             dev.page_now(now, slot, range.1, write, tag);
         } else {
-            dev.arrive_now(now, r, tag);
+            dev.arrive_now(now, r(), tag);
         }
         self.touched.push(device);
     }

@@ -52,8 +52,12 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Moves the completions since the last call into `out`, as (tag, time).
+    #[inline]
     pub fn take_done(&mut self, out: &mut Vec<(u32, SimTime)>) {
         if let Some(x) = &mut self.external {
+            if x.done.is_empty() {
+                return;
+            }
             if out.is_empty() {
                 // The caller drains `out` each time: trade buffers, copy nothing.
                 std::mem::swap(out, &mut x.done);
