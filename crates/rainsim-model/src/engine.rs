@@ -179,10 +179,7 @@ impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at absolute time `at` (never before now).
     #[inline]
     pub fn at(&mut self, at: SimTime, event: E) {
-        debug_assert!(at >= self.now, "event scheduled in the past");
-        // Before now only by a wrapped addition: flag it for the run loop.
-        self.latest = if at < self.now { SimTime::MAX } else { self.latest.max(at) };
-        let at = at.max(self.now);
+        let at = self.note_time(at);
         if let Some(out) = &mut self.outbox {
             out.push((at, event));
             return;
@@ -197,9 +194,17 @@ impl<E: Copy> EventQueue<E> {
     /// the step of one loop over their own queues (lowest index first).
     #[inline]
     pub fn at_ranked(&mut self, at: SimTime, rank: u16, event: E) {
+        let at = self.note_time(at);
+        self.schedule(at, rank, event);
+    }
+
+    /// Tracks the latest time scheduled and returns `at`, never before now.
+    #[inline(always)]
+    fn note_time(&mut self, at: SimTime) -> SimTime {
         debug_assert!(at >= self.now, "event scheduled in the past");
+        // Before now only by a wrapped addition: flag it for the run loop.
         self.latest = if at < self.now { SimTime::MAX } else { self.latest.max(at) };
-        self.schedule(at.max(self.now), rank, event);
+        at.max(self.now)
     }
 
     /// Turns outbox mode on: from now on [`Self::at`] only collects events,

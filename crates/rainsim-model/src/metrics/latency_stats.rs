@@ -5,10 +5,11 @@
 //! chunk operation), so a latency is counted straight into the bucket the
 //! `hdrhistogram` crate would put it in (1 ns to 2^45 ns, 3 significant
 //! digits: the same index arithmetic, without its range checks, resizing and
-//! min/max bookkeeping), and the histogram is built from the counts only
-//! when a report reads it. Every value of a bucket is equivalent to the
-//! histogram, so the built one answers every query as recording each sample
-//! into it would have (a property test holds the two equal). The counts are
+//! min/max bookkeeping). The report's quantiles are read from the counts in
+//! one pass; the histogram itself is built from them only for a single
+//! query. Every value of a bucket is equivalent to the histogram, so the
+//! built one answers every query as recording each sample into it would have
+//! (property tests hold the two equal). The counts are
 //! allocated whole when the statistics are made, as the histogram's were, so
 //! that no recording pays for memory.
 
@@ -178,6 +179,21 @@ mod tests {
         h
     }
 
+    /// The statistics of `samples`, recorded one by one.
+    fn stats_of(samples: &[u64]) -> LatencyStats {
+        let mut s = LatencyStats::default();
+        samples.iter().for_each(|&x| s.record(x));
+        s
+    }
+
+    /// Latencies of every scale: 0 and near it, typical, far past the
+    /// histogram's bound, and one value repeated.
+    fn latencies(n: std::ops::Range<usize>) -> impl proptest::strategy::Strategy<Value = Vec<u64>> {
+        use proptest::strategy::{Just, Strategy};
+        proptest::collection::vec(proptest::prop_oneof![0u64..3, 1u64..5_000, 1u64..(1 << 47), Just(1 << 46)], n)
+            .boxed()
+    }
+
     /// Every query the reports make, on the built and the direct histogram.
     fn assert_same(s: &LatencyStats, h: &Histogram<u64>) {
         let b = s.hist();
@@ -216,10 +232,7 @@ mod tests {
         for k in 10..47 {
             samples.extend([(1u64 << k) - 1, 1 << k, (1 << k) + 1, (3 << k) / 2]);
         }
-        let mut s = LatencyStats::default();
-        for &x in &samples {
-            s.record(x);
-        }
+        let s = stats_of(&samples);
         assert_same(&s, &direct(&samples));
         assert_eq!(s.count(), samples.len() as u64);
     }
@@ -229,15 +242,10 @@ mod tests {
         /// histogram recording each into it gives, and so do two merged sets.
         #[test]
         fn counts_build_the_histogram_recording_gives(
-            a in proptest::collection::vec(
-                proptest::prop_oneof![0u64..3, 1u64..5_000, 1u64..(1 << 47), proptest::strategy::Just(1 << 46)],
-                0..300,
-            ),
+            a in latencies(0..300),
             b in proptest::collection::vec(1u64..(1 << 40), 0..300),
         ) {
-            let (mut sa, mut sb) = (LatencyStats::default(), LatencyStats::default());
-            a.iter().for_each(|&x| sa.record(x));
-            b.iter().for_each(|&x| sb.record(x));
+            let (sa, sb) = (stats_of(&a), stats_of(&b));
             assert_same(&sa, &direct(&a));
             let all: Vec<u64> = a.iter().chain(&b).copied().collect();
             let m = LatencyStats::merged(&sa, &sb);
@@ -281,21 +289,15 @@ mod tests {
         /// samples, repeats, 0, and latencies past the histogram's bound.
         #[test]
         fn quantiles_in_one_pass_equal_one_query_each(
-            samples in proptest::collection::vec(
-                proptest::prop_oneof![0u64..3, 1u64..5_000, 1u64..(1 << 47), proptest::strategy::Just(1 << 46)],
-                1..400,
-            ),
+            samples in latencies(1..400),
             mut ps in proptest::collection::vec(1e-12f64..1.2, 0..40),
         ) {
-            let mut s = LatencyStats::default();
-            for &ns in &samples {
-                s.record(ns);
-            }
+            let s = stats_of(&samples);
             ps.extend([1e-9, 0.5, 0.99999, 1.0]);
             ps.sort_by(f64::total_cmp);
             let got = s.at_quantiles(&ps);
+            let h = s.hist();
             for (&p, &(v, below)) in ps.iter().zip(&got) {
-                let h = s.hist();
                 let want = h.value_at_quantile(p).min(s.max);
                 proptest::prop_assert_eq!(v, want, "value at {}", p);
                 proptest::prop_assert_eq!(below, h.quantile_below(v), "fraction below {}", v);
