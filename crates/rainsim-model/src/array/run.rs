@@ -308,6 +308,11 @@ impl Core {
     fn take_events(&mut self) {
         for d in self.touched.drain(..) {
             for (t, e) in self.devices[d as usize].take_events() {
+                debug_assert!(
+                    t >= self.now,
+                    "device {d} scheduled an event at {t} ns, before the array's {} ns",
+                    self.now
+                );
                 self.q.at_ranked(t, d as u16 + 1, ArrayEv::Device(d, e));
             }
         }
@@ -330,6 +335,9 @@ impl Core {
     fn trim(&mut self, device: u32, slot: u32) {
         if self.failed != Some(device) {
             let pages = self.chunk_bytes / self.page_bytes as u64;
+            // The trim happens now (a collection it starts starts now), not
+            // at the device's last event.
+            self.devices[device as usize].q.advance_to(self.now);
             for p in 0..pages {
                 if !self.devices[device as usize].trim(slot as u64 * pages + p) {
                     self.counters.trims_kept += 1;

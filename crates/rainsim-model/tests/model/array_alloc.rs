@@ -158,6 +158,30 @@ fn free_placement_moves_chunks_and_trims_their_old_pages() {
     }
 }
 
+/// A trim happens at the array's time: on a device idle since long before,
+/// the collection a trim starts (its idle, full die's first invalid page)
+/// starts then, not at the device's last event, so that no event of it
+/// lands before the array's time (the array checks each one it takes) and
+/// reads arriving meanwhile wait for it. Devices nearly full of valid data,
+/// round-robin placement moving every rewritten chunk, writes 200 ms apart (longer than a collection).
+#[test]
+fn a_trim_starts_its_collection_at_the_arrays_time() {
+    let mut cfg = crate::preset("dls-4ssd");
+    cfg.array.as_mut().unwrap().allocation = Allocation::Rr;
+    cfg.geometry.blocks_per_plane = 16;
+    cfg.precondition.valid = 0.84;
+    cfg.precondition.invalid = 0.0;
+    cfg.ftl.gc_threshold = 0.14;
+    cfg.workload.mean_interarrival_ns = 200_000_000;
+    cfg.workload.requests = 3_000;
+    let mut a = Array::new(&cfg, false).unwrap();
+    let reqs = rainsim_trace::generate(&cfg.workload, a.capacity_bytes(), cfg.seed).unwrap().requests;
+    a.run(&reqs, &mut |_| {}).unwrap();
+    assert!(a.counters().moves > 1_000, "chunks moved and their old slots were trimmed");
+    let gcs: u64 = a.devices().iter().map(|d| d.obs.channels.iter().map(|c| c.gc_count).sum::<u64>()).sum();
+    assert!(gcs > 1_000, "the devices collected ({gcs} GCs)");
+}
+
 /// Five devices under `alloc`, replayed closed loop at depth 32, with
 /// reads (2 ms) slower than programs.
 fn slow_reads_closed(alloc: Allocation) -> rainsim_model::config::Config {
