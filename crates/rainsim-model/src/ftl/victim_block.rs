@@ -10,6 +10,18 @@ use super::block::BlockMeta;
 const NIL: u32 = u32::MAX;
 const OUT: u16 = u16::MAX;
 
+/// A block's place in the index: its neighbours in its bucket and the
+/// bucket. One record, so that moving a block between buckets (every
+/// invalidation of a full block's page, at random blocks) touches one cache
+/// line per block, not three.
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    prev: u32,
+    next: u32,
+    /// Bucket the block is in, or `OUT`.
+    bucket: u16,
+}
+
 /// Full blocks bucketed by valid count, per plane.
 #[derive(Debug, Clone)]
 pub struct GreedyIndex {
@@ -17,10 +29,7 @@ pub struct GreedyIndex {
     blocks_per_plane: u32,
     /// `heads[plane · (ppb + 1) + v]`: first block (global) with `v` valid pages.
     heads: Vec<u32>,
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    /// Bucket a block is in, or `OUT`.
-    bucket: Vec<u16>,
+    links: Vec<Link>,
     /// No non-empty bucket below this, per plane.
     low: Vec<u16>,
 }
@@ -33,9 +42,7 @@ impl GreedyIndex {
             ppb,
             blocks_per_plane,
             heads: vec![NIL; planes as usize * (ppb as usize + 1)],
-            prev: vec![NIL; blocks],
-            next: vec![NIL; blocks],
-            bucket: vec![OUT; blocks],
+            links: vec![Link { prev: NIL, next: NIL, bucket: OUT }; blocks],
             low: vec![ppb as u16; planes as usize],
         }
     }
@@ -47,43 +54,40 @@ impl GreedyIndex {
 
     /// Adds full block `block` (global) with `valid` valid pages.
     pub fn insert(&mut self, block: u32, valid: u16) {
-        debug_assert_eq!(self.bucket[block as usize], OUT);
+        debug_assert_eq!(self.links[block as usize].bucket, OUT);
         let h = self.head(block, valid);
         let first = self.heads[h];
-        self.next[block as usize] = first;
-        self.prev[block as usize] = NIL;
+        self.links[block as usize] = Link { prev: NIL, next: first, bucket: valid };
         if first != NIL {
-            self.prev[first as usize] = block;
+            self.links[first as usize].prev = block;
         }
         self.heads[h] = block;
-        self.bucket[block as usize] = valid;
         let plane = (block / self.blocks_per_plane) as usize;
         self.low[plane] = self.low[plane].min(valid);
     }
 
     /// Removes `block` if it is indexed.
     pub fn remove(&mut self, block: u32) {
-        let v = self.bucket[block as usize];
+        let Link { prev: p, next: n, bucket: v } = self.links[block as usize];
         if v == OUT {
             return;
         }
-        let (p, n) = (self.prev[block as usize], self.next[block as usize]);
         if p == NIL {
             let h = self.head(block, v);
             self.heads[h] = n;
         } else {
-            self.next[p as usize] = n;
+            self.links[p as usize].next = n;
         }
         if n != NIL {
-            self.prev[n as usize] = p;
+            self.links[n as usize].prev = p;
         }
-        self.bucket[block as usize] = OUT;
+        self.links[block as usize].bucket = OUT;
     }
 
     /// `block`'s valid count is now `valid` (no-op for blocks not indexed).
     #[inline]
     pub fn update(&mut self, block: u32, valid: u16) {
-        if self.bucket[block as usize] != OUT {
+        if self.links[block as usize].bucket != OUT {
             self.remove(block);
             self.insert(block, valid);
         }
