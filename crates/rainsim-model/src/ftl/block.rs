@@ -12,7 +12,8 @@ pub struct BlockMeta {
     pub written: u16,
     /// Erase cycles so far.
     pub erases: u32,
-    /// Reads since the last erase (read disturb).
+    /// Reads since the last erase (read disturb), counted while the LDPC
+    /// model, their one reader, is on.
     pub reads: u32,
     /// The FTL's clock (`Ftl::set_clock_s`, whole seconds) when the block took
     /// its first page after its last erase, or was refilled by wear levelling:

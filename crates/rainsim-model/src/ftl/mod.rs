@@ -607,7 +607,8 @@ impl Ftl {
         self.map.get(chunk)
     }
 
-    /// Counts a read of `ppn` against its block (read disturb).
+    /// Counts a read of `ppn` against its block (read disturb; called under
+    /// the LDPC model only).
     #[inline]
     pub fn note_read(&mut self, ppn: Ppn) {
         let b = &mut self.blocks[self.layout.block_of(ppn) as usize];

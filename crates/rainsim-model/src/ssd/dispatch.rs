@@ -119,10 +119,7 @@ impl<O: Observer> Ssd<O> {
                         return;
                     }
                 }
-                // The level is taken before this read counts against its
-                // block: read disturb comes from the reads before it.
                 let sense = if self.ldpc.is_some() { self.ldpc_sense(ch, op.origin(), ppn) } else { self.t.read };
-                self.ftl.note_read(ppn);
                 let sensed = self.flash.submit(die, op, now, sense);
                 self.q.at(sensed, Ev::ReadSensed(die));
             }
@@ -158,6 +155,11 @@ impl<O: Observer> Ssd<O> {
         let level = self.read_level(m, ppn);
         let (sense, retry) = (m.read_ns(level), m.retry_ns(level));
         self.obs.flash_read(ch, origin, level, retry);
+        // The level is taken before this read counts against its block (read
+        // disturb comes from the reads before it). Only this model reads the
+        // count, so without it no read touches its block's record (a cache
+        // miss at a random block on every read).
+        self.ftl.note_read(ppn);
         sense
     }
 

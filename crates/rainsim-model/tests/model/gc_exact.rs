@@ -135,12 +135,15 @@ fn gc_triggers_below_the_threshold_not_at_it() {
     assert_eq!(work, Some(GcWork { moved: 3, erased: 1, wl_moved: 0 }));
 }
 
-/// Reads counted on a block since its erase (read disturb) start again from
-/// 0 when GC erases it; other blocks keep theirs.
+/// Reads counted on a block since its erase (read disturb, under the LDPC
+/// model: its one reader) start again from 0 when GC erases it; other blocks
+/// keep theirs. Without the model no read is counted.
 #[test]
 fn gc_erase_resets_the_read_count() {
-    let run = |trigger_gc: bool| {
-        let mut ssd = Ssd::new(&cfg(1, true), Rec::default(), false).unwrap();
+    let run = |trigger_gc: bool, ldpc: bool| {
+        let mut c = cfg(1, true);
+        c.ldpc.enabled = ldpc;
+        let mut ssd = Ssd::new(&c, Rec::default(), false).unwrap();
         // Blocks 0..4 full with chunks 0..19; chunks 0, 1 rewritten into
         // block 5: block 0 keeps 2 valid pages, 2 blocks free (no GC yet).
         write(&mut ssd.ftl, 0, 0..20);
@@ -166,8 +169,9 @@ fn gc_erase_resets_the_read_count() {
         let b = &ssd.ftl.blocks;
         (ssd.obs.gc.len(), b[0].reads, b[0].erases, b[1].reads)
     };
-    assert_eq!(run(false), (0, 6, 0, 2), "no GC: six reads counted on block 0");
-    assert_eq!(run(true), (1, 0, 1, 2), "GC erased block 0: its count restarts");
+    assert_eq!(run(false, true), (0, 6, 0, 2), "no GC: six reads counted on block 0");
+    assert_eq!(run(true, true), (1, 0, 1, 2), "GC erased block 0: its count restarts");
+    assert_eq!(run(false, false), (0, 0, 0, 0), "without the LDPC model reads touch no block record");
 }
 
 /// Static wear levelling swaps when the erased victim's count exceeds the
