@@ -23,6 +23,7 @@ pub mod ftl;
 pub mod host;
 pub mod metrics;
 pub mod policy;
+mod prefetch;
 pub mod raid;
 pub mod run;
 pub mod sched;

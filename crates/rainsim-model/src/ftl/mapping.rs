@@ -112,6 +112,30 @@ impl Mapping {
         std::hint::black_box(x);
     }
 
+    /// Prefetches the slots of chunks `first..=last` (at most two cache
+    /// lines: the first and the last; ids past the table are left out).
+    /// A hint: see `prefetch.rs`.
+    #[inline]
+    pub fn prefetch(&self, first: u32, last: u32) {
+        let t = &self.l2p.0;
+        let (a, b) = (first as usize, (last as usize).min(t.len().saturating_sub(1)));
+        if a > b {
+            return;
+        }
+        crate::prefetch::line(&t[a]);
+        if b / 16 != a / 16 {
+            crate::prefetch::line(&t[b]);
+        }
+    }
+
+    /// Prefetches page `ppn`'s reverse slot (a hint).
+    #[inline]
+    pub fn prefetch_owner(&self, ppn: Ppn) {
+        if let Some(x) = self.p2l.0.get(ppn as usize) {
+            crate::prefetch::line(x);
+        }
+    }
+
     /// Number of chunk slots.
     pub fn chunks(&self) -> usize {
         self.l2p.0.len()
@@ -168,6 +192,12 @@ mod tests {
         assert_eq!((m.get(9), m.owner(5), m.owner(12)), (Some(12), None, Some(9)));
         m.unmap(12);
         assert_eq!((m.get(9), m.owner(12)), (None, None));
+        // Prefetches past either table's end are left out, not a panic.
+        m.prefetch(0, u32::MAX);
+        m.prefetch(11, 20);
+        m.prefetch(9, 3);
+        m.prefetch_owner(16);
+        m.prefetch_owner(u32::MAX);
         // Chunk 0 and page 0 are ids like any other (unmapped is not zero).
         m.place(1, 0);
         assert_eq!((m.get(1), m.owner(0)), (Some(0), Some(1)));

@@ -290,6 +290,18 @@ impl Ftl {
         old
     }
 
+    /// Prefetches what a commit of `chunk` will touch at random: the
+    /// records of the page it holds now, which the commit invalidates (a
+    /// hint, `prefetch.rs`).
+    #[inline]
+    pub fn prefetch_commit(&self, chunk: u32) {
+        let Some(old) = self.map.get(chunk) else { return };
+        let b = self.layout.block_of(old);
+        self.map.prefetch_owner(old);
+        crate::prefetch::line(&self.blocks[b as usize]);
+        self.index.prefetch(b);
+    }
+
     pub(crate) fn invalidate(&mut self, old: Ppn) {
         let b = self.layout.block_of(old);
         self.blocks[b as usize].valid -= 1;

@@ -84,6 +84,14 @@ impl GreedyIndex {
         self.links[block as usize].bucket = OUT;
     }
 
+    /// Prefetches `block`'s record (a hint).
+    #[inline]
+    pub fn prefetch(&self, block: u32) {
+        if let Some(l) = self.links.get(block as usize) {
+            crate::prefetch::line(l);
+        }
+    }
+
     /// `block`'s valid count is now `valid` (no-op for blocks not indexed).
     #[inline]
     pub fn update(&mut self, block: u32, valid: u16) {

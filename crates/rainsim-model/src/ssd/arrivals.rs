@@ -71,7 +71,20 @@ impl<O: Observer> Ssd<O> {
             return Err(unsorted(index - 1));
         }
         (a.read, a.last_ns, a.next) = (index + 1, r.time_ns, Some(r));
+        self.prefetch_stripes(&r);
         Ok(Some(r))
+    }
+
+    /// Prefetches the mapping slots of the stripes `r` touches (`prefetch.rs`):
+    /// its arrival, after the events before it, looks them all up.
+    #[inline]
+    fn prefetch_stripes(&self, r: &Request) {
+        let pb = self.layout.page_bytes as u64;
+        let dps = self.stripes.data_per_stripe() as u64;
+        let w = self.stripes.width as u64;
+        let first = r.offset / pb / dps * w;
+        let last = (r.offset + r.size as u64 - 1) / pb / dps * w + w - 1;
+        self.ftl.map.prefetch(first.min(u32::MAX as u64) as u32, last.min(u32::MAX as u64) as u32);
     }
 }
 

@@ -124,6 +124,9 @@ impl<O: Observer> Ssd<O> {
                 self.q.at(sensed, Ev::ReadSensed(die));
             }
             OpKind::Program => {
+                // Its commit, a program time from now, invalidates the page
+                // the chunk holds now: bring that page's records closer.
+                self.ftl.prefetch_commit(op.chunk);
                 self.sync_ftl_clock();
                 // One test for both models (variation-aware lanes, process
                 // variation), so that the plain path stays as it was.
