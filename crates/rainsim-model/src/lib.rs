@@ -21,6 +21,7 @@ pub mod fault;
 pub mod flash;
 pub mod ftl;
 pub mod host;
+mod huge_pages;
 pub mod metrics;
 pub mod policy;
 mod prefetch;

@@ -42,6 +42,7 @@ const KEYS: &[&str] = &[
     "trace.time_scale",
     "workload.requests",
     "run.ignore_memory_budget",
+    "run.huge_pages",
     "geometry.chanels",
     "no_such.key",
 ];

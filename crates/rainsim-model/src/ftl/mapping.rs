@@ -16,7 +16,12 @@ pub struct Mapping {
 impl Mapping {
     /// An empty map for `chunks` logical chunks over `pages` physical pages.
     pub fn new(chunks: u64, pages: u32) -> Mapping {
-        Mapping { l2p: Table::new(chunks as usize), p2l: Table::new(pages as usize) }
+        Mapping::with_tables(chunks, pages, false)
+    }
+    /// [`Mapping::new`], asking for huge pages under both tables when
+    /// `huge_pages` (`huge_pages.rs`).
+    pub fn with_tables(chunks: u64, pages: u32, huge_pages: bool) -> Mapping {
+        Mapping { l2p: Table::new(chunks as usize, huge_pages), p2l: Table::new(pages as usize, huge_pages) }
     }
     /// Current page of a chunk, if written.
     #[inline]
@@ -149,8 +154,12 @@ impl Mapping {
 struct Table(Vec<u32>);
 
 impl Table {
-    fn new(n: usize) -> Table {
-        Table(vec![0; n])
+    fn new(n: usize, huge_pages: bool) -> Table {
+        let v = vec![0; n];
+        if huge_pages {
+            crate::huge_pages::advise(&v);
+        }
+        Table(v)
     }
     #[inline]
     fn get(&self, i: usize) -> u32 {

@@ -87,6 +87,12 @@ pub struct OutOfSpace {
 impl Ftl {
     /// A fresh (all erased) FTL for `chunks` logical chunks.
     pub fn new(layout: Layout, chunks: u64, gc_threshold: f64, wl_spread: u32) -> Ftl {
+        Ftl::with_tables(layout, chunks, gc_threshold, wl_spread, false)
+    }
+
+    /// [`Ftl::new`], with the mapping tables on huge pages when `huge_pages`
+    /// (`run.huge_pages`, `huge_pages.rs`).
+    pub fn with_tables(layout: Layout, chunks: u64, gc_threshold: f64, wl_spread: u32, huge_pages: bool) -> Ftl {
         let planes = (0..layout.planes())
             .map(|_| PlaneMeta {
                 free: (0..layout.blocks_per_plane).collect(),
@@ -101,7 +107,7 @@ impl Ftl {
         // erased block every plane keeps in reserve for GC itself.
         let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(2);
         let mut ftl = Ftl {
-            map: Mapping::new(chunks, layout.pages()),
+            map: Mapping::with_tables(chunks, layout.pages(), huge_pages),
             blocks: vec![BlockMeta::default(); layout.blocks() as usize],
             planes,
             gc_trigger_blocks: trigger,

@@ -238,7 +238,8 @@ impl<O: Observer> Ssd<O> {
         let replicating = cfg.policy.replication != crate::policy::ReplicationKind::None && parity;
         let pairs = if replicating { cfg.policy.replicas.capacity() } else { 0 };
         let ids = stripes.chunks() + crate::raid::replica::ReplicaTable::ids(pairs);
-        let mut ftl = Ftl::new(layout.clone(), ids, cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
+        let (threshold, spread) = (cfg.ftl.gc_threshold, cfg.ftl.wear_level_spread);
+        let mut ftl = Ftl::with_tables(layout.clone(), ids, threshold, spread, cfg.run.huge_pages);
         ftl.set_allocator(cfg.policy.build_allocator());
         if cfg.process_variation.enabled {
             let pv = &cfg.process_variation;

@@ -5,8 +5,13 @@ use rainsim_model::metrics::report::RunTiming;
 use rainsim_model::run::{capacity_bytes, simulate, RunOptions};
 
 fn report_json(seed: u64) -> String {
+    report_with(seed, |_| {})
+}
+
+fn report_with(seed: u64, tweak: impl Fn(&mut rainsim_model::config::Config)) -> String {
     let mut cfg = preset("degraded-mode-8ch");
     cfg.seed = seed;
+    tweak(&mut cfg);
     let path = traces_dir().join("msr.cut.per_10k.rw_40_60.1370.trace");
     let trace = rainsim_trace::load(&path, &cfg.trace, capacity_bytes(&cfg), cfg.geometry.page_bytes).unwrap();
     let mut r = simulate(
@@ -32,4 +37,19 @@ fn identical_runs_give_identical_reports() {
     assert!(a == b, "two identical runs differ");
     // The seed matters (preconditioning layout), so a different seed differs.
     assert_ne!(a, report_json(6));
+}
+
+/// Huge pages under the mapping tables (`run.huge_pages`, on by default;
+/// this preset's reverse map is 16 MiB, so it is asked for) change how
+/// memory is backed, never a result: the report without them is the same,
+/// but for the setting itself in its `config`.
+#[test]
+fn huge_pages_change_no_result() {
+    let on = report_json(5);
+    let mut off: serde_json::Value = serde_json::from_str(&report_with(5, |c| c.run.huge_pages = false)).unwrap();
+    let run = off["config"].as_object_mut().unwrap().remove("run");
+    assert_eq!(run, Some(serde_json::json!({"ignore_memory_budget": false, "huge_pages": false})));
+    assert!(!on.contains("huge_pages"), "the default is left out of reports");
+    let on: serde_json::Value = serde_json::from_str(&on).unwrap();
+    assert!(off == on, "a report moved with run.huge_pages");
 }
