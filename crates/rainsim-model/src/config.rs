@@ -70,21 +70,16 @@ pub struct Config {
 }
 
 /// `[run]`: how a run uses the machine, not part of the simulated device.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunParams {
     /// Run even when the memory estimate exceeds the memory available
     /// (the run may then be killed by the operating system).
     pub ignore_memory_budget: bool,
     /// Ask the OS for huge pages under the mapping tables (Linux; speed
-    /// only, never results).
+    /// only, never results). Off by default: on a VM whose host backs
+    /// memory lazily, fresh huge pages make the set-up much slower.
     pub huge_pages: bool,
-}
-
-impl Default for RunParams {
-    fn default() -> Self {
-        RunParams { ignore_memory_budget: false, huge_pages: true }
-    }
 }
 
 impl RunParams {

@@ -39,17 +39,17 @@ fn identical_runs_give_identical_reports() {
     assert_ne!(a, report_json(6));
 }
 
-/// Huge pages under the mapping tables (`run.huge_pages`, on by default;
-/// this preset's reverse map is 16 MiB, so it is asked for) change how
-/// memory is backed, never a result: the report without them is the same,
-/// but for the setting itself in its `config`.
+/// Huge pages under the mapping tables (`run.huge_pages`; this preset's
+/// reverse map is 16 MiB, so they are asked for) change how memory is
+/// backed, never a result: the report with them is the one without, but
+/// for the setting itself in its `config`.
 #[test]
 fn huge_pages_change_no_result() {
-    let on = report_json(5);
-    let mut off: serde_json::Value = serde_json::from_str(&report_with(5, |c| c.run.huge_pages = false)).unwrap();
-    let run = off["config"].as_object_mut().unwrap().remove("run");
-    assert_eq!(run, Some(serde_json::json!({"ignore_memory_budget": false, "huge_pages": false})));
-    assert!(!on.contains("huge_pages"), "the default is left out of reports");
-    let on: serde_json::Value = serde_json::from_str(&on).unwrap();
-    assert!(off == on, "a report moved with run.huge_pages");
+    let off = report_json(5);
+    let mut on: serde_json::Value = serde_json::from_str(&report_with(5, |c| c.run.huge_pages = true)).unwrap();
+    let run = on["config"].as_object_mut().unwrap().remove("run");
+    assert_eq!(run, Some(serde_json::json!({"ignore_memory_budget": false, "huge_pages": true})));
+    assert!(!off.contains("huge_pages"), "the default is left out of reports");
+    let off: serde_json::Value = serde_json::from_str(&off).unwrap();
+    assert!(on == off, "a report moved with run.huge_pages");
 }
