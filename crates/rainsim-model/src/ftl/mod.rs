@@ -303,7 +303,7 @@ impl Ftl {
     pub fn prefetch_commit(&self, chunk: u32) {
         let Some(old) = self.map.get(chunk) else { return };
         let b = self.layout.block_of(old);
-        self.map.prefetch_owner(old);
+        self.map.prefetch_page(old);
         crate::prefetch::line(&self.blocks[b as usize]);
         self.index.prefetch(b);
     }
