@@ -154,7 +154,7 @@ impl Mapping {
             return;
         }
         crate::prefetch::line(&t[a]);
-        if b / 16 != a / 16 {
+        if (&t[a] as *const u32 as usize) / 64 != (&t[b] as *const u32 as usize) / 64 {
             crate::prefetch::line(&t[b]);
         }
     }

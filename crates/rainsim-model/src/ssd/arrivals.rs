@@ -80,11 +80,11 @@ impl<O: Observer> Ssd<O> {
     #[inline]
     fn prefetch_stripes(&self, r: &Request) {
         let pb = self.layout.page_bytes as u64;
-        let dps = self.stripes.data_per_stripe() as u64;
-        let w = self.stripes.width as u64;
-        let first = r.offset / pb / dps * w;
-        let last = (r.offset + r.size as u64 - 1) / pb / dps * w + w - 1;
-        self.ftl.map.prefetch(first.min(u32::MAX as u64) as u32, last.min(u32::MAX as u64) as u32);
+        let w = self.stripes.width;
+        // A stripe's chunk ids are consecutive (`raid/stripe.rs`).
+        let (first, _) = self.stripes.chunk_of_lpn(r.offset / pb);
+        let (last, _) = self.stripes.chunk_of_lpn((r.offset + r.size as u64 - 1) / pb);
+        self.ftl.map.prefetch(first * w, last * w + w - 1);
     }
 }
 
