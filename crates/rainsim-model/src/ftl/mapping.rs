@@ -80,6 +80,26 @@ impl Mapping {
         self.p2l.set(ppn as usize, chunk);
         self.mark(ppn, true);
     }
+    /// [`Mapping::place`] without the valid bit, for a caller that sets
+    /// the bits of whole runs of pages after ([`Mapping::mark_run`]).
+    #[inline]
+    pub fn place_unmarked(&mut self, chunk: u32, ppn: Ppn) {
+        debug_assert_eq!(self.l2p.get(chunk as usize), NONE, "chunk {chunk} placed twice");
+        self.l2p.set(chunk as usize, ppn);
+        self.p2l.set(ppn as usize, chunk);
+    }
+    /// Marks pages `first..first + n` valid (each must hold its chunk).
+    pub fn mark_run(&mut self, first: Ppn, n: u32) {
+        let (mut p, end) = (first as usize, first as usize + n as usize);
+        while p < end {
+            let (w, b) = (p / 64, p % 64);
+            let take = (64 - b).min(end - p);
+            let bits = if take == 64 { !0 } else { ((1u64 << take) - 1) << b };
+            debug_assert_eq!(self.valid[w] & bits, 0, "a page of {first}..{end} marked twice");
+            self.valid[w] |= bits;
+            p += take;
+        }
+    }
     /// GC move of valid page `old` to `new`: returns the chunk it holds.
     /// Writes only to the chunk's random `l2p` slot (no read), which keeps
     /// GC loops from stalling on cache misses.

@@ -173,7 +173,18 @@ pub fn precondition(
     }
     // Stripe order: the forward map fills sequentially, the reverse map in
     // one sequential run per plane.
-    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| ftl.map.place(chunk, slots[plane as usize].next()));
+    // Each chunk takes its plane's next slot; the slots' valid bits are
+    // set run by run afterwards (a plane's slots are all taken).
+    let mut cursors = Cursors::new(&slots);
+    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| {
+        ftl.map.place_unmarked(chunk, cursors.next(plane as usize))
+    });
+    debug_assert!(cursors.at.iter().all(|a| a.1 == 0), "every slot taken");
+    for s in &slots {
+        for &(page, n) in &s.runs {
+            ftl.map.mark_run(page, n);
+        }
+    }
     rep.victim_valid_mean = if planes_with_victim == 0 { 0.0 } else { victims as f64 / planes_with_victim as f64 };
     rep.written_valid_fraction =
         if written_blocks == 0 { 0.0 } else { rep.valid_pages as f64 / (written_blocks * ppb) as f64 };
@@ -207,6 +218,24 @@ fn deal(
 ) {
     let (w, channels) = (stripes.width, stripes.channels);
     let planes_per_ch = lay.dies_per_channel * lay.planes_per_die;
+    if stripes.column(0).is_none() {
+        // Unbound (the common case): each channel's next plane, local. The
+        // position is stored before `f` runs, so nothing is reloaded after
+        // `f`'s stores.
+        let mut next = vec![0u32; channels as usize];
+        let last = channels - 1;
+        taken(stripes, forced, want, |s, first| {
+            let mut ch = first;
+            for chunk in s * w..(s + 1) * w {
+                let n = &mut next[ch as usize];
+                let local = *n;
+                *n = if local + 1 == planes_per_ch { 0 } else { local + 1 };
+                f(chunk, ch * planes_per_ch + local);
+                ch = if ch == last { 0 } else { ch + 1 };
+            }
+        });
+        return;
+    }
     // Round-robin positions, kept reduced (no division per chunk).
     let mut deal = vec![0u32; channels as usize];
     let mut deal_die = vec![0u32; lay.dies() as usize];
@@ -301,11 +330,6 @@ fn plane_counts(stripes: &StripeLayout, lay: &crate::flash::address::Layout, for
 /// hot region starts).
 struct Slots {
     runs: Vec<(Ppn, u32)>,
-    /// Runs taken so far.
-    run: usize,
-    /// The next slot, and how many of its run are left.
-    page: Ppn,
-    left: u32,
 }
 
 impl Slots {
@@ -335,24 +359,45 @@ impl Slots {
                 }
             }
         }
-        Slots { runs, run: 0, page: 0, left: 0 }
+        Slots { runs }
+    }
+}
+
+/// Every plane's next slot, in one flat array indexed by plane: the deal's
+/// inner loop takes a slot with a load, a store and a branch that is taken
+/// once per run (once per plane under the packed layout).
+struct Cursors<'a> {
+    /// Each plane's next slot and how many of its run are left (0: none).
+    at: Vec<(Ppn, u32)>,
+    /// Each plane's runs not yet started.
+    rest: Vec<&'a [(Ppn, u32)]>,
+}
+
+impl<'a> Cursors<'a> {
+    fn new(slots: &'a [Slots]) -> Self {
+        let mut c = Cursors { at: vec![(0, 0); slots.len()], rest: slots.iter().map(|s| &s.runs[..]).collect() };
+        (0..slots.len()).for_each(|p| c.start_run(p));
+        c
     }
 
-    /// The next slot (the caller takes exactly as many as there are).
+    /// The next slot of `plane` (the caller takes exactly as many as there are).
     #[inline]
-    fn next(&mut self) -> Ppn {
-        if self.left == 0 {
-            self.next_run();
+    fn next(&mut self, plane: usize) -> Ppn {
+        let at = &mut self.at[plane];
+        let page = at.0;
+        *at = (page + 1, at.1 - 1);
+        if at.1 == 0 {
+            self.start_run(plane);
         }
-        self.left -= 1;
-        self.page += 1;
-        self.page - 1
+        page
     }
 
     #[cold]
-    fn next_run(&mut self) {
-        (self.page, self.left) = self.runs[self.run];
-        self.run += 1;
+    fn start_run(&mut self, plane: usize) {
+        if let Some((&run, rest)) = self.rest[plane].split_first() {
+            self.at[plane] = run;
+            self.rest[plane] = rest;
+        }
     }
 }
 
@@ -472,9 +517,11 @@ mod tests {
             hot_blocks: 1,
             hot_valid: 3,
         };
-        let mut s = Slots::of(&plan, 0, 8);
-        assert_eq!(s.runs, [(32, 3), (8, 2), (16, 16)]);
-        let pages: Vec<Ppn> = (0..21).map(|_| s.next()).collect();
+        let s = [Slots::of(&plan, 0, 8)];
+        assert_eq!(s[0].runs, [(32, 3), (8, 2), (16, 16)]);
+        let mut c = Cursors::new(&s);
+        let pages: Vec<Ppn> = (0..21).map(|_| c.next(0)).collect();
+        assert_eq!(c.at[0].1, 0, "all taken");
         let want: Vec<Ppn> = [32, 33, 34, 8, 9].into_iter().chain(16..32).collect();
         assert_eq!(pages, want);
     }
