@@ -121,14 +121,15 @@ impl<E> Node<E> {
 /// found, is remembered until it is popped or an earlier one is scheduled:
 /// a run loop that peeks every device before stepping one finds it once.
 pub struct EventQueue<E: Copy> {
-    /// First and last node of each slot's list (`NIL`: empty).
-    heads: Vec<u32>,
-    tails: Vec<u32>,
+    /// First and last node of each slot's list (`NIL`: empty). Arrays of
+    /// the wheel's size, so that a slot index (masked) needs no bounds check.
+    heads: Box<[u32; SLOTS]>,
+    tails: Box<[u32; SLOTS]>,
     nodes: Vec<Node<E>>,
     /// First free node (`NIL`: none), linked by `next`.
     free: u32,
     /// One bit per slot: non-empty.
-    busy: Vec<u64>,
+    busy: Box<[u64; WORDS]>,
     /// One bit per word of `busy`: non-zero.
     summary: u64,
     /// Key of the earliest pending event once a peek found it (else
@@ -151,11 +152,11 @@ pub struct EventQueue<E: Copy> {
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heads: vec![NIL; SLOTS],
-            tails: vec![NIL; SLOTS],
+            heads: Box::new([NIL; SLOTS]),
+            tails: Box::new([NIL; SLOTS]),
             nodes: Vec::new(),
             free: NIL,
-            busy: vec![0; WORDS],
+            busy: Box::new([0; WORDS]),
             summary: 0,
             head_key: Cell::new(UNKNOWN),
             head_at: Cell::new(0),
@@ -227,58 +228,100 @@ impl<E: Copy> EventQueue<E> {
         self.seq += 1;
         debug_assert!(self.seq < 1 << 48, "sequence numbers leave 16 bits for the rank");
         let seq = (rank as u64) << 48 | self.seq;
-        let key = ((at as u128) << 64) | seq as u128;
         let slot = at >> SLOT_BITS;
-        let mut loc = FAR;
-        if slot - self.cur < SLOTS as u64 {
-            let i = (slot as usize) & (SLOTS - 1);
-            self.link(i, at, seq, event);
-            loc = i as u32;
-        } else {
-            self.far.push(Entry { key, event });
+        if slot - self.cur >= SLOTS as u64 {
+            return self.schedule_far(at, seq, event);
         }
+        let i = (slot as usize) & (SLOTS - 1);
+        self.link(i, at, seq, event);
         // A known head stays (the first of its slot, or the heap's top)
         // unless this event is earlier.
+        let key = ((at as u128) << 64) | seq as u128;
         if key < self.head_key.get() {
             self.head_key.set(key);
-            self.head_at.set(loc);
+            self.head_at.set(i as u32);
+        }
+    }
+
+    /// [`Self::schedule`] beyond the wheel's span: on the far heap.
+    #[cold]
+    #[inline(never)]
+    fn schedule_far(&mut self, at: SimTime, seq: u64, event: E) {
+        let key = ((at as u128) << 64) | seq as u128;
+        self.far.push(Entry { key, event });
+        if key < self.head_key.get() {
+            self.head_key.set(key);
+            self.head_at.set(FAR);
         }
     }
 
     /// Puts an event at `time` with sequence `seq` (its rank in the high
-    /// bits) into slot `i`'s list after the last node with a smaller key
-    /// (searched from the tail: the new key is usually the largest).
+    /// bits) into slot `i`'s list after the last node with a smaller key.
+    /// The common cases, an empty slot and a key after the tail's, take no
+    /// search; the rest search from the tail (`insert_before`).
     #[inline]
     fn link(&mut self, i: usize, time: SimTime, seq: u64, event: E) {
+        let tail = self.tails[i];
+        self.on_wheel += 1;
+        if tail == NIL {
+            let n = self.put(Node { time, seq, prev: NIL, next: NIL, event });
+            self.heads[i] = n;
+            self.tails[i] = n;
+            self.busy[i / 64] |= 1 << (i % 64);
+            self.summary |= 1 << (i / 64);
+            return;
+        }
+        let t = &self.nodes[tail as usize];
+        if t.time < time || (t.time == time && t.seq < seq) {
+            let n = self.put(Node { time, seq, prev: tail, next: NIL, event });
+            self.nodes[tail as usize].next = n;
+            self.tails[i] = n;
+        } else {
+            self.insert_before(i, Node { time, seq, prev: NIL, next: NIL, event });
+        }
+    }
+
+    /// Stores `node` in a free node (reused first) and returns its index.
+    #[inline(always)]
+    fn put(&mut self, node: Node<E>) -> u32 {
+        match self.free {
+            NIL => self.grow(node),
+            n => {
+                let slot = &mut self.nodes[n as usize];
+                self.free = slot.next;
+                *slot = node;
+                n
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, node: Node<E>) -> u32 {
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// Links `node` into non-empty slot `i` after the last node with a
+    /// smaller key, which is not the tail (searched from the tail).
+    #[inline(never)]
+    fn insert_before(&mut self, i: usize, mut node: Node<E>) {
         let mut prev = self.tails[i];
         while prev != NIL && {
-            let n = &self.nodes[prev as usize];
-            n.time > time || (n.time == time && n.seq > seq)
+            let p = &self.nodes[prev as usize];
+            p.time > node.time || (p.time == node.time && p.seq > node.seq)
         } {
             prev = self.nodes[prev as usize].prev;
         }
         let next = if prev == NIL { self.heads[i] } else { self.nodes[prev as usize].next };
-        let node = Node { time, seq, prev, next, event };
-        let n = if self.free != NIL {
-            let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = node;
-            n
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
+        (node.prev, node.next) = (prev, next);
+        let n = self.put(node);
         match prev {
             NIL => self.heads[i] = n,
             p => self.nodes[p as usize].next = n,
         }
-        match next {
-            NIL => self.tails[i] = n,
-            x => self.nodes[x as usize].prev = n,
-        }
-        self.busy[i / 64] |= 1 << (i % 64);
-        self.summary |= 1 << (i / 64);
-        self.on_wheel += 1;
+        // `next` is a node: the new one is not the tail.
+        self.nodes[next as usize].prev = n;
     }
 
     /// The first busy wheel slot at or after the current one, circularly.
