@@ -243,14 +243,7 @@ mod tests {
     /// 3 channels of 16 pages (channel = page / 16); 2+1 stripes (width 3),
     /// copy ids from 30.
     pub(super) fn layout() -> Layout {
-        Layout {
-            channels: 3,
-            dies_per_channel: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 4,
-            pages_per_block: 4,
-            page_bytes: 4096,
-        }
+        Layout::of(3, 1, 1, 4, 4, 4096)
     }
 
     pub(super) fn hook<'a>(t: &'a ReplicaTable, l: &'a Layout, any: Option<&'a FxHashMap<u32, u32>>) -> ReorgHook<'a> {

@@ -24,14 +24,7 @@ mod tests {
 
     /// Four channels of two dies (dies 2ch and 2ch + 1).
     fn layout() -> Layout {
-        Layout {
-            channels: 4,
-            dies_per_channel: 2,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 8,
-            page_bytes: 4096,
-        }
+        Layout::of(4, 2, 1, 8, 8, 4096)
     }
 
     #[test]

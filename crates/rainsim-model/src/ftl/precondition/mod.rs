@@ -494,14 +494,7 @@ mod tests {
     use crate::flash::address::Layout;
 
     fn layout(channels: u32, dies: u32, planes: u32) -> Layout {
-        Layout {
-            channels,
-            dies_per_channel: dies,
-            planes_per_die: planes,
-            blocks_per_plane: 8,
-            pages_per_block: 4,
-            page_bytes: 4096,
-        }
+        Layout::of(channels, dies, planes, 8, 4, 4096)
     }
 
     /// A plane's slots: each valid page once, hot blocks first, runs of
