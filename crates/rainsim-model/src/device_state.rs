@@ -10,7 +10,7 @@ use crate::flash::ldpc::LdpcModel;
 use crate::flash::timing::{FlashTiming, Timing};
 use crate::ftl::Ftl;
 use crate::raid::stripe::StripeLayout;
-use crate::sched::ChannelScheduler;
+use crate::sched::{ChannelScheduler, Sched};
 
 /// Read-only snapshot of the device handed to policies.
 pub struct DeviceView<'a> {
@@ -55,7 +55,7 @@ impl DeviceView<'_> {
 /// the flash interface's).
 pub struct ChannelState {
     /// Queued operations and their service order.
-    pub sched: Box<dyn ChannelScheduler>,
+    pub sched: Sched,
     /// Enqueue times of the channel's most recent operations.
     pub arrivals: ArrivalWindow,
     /// Work of the channel's most recent garbage collections.

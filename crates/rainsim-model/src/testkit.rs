@@ -13,6 +13,7 @@ use crate::ftl::Ftl;
 use crate::policy::{DeviceView, Member};
 use crate::raid::stripe::StripeLayout;
 use crate::sched::fifo::Fifo;
+use crate::sched::ChannelScheduler;
 
 /// Bit mask of positions.
 pub fn bits(v: &[u32]) -> u64 {
@@ -68,7 +69,7 @@ impl Bench {
             t: FlashTiming::new(&cfg.timing, cfg.geometry.page_bytes),
             channels: (0..layout.channels)
                 .map(|_| ChannelState {
-                    sched: Box::new(Fifo::new(layout.dies_per_channel, true)),
+                    sched: crate::sched::Sched::Fifo(Fifo::new(layout.dies_per_channel, true)),
                     arrivals: ArrivalWindow::new(d.arrival_window as usize),
                     gc_recent: GcHistory::new(d.gc_history as usize),
                 })

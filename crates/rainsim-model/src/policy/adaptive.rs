@@ -59,6 +59,7 @@
 
 use super::{DeviceView, Member, ParityUpdate, Routine, UpdatePlan};
 use crate::engine::SimTime;
+use crate::sched::ChannelScheduler;
 use serde::{Deserialize, Serialize};
 
 /// Which queue R_i and T_GC,i describe.

@@ -27,6 +27,7 @@
 //!   request, contrary to the paper's Table 4 counts).
 
 use super::{DeviceView, Member};
+use crate::sched::ChannelScheduler;
 
 /// Reads and programs queued on channel `ch`.
 pub fn queued(view: &DeviceView, ch: u32) -> (u32, u32) {

@@ -305,6 +305,11 @@ impl PolicySpec {
     pub fn build_scheduler(&self, dies_per_channel: u32) -> Box<dyn ChannelScheduler> {
         self.scheduler.build(dies_per_channel, self.read_priority)
     }
+
+    /// One channel's scheduler as a device holds it.
+    pub fn build_channel_scheduler(&self, dies_per_channel: u32) -> crate::sched::Sched {
+        self.scheduler.build_channel(dies_per_channel, self.read_priority)
+    }
 }
 
 #[cfg(test)]

@@ -62,4 +62,74 @@ impl SchedulerKind {
             SchedulerKind::Fifo => Box::new(fifo::Fifo::new(dies_per_channel, read_priority)),
         }
     }
+    /// Builds one channel's scheduler as a device holds it.
+    pub fn build_channel(self, dies_per_channel: u32, read_priority: bool) -> Sched {
+        match self {
+            SchedulerKind::Fifo => Sched::Fifo(fifo::Fifo::new(dies_per_channel, read_priority)),
+        }
+    }
+}
+
+/// A channel's scheduler as a device holds it: the FIFO scheduler inline,
+/// so that dispatch's many small queries (queue lengths, several per flash
+/// operation) compile to loads instead of calls through a vtable; any
+/// other scheduler behind the trait.
+pub enum Sched {
+    /// [`fifo::Fifo`], held inline.
+    Fifo(fifo::Fifo),
+    /// Any scheduler.
+    Dyn(Box<dyn ChannelScheduler>),
+}
+
+/// `self.$m(args)` on whichever scheduler `self` holds.
+macro_rules! delegate {
+    ($self:ident.$m:ident($($a:expr),*)) => {
+        match $self {
+            Sched::Fifo(s) => s.$m($($a),*),
+            Sched::Dyn(s) => s.$m($($a),*),
+        }
+    };
+}
+
+impl ChannelScheduler for Sched {
+    #[inline]
+    fn push_read(&mut self, die: u32, op: FlashOp) {
+        delegate!(self.push_read(die, op))
+    }
+    #[inline]
+    fn push_read_front(&mut self, die: u32, op: FlashOp) {
+        delegate!(self.push_read_front(die, op))
+    }
+    #[inline]
+    fn push_write(&mut self, op: FlashOp) {
+        delegate!(self.push_write(op))
+    }
+    #[inline]
+    fn push_write_for(&mut self, die: u32, op: FlashOp) {
+        delegate!(self.push_write_for(die, op))
+    }
+    #[inline]
+    fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
+        delegate!(self.pop_for(die, writes_ok))
+    }
+    #[inline]
+    fn reads_queued(&self) -> u32 {
+        delegate!(self.reads_queued())
+    }
+    #[inline]
+    fn reads_queued_for(&self, die: u32) -> u32 {
+        delegate!(self.reads_queued_for(die))
+    }
+    #[inline]
+    fn writes_queued(&self) -> u32 {
+        delegate!(self.writes_queued())
+    }
+    #[inline]
+    fn writes_queued_for(&self, die: u32) -> u32 {
+        delegate!(self.writes_queued_for(die))
+    }
+    #[inline]
+    fn bound_die(&self, chunk: u32) -> Option<u32> {
+        delegate!(self.bound_die(chunk))
+    }
 }

@@ -8,6 +8,7 @@ use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Origin, Owner};
 use crate::ftl::allocation::Lane;
 use crate::metrics::observer::Observer;
+use crate::sched::ChannelScheduler;
 use crate::verify::Verifier;
 
 impl<O: Observer> Ssd<O> {

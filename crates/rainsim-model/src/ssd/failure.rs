@@ -8,6 +8,7 @@ use crate::engine::SimTime;
 use crate::metrics::fault_report::SecondFailure;
 use crate::metrics::observer::{FaultEvent, Observer};
 use crate::raid::failure::Phase;
+use crate::sched::ChannelScheduler;
 
 /// When the failure's steps happened, and a second failure's outcome.
 #[derive(Debug, Clone, Default)]

@@ -55,6 +55,7 @@ use crate::policy::Policies;
 use crate::raid::layer::{RaidEvent, RaidLayer, RaidTimes};
 use crate::raid::rmw_rcw::Member;
 use crate::raid::stripe::StripeLayout;
+use crate::sched::ChannelScheduler;
 use crate::setup::{ControllerTimes, DeviceSetup};
 use crate::verify::{Verifier, VerifyError};
 pub use error::SimError;

@@ -15,6 +15,7 @@ use crate::raid::layer::{RaidLayer, ReplicationProbe};
 use crate::raid::replica::{Copy, ReplicaTable};
 use crate::raid::rmw_rcw::data_mask;
 use crate::raid::stripe_map::StripeMap;
+use crate::sched::ChannelScheduler;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// What the device keeps for replication.

@@ -22,7 +22,7 @@ use crate::flash::address::Layout;
 use crate::metrics::observer::Observer;
 use crate::policy::UpdatePlacementKind;
 use crate::raid::stripe::StripeLayout;
-use crate::sched::ChannelScheduler;
+use crate::sched::Sched;
 
 /// Rotation state.
 pub(crate) struct RotatingGc {
@@ -71,16 +71,16 @@ impl RotatingGc {
     /// The stripe layout with columns bound when rotation is on.
     /// A channel's scheduler: one per die, bound to its column, when the
     /// stripes are bound; else the configured one.
-    pub(crate) fn scheduler(cfg: &Config, layout: &Layout, stripes: &StripeLayout) -> Box<dyn ChannelScheduler> {
+    pub(crate) fn scheduler(cfg: &Config, layout: &Layout, stripes: &StripeLayout) -> Sched {
         if cfg.ftl.allocation == crate::ftl::params::PageAllocation::StaticChannelFirst {
             let per_die = (0..layout.dies_per_channel).map(|_| cfg.policy.build_scheduler(1)).collect();
-            return Box::new(crate::sched::chip_bound::chip_bound(per_die, layout.channels));
+            return Sched::Dyn(Box::new(crate::sched::chip_bound::chip_bound(per_die, layout.channels)));
         }
         if stripes.column(0).is_none() {
-            return cfg.policy.build_scheduler(layout.dies_per_channel);
+            return cfg.policy.build_channel_scheduler(layout.dies_per_channel);
         }
         let per_die = (0..layout.dies_per_channel).map(|_| cfg.policy.build_scheduler(1)).collect();
-        Box::new(crate::sched::column_bound::column_bound(per_die, stripes.clone()))
+        Sched::Dyn(Box::new(crate::sched::column_bound::column_bound(per_die, stripes.clone())))
     }
 }
 
