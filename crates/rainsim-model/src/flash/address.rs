@@ -63,7 +63,7 @@ impl Divisor {
     }
     /// ⌊n / d⌋.
     #[inline(always)]
-    pub fn div(self, n: u32) -> u32 {
+    pub fn quotient(self, n: u32) -> u32 {
         if self.magic == 0 {
             n >> self.shift
         } else {
@@ -136,19 +136,19 @@ impl Layout {
     #[inline]
     pub fn block_of(&self, ppn: Ppn) -> u32 {
         debug_assert!(self.div.block.d == self.pages_per_block, "a field changed after the layout was built");
-        self.div.block.div(ppn)
+        self.div.block.quotient(ppn)
     }
     /// Global plane index of a block.
     #[inline]
     pub fn plane_of_block(&self, block: u32) -> u32 {
         debug_assert!(self.div.plane.d == self.blocks_per_plane, "a field changed after the layout was built");
-        self.div.plane.div(block)
+        self.div.plane.quotient(block)
     }
     /// Global die index of a plane.
     #[inline]
     pub fn die_of_plane(&self, plane: u32) -> u32 {
         debug_assert!(self.div.die_of_plane.d == self.planes_per_die, "a field changed after the layout was built");
-        self.div.die_of_plane.div(plane)
+        self.div.die_of_plane.quotient(plane)
     }
     /// Global die index of a page.
     #[inline]
@@ -157,19 +157,19 @@ impl Layout {
             self.div.die.d == self.pages_per_block * self.blocks_per_plane * self.planes_per_die,
             "a field changed after the layout was built"
         );
-        self.div.die.div(ppn)
+        self.div.die.quotient(ppn)
     }
     /// Channel of a global die.
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 {
         debug_assert!(self.div.channel_of_die.d == self.dies_per_channel, "a field changed after the layout was built");
-        self.div.channel_of_die.div(die)
+        self.div.channel_of_die.quotient(die)
     }
     /// Channel of a page.
     #[inline]
     pub fn channel_of(&self, ppn: Ppn) -> u32 {
         debug_assert!(self.div.channel.d == self.pages_per_channel(), "a field changed after the layout was built");
-        self.div.channel.div(ppn)
+        self.div.channel.quotient(ppn)
     }
     /// First page of a global block.
     #[inline]
@@ -257,7 +257,7 @@ mod tests {
                 ns.extend([n, n / d * d, (n / d * d).wrapping_sub(1)]);
             }
             for n in ns {
-                assert_eq!(f.div(n), n / d, "{n} / {d}");
+                assert_eq!(f.quotient(n), n / d, "{n} / {d}");
             }
         }
     }
