@@ -557,11 +557,28 @@ impl<O: Observer> Ssd<O> {
     /// Runs event `ev`, now.
     #[inline]
     fn handle(&mut self, ev: Ev, requests: &mut dyn Iterator<Item = Request>) -> Result<(), SimError> {
+        if self.run_event(ev, requests) {
+            Ok(())
+        } else {
+            Err(self.failure())
+        }
+    }
+
+    /// Runs `ev`; false when it failed (`self.error`) or a scheduled time
+    /// passed the limit. A flag rather than a `Result`, so that the common
+    /// path moves no error value.
+    #[inline]
+    fn run_event(&mut self, ev: Ev, requests: &mut dyn Iterator<Item = Request>) -> bool {
         match ev {
             Ev::Arrival => {
                 let r = self.arrivals.next.take().expect("an arrival event has its request");
-                if let Some(n) = self.pull(requests)? {
-                    self.q.at(n.time_ns, Ev::Arrival);
+                match self.pull(requests) {
+                    Ok(Some(n)) => self.q.at(n.time_ns, Ev::Arrival),
+                    Ok(None) => {}
+                    Err(e) => {
+                        self.error = Some(e);
+                        return false;
+                    }
                 }
                 self.arrive(&r);
             }
@@ -576,23 +593,21 @@ impl<O: Observer> Ssd<O> {
             Ev::Replace => self.replace(),
             Ev::External(id) => self.external_arrives(id),
         }
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.check_time()
+        self.error.is_none() && self.q.latest() <= crate::engine::TIME_LIMIT_NS
     }
 
-    /// An error naming the cause once a scheduled time passes
+    /// What stopped the run: the event's error, else the time limit.
+    #[cold]
+    #[inline(never)]
+    fn failure(&mut self) -> SimError {
+        match self.error.take() {
+            Some(e) => e,
+            None => self.time_error(),
+        }
+    }
+
+    /// The error naming the cause once a scheduled time passes
     /// [`TIME_LIMIT_NS`](crate::engine::TIME_LIMIT_NS).
-    #[inline]
-    fn check_time(&self) -> Result<(), SimError> {
-        if self.q.latest() <= crate::engine::TIME_LIMIT_NS {
-            Ok(())
-        } else {
-            Err(self.time_error())
-        }
-    }
-
     #[cold]
     #[inline(never)]
     fn time_error(&self) -> SimError {
