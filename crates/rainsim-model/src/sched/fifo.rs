@@ -38,6 +38,7 @@ fn older(a: u32, b: u32) -> bool {
 }
 
 impl ChannelScheduler for Fifo {
+    #[inline]
     fn push_read(&mut self, die: u32, op: FlashOp) {
         self.read_count += 1;
         self.reads[die as usize].push_back(op);
@@ -54,6 +55,7 @@ impl ChannelScheduler for Fifo {
         self.read_count += 1;
         q.push_front(op);
     }
+    #[inline]
     fn push_write(&mut self, op: FlashOp) {
         self.writes.push_back(op);
     }
@@ -61,6 +63,7 @@ impl ChannelScheduler for Fifo {
         self.bound_count += 1;
         self.bound[die as usize].push_back(op);
     }
+    #[inline]
     fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
         if self.bound_count > 0 && writes_ok {
             if let Some(op) = self.pop_bound(die) {
@@ -82,12 +85,15 @@ impl ChannelScheduler for Fifo {
             self.writes.pop_front()
         }
     }
+    #[inline]
     fn reads_queued(&self) -> u32 {
         self.read_count
     }
+    #[inline]
     fn reads_queued_for(&self, die: u32) -> u32 {
         self.reads[die as usize].len() as u32
     }
+    #[inline]
     fn writes_queued(&self) -> u32 {
         self.writes.len() as u32 + self.bound_count
     }
@@ -100,6 +106,7 @@ impl Fifo {
     /// A program bound to `die`, when it is older than the die's oldest read
     /// and the channel's oldest program (or reads wait behind programs
     /// anyway): bound programs keep their place in the FIFO order.
+    #[inline(never)]
     fn pop_bound(&mut self, die: u32) -> Option<FlashOp> {
         let b = self.bound[die as usize].front()?;
         let read_first = self.reads[die as usize].front().is_some_and(|r| self.read_priority || older(r.seq, b.seq));
