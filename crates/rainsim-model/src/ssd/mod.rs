@@ -555,7 +555,7 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Runs event `ev`, now.
-    #[inline]
+    #[inline(always)]
     fn handle(&mut self, ev: Ev, requests: &mut dyn Iterator<Item = Request>) -> Result<(), SimError> {
         if self.run_event(ev, requests) {
             Ok(())
