@@ -75,9 +75,7 @@ impl Mapping {
     #[inline]
     pub fn place(&mut self, chunk: u32, ppn: Ppn) {
         debug_assert!(!self.is_valid(ppn), "page {ppn} written twice");
-        debug_assert_eq!(self.l2p.get(chunk as usize), NONE, "chunk {chunk} placed twice");
-        self.l2p.set(chunk as usize, ppn);
-        self.p2l.set(ppn as usize, chunk);
+        self.place_unmarked(chunk, ppn);
         self.mark(ppn, true);
     }
     /// [`Mapping::place`] without the valid bit, for a caller that sets

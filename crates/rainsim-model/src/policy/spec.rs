@@ -5,7 +5,7 @@ use super::*;
 use crate::host::HostSchedulerKind;
 use crate::policy::adaptive::AdaptiveParams;
 use crate::policy::bpu::BpuParams;
-use crate::sched::{ChannelScheduler, SchedulerKind};
+use crate::sched::{Sched, SchedulerKind};
 use serde::{Deserialize, Serialize};
 
 /// Read routing implementations.
@@ -302,13 +302,8 @@ impl PolicySpec {
     }
 
     /// One scheduler per channel.
-    pub fn build_scheduler(&self, dies_per_channel: u32) -> Box<dyn ChannelScheduler> {
+    pub fn build_scheduler(&self, dies_per_channel: u32) -> Sched {
         self.scheduler.build(dies_per_channel, self.read_priority)
-    }
-
-    /// One channel's scheduler as a device holds it.
-    pub fn build_channel_scheduler(&self, dies_per_channel: u32) -> crate::sched::Sched {
-        self.scheduler.build_channel(dies_per_channel, self.read_priority)
     }
 }
 

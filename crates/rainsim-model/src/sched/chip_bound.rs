@@ -8,11 +8,11 @@
 //! chunk = logical page) is Eq. 1 exactly.
 
 use super::die_bound::{Binding, DieBound};
-use super::ChannelScheduler;
+use super::Sched;
 
 /// `per_die[d]` serves die `d` of a channel of a `channels`-channel device;
 /// programs are bound by chunk (Eq. 1).
-pub fn chip_bound(per_die: Vec<Box<dyn ChannelScheduler>>, channels: u32) -> DieBound {
+pub fn chip_bound(per_die: Vec<Sched>, channels: u32) -> DieBound {
     DieBound::new(per_die, Binding::Chip { channels })
 }
 
@@ -21,6 +21,7 @@ mod tests {
     use super::*;
     use crate::flash::op::FlashOp;
     use crate::flash::op::Origin;
+    use crate::sched::ChannelScheduler;
     use crate::sched::SchedulerKind;
 
     fn op(chunk: u32) -> FlashOp {

@@ -4,11 +4,11 @@
 //! its column. Service order inside a die is the inner scheduler's.
 
 use super::die_bound::{Binding, DieBound};
-use super::ChannelScheduler;
+use super::Sched;
 use crate::raid::stripe::StripeLayout;
 
 /// `per_die[d]` serves die `d`; `stripes` must have columns bound.
-pub fn column_bound(per_die: Vec<Box<dyn ChannelScheduler>>, stripes: StripeLayout) -> DieBound {
+pub fn column_bound(per_die: Vec<Sched>, stripes: StripeLayout) -> DieBound {
     DieBound::new(per_die, Binding::Column(stripes))
 }
 
@@ -17,6 +17,7 @@ mod tests {
     use super::*;
     use crate::flash::op::FlashOp;
     use crate::flash::op::Origin;
+    use crate::sched::ChannelScheduler;
     use crate::sched::SchedulerKind;
 
     fn op(chunk: u32, seq: u32, origin: Origin) -> FlashOp {

@@ -5,7 +5,7 @@
 //! rotating GC (`column_bound.rs`), its chunk's Eq. 1 die under static
 //! channel-first allocation (`chip_bound.rs`).
 
-use super::ChannelScheduler;
+use super::{ChannelScheduler, Sched};
 use crate::flash::op::FlashOp;
 use crate::raid::stripe::StripeLayout;
 
@@ -22,13 +22,13 @@ pub enum Binding {
 
 /// One inner scheduler per channel-local die.
 pub struct DieBound {
-    per_die: Vec<Box<dyn ChannelScheduler>>,
+    per_die: Vec<Sched>,
     binding: Binding,
 }
 
 impl DieBound {
     /// `per_die[d]` serves channel-local die `d`.
-    pub fn new(per_die: Vec<Box<dyn ChannelScheduler>>, binding: Binding) -> DieBound {
+    pub fn new(per_die: Vec<Sched>, binding: Binding) -> DieBound {
         if let Binding::Column(l) = &binding {
             debug_assert!(l.column(0).is_some());
         }

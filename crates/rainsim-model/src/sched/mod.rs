@@ -56,21 +56,15 @@ pub enum SchedulerKind {
 }
 
 impl SchedulerKind {
-    /// Builds one channel's scheduler.
-    pub fn build(self, dies_per_channel: u32, read_priority: bool) -> Box<dyn ChannelScheduler> {
-        match self {
-            SchedulerKind::Fifo => Box::new(fifo::Fifo::new(dies_per_channel, read_priority)),
-        }
-    }
-    /// Builds one channel's scheduler as a device holds it.
-    pub fn build_channel(self, dies_per_channel: u32, read_priority: bool) -> Sched {
+    /// Builds one channel's (or, under a die-bound scheduler, one die's) scheduler.
+    pub fn build(self, dies_per_channel: u32, read_priority: bool) -> Sched {
         match self {
             SchedulerKind::Fifo => Sched::Fifo(fifo::Fifo::new(dies_per_channel, read_priority)),
         }
     }
 }
 
-/// A channel's scheduler as a device holds it: the FIFO scheduler inline,
+/// A scheduler as a device (or a die-bound scheduler) holds it: the FIFO one inline,
 /// so that dispatch's many small queries (queue lengths, several per flash
 /// operation) compile to loads instead of calls through a vtable; any
 /// other scheduler behind the trait.

@@ -77,7 +77,7 @@ impl RotatingGc {
             return Sched::Dyn(Box::new(crate::sched::chip_bound::chip_bound(per_die, layout.channels)));
         }
         if stripes.column(0).is_none() {
-            return cfg.policy.build_channel_scheduler(layout.dies_per_channel);
+            return cfg.policy.build_scheduler(layout.dies_per_channel);
         }
         let per_die = (0..layout.dies_per_channel).map(|_| cfg.policy.build_scheduler(1)).collect();
         Sched::Dyn(Box::new(crate::sched::column_bound::column_bound(per_die, stripes.clone())))

@@ -236,26 +236,17 @@ fn deal(
         });
         return;
     }
-    // Round-robin positions, kept reduced (no division per chunk).
-    let mut deal = vec![0u32; channels as usize];
+    // Bound to a die (rotating GC): each stripe deals over its column's
+    // planes, a round-robin position per die, kept reduced.
     let mut deal_die = vec![0u32; lay.dies() as usize];
     taken(stripes, forced, want, |s, first| {
         debug_assert_eq!(stripes.channel(s, 0), first);
         let mut ch = first;
-        let column = stripes.column(s);
+        let col = stripes.column(s).expect("every stripe bound when the first is");
         for j in 0..w {
-            let local = match column {
-                // Bound to a die (rotating GC): deal over that die's planes.
-                Some(col) => {
-                    let n = &mut deal_die[(ch * lay.dies_per_channel + col) as usize];
-                    let local = col * lay.planes_per_die + *n;
-                    *n = if *n + 1 == lay.planes_per_die { 0 } else { *n + 1 };
-                    local
-                }
-                None => deal[ch as usize],
-            };
-            let d = &mut deal[ch as usize];
-            *d = if *d + 1 == planes_per_ch { 0 } else { *d + 1 };
+            let n = &mut deal_die[(ch * lay.dies_per_channel + col) as usize];
+            let local = col * lay.planes_per_die + *n;
+            *n = if *n + 1 == lay.planes_per_die { 0 } else { *n + 1 };
             f(s * w + j, ch * planes_per_ch + local);
             ch += 1;
             if ch == channels {
