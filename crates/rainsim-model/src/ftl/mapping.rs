@@ -75,16 +75,13 @@ impl Mapping {
     #[inline]
     pub fn place(&mut self, chunk: u32, ppn: Ppn) {
         debug_assert!(!self.is_valid(ppn), "page {ppn} written twice");
-        self.place_unmarked(chunk, ppn);
+        self.placer().place(chunk, ppn);
         self.mark(ppn, true);
     }
-    /// [`Mapping::place`] without the valid bit, for a caller that sets
-    /// the bits of whole runs of pages after ([`Mapping::mark_run`]).
-    #[inline]
-    pub fn place_unmarked(&mut self, chunk: u32, ppn: Ppn) {
-        debug_assert_eq!(self.l2p.get(chunk as usize), NONE, "chunk {chunk} placed twice");
-        self.l2p.set(chunk as usize, ppn);
-        self.p2l.set(ppn as usize, chunk);
+    /// Both tables, for placing chunks in bulk without their valid bits
+    /// ([`Placer`]; the caller sets the bits run by run, [`Mapping::mark_run`]).
+    pub fn placer(&mut self) -> Placer<'_> {
+        Placer { l2p: &mut self.l2p.0, p2l: &mut self.p2l.0 }
     }
     /// Marks pages `first..first + n` valid (each must hold its chunk).
     pub fn mark_run(&mut self, first: Ppn, n: u32) {
@@ -188,6 +185,25 @@ impl Mapping {
     /// Number of chunk slots.
     pub fn chunks(&self) -> usize {
         self.l2p.0.len()
+    }
+}
+
+/// Both tables of a [`Mapping`] lent out to preconditioning's loop over
+/// millions of chunks, which then holds the two slices instead of reloading
+/// them through the map after each store (27M fewer instructions for the
+/// 128 GiB preset).
+pub struct Placer<'a> {
+    l2p: &'a mut [u32],
+    p2l: &'a mut [u32],
+}
+
+impl Placer<'_> {
+    /// [`Mapping::place`] without the valid bit.
+    #[inline(always)]
+    pub fn place(&mut self, chunk: u32, ppn: Ppn) {
+        debug_assert_eq!(!self.l2p[chunk as usize], NONE, "chunk {chunk} placed twice");
+        self.l2p[chunk as usize] = !ppn;
+        self.p2l[ppn as usize] = !chunk;
     }
 }
 

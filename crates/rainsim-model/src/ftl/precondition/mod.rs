@@ -176,9 +176,8 @@ pub fn precondition(
     // Each chunk takes its plane's next slot; the slots' valid bits are
     // set run by run afterwards (a plane's slots are all taken).
     let mut cursors = Cursors::new(&slots);
-    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| {
-        ftl.map.place_unmarked(chunk, cursors.next(plane as usize))
-    });
+    let mut map = ftl.map.placer();
+    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| map.place(chunk, cursors.next(plane as usize)));
     debug_assert!(cursors.at.iter().all(|a| a.1 == 0), "every slot taken");
     for s in &slots {
         for &(page, n) in &s.runs {
