@@ -55,6 +55,17 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
+    /// Whether [`Self::try_start`] on idle `die` has anything to do: work
+    /// queued for it or a plane at the threshold (its own first checks).
+    #[inline]
+    pub(crate) fn has_work(&self, die: u32) -> bool {
+        let ch = self.layout.channel_of_die(die);
+        let s = &self.channels[ch as usize].sched;
+        s.writes_queued() > 0
+            || s.reads_queued_for(die - self.layout.first_die(ch)) > 0
+            || self.ftl.die_needs_gc(die).is_some()
+    }
+
     /// Starts work on every idle die of channel `ch`.
     pub(crate) fn dispatch(&mut self, ch: u32) {
         let first = self.layout.first_die(ch);
@@ -231,7 +242,9 @@ impl<O: Observer> Ssd<O> {
         let queued = self.channels[ch as usize].queued();
         self.obs.op_done(ch, op.origin(), queued, now - op.enqueued);
         self.op_completed(op);
-        self.try_start(die);
+        if self.has_work(die) {
+            self.try_start(die);
+        }
         if self.replace_pending {
             self.after_drain_step();
         }

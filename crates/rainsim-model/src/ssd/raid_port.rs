@@ -190,7 +190,8 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn wake_for_gc(&mut self, invalidated: Option<u32>) {
         if let Some(old) = invalidated {
             let die = self.layout.die_of(old);
-            if self.flash.idle(die) {
+            // Mostly nothing to do: skip the call then.
+            if self.flash.idle(die) && self.has_work(die) {
                 self.try_start(die);
             }
         }
