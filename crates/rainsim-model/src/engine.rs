@@ -282,6 +282,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Stores `node` in a free node (reused first) and returns its index.
+    /// Field by field: a node built on the stack and copied whole is read
+    /// back in wider loads than its fields were written with, which stalls
+    /// (no store forwarding) on every event.
     #[inline(always)]
     fn put(&mut self, node: Node<E>) -> u32 {
         match self.free {
@@ -289,7 +292,11 @@ impl<E: Copy> EventQueue<E> {
             n => {
                 let slot = &mut self.nodes[n as usize];
                 self.free = slot.next;
-                *slot = node;
+                slot.time = node.time;
+                slot.seq = node.seq;
+                slot.prev = node.prev;
+                slot.next = node.next;
+                slot.event = node.event;
                 n
             }
         }

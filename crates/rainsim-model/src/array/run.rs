@@ -187,7 +187,11 @@ impl Array {
             Owner::DegradedRead(id) => self.raid.partner_read_done(id, token, &mut self.core),
             Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op, flash),
             // The array's RAID layer keeps no replicas (its port has none).
-            Owner::ReplicaRead(..) | Owner::PageProgram(_) | Owner::MemberRead(_) | Owner::MemberProgram(_) => {
+            Owner::ReplicaReadA(_)
+            | Owner::ReplicaReadB(_)
+            | Owner::PageProgram(_)
+            | Owner::MemberRead(_)
+            | Owner::MemberProgram(_) => {
                 unreachable!("{:?} in an array", op.owner)
             }
         }

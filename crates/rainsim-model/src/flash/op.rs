@@ -47,9 +47,12 @@ pub enum Owner {
     /// A host read of one page, for host request `id`.
     HostRead(u32),
     /// A host read of a replicated chunk, for host request `id`, from copy
-    /// 0 (A) or 1 (B) — resolved when it starts, since the chunk may have
-    /// returned into its stripe meanwhile.
-    ReplicaRead(u32, u8),
+    /// A — resolved when it starts, since the chunk may have returned into
+    /// its stripe meanwhile. (Two variants rather than a copy index beside
+    /// the id: with every payload one `u32`, an owner moves as one word.)
+    ReplicaReadA(u32),
+    /// [`Owner::ReplicaReadA`] from copy B.
+    ReplicaReadB(u32),
     /// A pre-read of stripe job `id`.
     PreRead(u32),
     /// A partner read of degraded read `id`.
@@ -74,7 +77,9 @@ impl Owner {
     #[inline]
     pub fn origin(self) -> Origin {
         match self {
-            Owner::HostRead(_) | Owner::ReplicaRead(..) | Owner::MemberRead(_) => Origin::HostRead,
+            Owner::HostRead(_) | Owner::ReplicaReadA(_) | Owner::ReplicaReadB(_) | Owner::MemberRead(_) => {
+                Origin::HostRead
+            }
             Owner::PreRead(_) => Origin::PreRead,
             Owner::DegradedRead(_) => Origin::DegradedRead,
             Owner::HostProgram(_) | Owner::PageProgram(_) | Owner::MemberProgram(_) => Origin::HostProgram,

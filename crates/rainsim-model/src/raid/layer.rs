@@ -338,7 +338,9 @@ impl RaidLayer {
     /// `None` for the rebuild's own operations.
     pub fn request_of(&self, owner: Owner) -> Option<(u32, bool)> {
         match owner {
-            Owner::HostRead(req) | Owner::ReplicaRead(req, _) | Owner::PageProgram(req) => Some((req, false)),
+            Owner::HostRead(req) | Owner::ReplicaReadA(req) | Owner::ReplicaReadB(req) | Owner::PageProgram(req) => {
+                Some((req, false))
+            }
             // Direct one-page operations hold no host slot (and no log asks).
             Owner::MemberRead(_) | Owner::MemberProgram(_) => None,
             Owner::DegradedRead(id) => Some((self.degraded_reads[id].req, true)),

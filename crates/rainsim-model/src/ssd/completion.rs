@@ -15,7 +15,7 @@ impl<O: Observer> Ssd<O> {
             self.note_request_op(&op);
         }
         match op.owner {
-            Owner::HostRead(req) | Owner::ReplicaRead(req, _) => {
+            Owner::HostRead(req) | Owner::ReplicaReadA(req) | Owner::ReplicaReadB(req) => {
                 if self.repl.is_some() {
                     self.note_read(op.chunk, false);
                 }

@@ -104,14 +104,21 @@ pub(crate) enum Ev {
     Raid(RaidEvent),
     /// The configured channel failure (0: the first, 1: the second) happens.
     ChannelFails(u8),
-    /// The host has been idle since this many requests were admitted
-    /// (FusionRAID converts replicas back then).
-    Idle(u64),
+    /// The host has been idle since this many requests were admitted, the
+    /// count's low 32 bits (FusionRAID converts replicas back then). Low
+    /// bits keep every event 8 bytes, so that the queue hands one back in
+    /// registers; a timer would be mistaken for a current one only after
+    /// exactly a multiple of 2^32 admissions within its idle period.
+    Idle(u32),
     /// The failed channel's replacement is due.
     Replace,
     /// A request handed in by [`Ssd::submit`] arrives.
     External(u32),
 }
+
+// The queue returns `Option<(SimTime, Ev)>`: 16 bytes come back in two
+// registers, larger ones through memory (a store-forwarding stall per event).
+const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 
 /// Counters the run loop keeps for its own bookkeeping.
 #[derive(Debug, Clone, Copy, Default)]

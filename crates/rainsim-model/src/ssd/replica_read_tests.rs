@@ -170,7 +170,7 @@ fn a_queued_read_of_a_replicated_chunk_reads_a_live_copy() {
     let t = ssd.replicas.as_ref().unwrap();
     let (a, b) = (t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B));
     let op = |owner| FlashOp { chunk: x, owner, enqueued: 0, ppn: 0, seq: 0 };
-    let (host, to_a, to_b) = (op(Owner::HostRead(0)), op(Owner::ReplicaRead(0, 0)), op(Owner::ReplicaRead(0, 1)));
+    let (host, to_a, to_b) = (op(Owner::HostRead(0)), op(Owner::ReplicaReadA(0)), op(Owner::ReplicaReadB(0)));
     assert_eq!([ssd.read_id(&host), ssd.read_id(&to_a), ssd.read_id(&to_b)], [a, a, b]);
     // Copy B gone (as a reorganisation gives it up): a read sent to it reads A.
     ssd.replicas.as_mut().unwrap().get_mut(x).unwrap().gone[1] = true;

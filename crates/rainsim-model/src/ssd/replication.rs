@@ -171,7 +171,7 @@ impl<O: Observer> Ssd<O> {
         self.obs.replication(ReplicationProbe::ReplicaRead);
         self.host.req_mut(id).pending += 1;
         self.note_read(chunk, true);
-        self.enqueue_read(chunk, ppn, Owner::ReplicaRead(id, k));
+        self.enqueue_read(chunk, ppn, if k == 0 { Owner::ReplicaReadA(id) } else { Owner::ReplicaReadB(id) });
         true
     }
 
@@ -215,7 +215,8 @@ impl<O: Observer> Ssd<O> {
     #[inline(never)]
     pub(crate) fn read_id(&self, op: &FlashOp) -> u32 {
         let want = match op.owner {
-            Owner::ReplicaRead(_, k) => k as usize,
+            Owner::ReplicaReadA(_) => 0,
+            Owner::ReplicaReadB(_) => 1,
             Owner::HostRead(_) => 0,
             _ => return op.chunk,
         };
@@ -274,7 +275,7 @@ impl<O: Observer> Ssd<O> {
         if r.idle_at == Some(self.totals.admitted) && self.host.outstanding() == 0 {
             // Called from inside the RAID layer: the next conversion starts
             // from the event queue.
-            self.q.at(now, Ev::Idle(self.totals.admitted));
+            self.q.at(now, Ev::Idle(self.totals.admitted as u32));
         }
     }
 
@@ -285,17 +286,17 @@ impl<O: Observer> Ssd<O> {
         let Some(r) = &self.repl else { return };
         if self.host.outstanding() == 0 && self.host.waiting() == 0 && self.totals.admitted < r.total {
             let at = self.q.now() + ns;
-            self.q.at(at, Ev::Idle(self.totals.admitted));
+            self.q.at(at, Ev::Idle(self.totals.admitted as u32));
         }
     }
 
-    /// The idle timer armed at `stamp` admissions fired.
-    pub(crate) fn idle(&mut self, stamp: u64) {
-        if stamp != self.totals.admitted || self.host.outstanding() != 0 {
+    /// The idle timer armed at `stamp` admissions (low 32 bits) fired.
+    pub(crate) fn idle(&mut self, stamp: u32) {
+        if stamp != self.totals.admitted as u32 || self.host.outstanding() != 0 {
             return;
         }
         if let Some(r) = &mut self.repl {
-            r.idle_at = Some(stamp);
+            r.idle_at = Some(self.totals.admitted);
         }
         if let Some(c) = self.table().oldest() {
             self.convert_stripe(c / self.stripes.width, 0);

@@ -20,9 +20,9 @@ fn an_event_beyond_2_pow_63_ns_stops_the_run_naming_the_time() {
     let mut ssd = device();
     let mut none = std::iter::empty();
     // An idle check with a stale stamp does nothing: only its time matters.
-    ssd.q.at(TIME_LIMIT_NS, Ev::Idle(u64::MAX));
+    ssd.q.at(TIME_LIMIT_NS, Ev::Idle(u32::MAX));
     assert!(ssd.step(&mut none).unwrap(), "an event at the limit runs");
-    ssd.q.at(TIME_LIMIT_NS + 1, Ev::Idle(u64::MAX));
+    ssd.q.at(TIME_LIMIT_NS + 1, Ev::Idle(u32::MAX));
     let e = ssd.step(&mut none).unwrap_err().to_string();
     assert!(e.contains(&format!("simulated time reached {} ns, beyond the 2^63 ns", TIME_LIMIT_NS + 1)), "{e}");
 }
