@@ -57,7 +57,7 @@ impl<O: Observer> Ssd<O> {
 
     /// Whether [`Self::try_start`] on idle `die` has anything to do: work
     /// queued for it or a plane at the threshold (its own first checks).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn has_work(&self, die: u32) -> bool {
         let ch = self.layout.channel_of_die(die);
         let s = &self.channels[ch as usize].sched;

@@ -186,7 +186,7 @@ impl<O: Observer> Ssd<O> {
 
     /// The page a commit invalidated may give its idle die something to
     /// collect (only now, with the new page's data recorded, may GC move it).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn wake_for_gc(&mut self, invalidated: Option<u32>) {
         if let Some(old) = invalidated {
             let die = self.layout.die_of(old);
