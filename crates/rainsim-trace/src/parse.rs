@@ -381,7 +381,11 @@ mod tests {
         }
         for s in &ints {
             for digits in 0..=12 {
-                assert_eq!(parse_scaled(s.as_bytes(), digits), parse_decimal(s.as_bytes(), digits), "{s} × 10^{digits}");
+                assert_eq!(
+                    parse_scaled(s.as_bytes(), digits),
+                    parse_decimal(s.as_bytes(), digits),
+                    "{s} × 10^{digits}"
+                );
             }
         }
     }

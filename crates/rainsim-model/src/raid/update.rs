@@ -406,13 +406,21 @@ impl RaidLayer {
         self.phase_step(id, port);
     }
 
-    /// One outstanding operation of the current phase is done.
+    /// One outstanding operation of the current phase is done (inline: most
+    /// leave others outstanding).
+    #[inline(always)]
     pub(crate) fn phase_step(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = &mut self.jobs[id];
         j.pending -= 1;
-        if j.pending > 0 {
-            return;
+        if j.pending == 0 {
+            self.phase_done(id, port);
         }
+    }
+
+    /// The current phase's last operation is done.
+    #[inline(never)]
+    fn phase_done(&mut self, id: u32, port: &mut impl RaidPort) {
+        let j = &self.jobs[id];
         if j.kind == JobKind::Replica {
             // No parity: no XOR, no stripe software time (rep-raid §3.2).
             return self.program_copies(id, port);
@@ -471,11 +479,17 @@ impl RaidLayer {
 
     /// What a finished program of job `id` commits (asked before the device
     /// records it, so that the next job plans on the new mapping).
-    #[inline]
+    #[inline(always)]
     pub fn commit_of(&self, id: u32, op: &FlashOp, replicas: Option<&crate::raid::replica::ReplicaTable>) -> Commit {
         if self.fault.is_none() && !self.verify {
             return Commit { stale: false, token: None };
         }
+        self.commit_checked(id, op, replicas)
+    }
+
+    /// [`Self::commit_of`] under verify mode or an injected fault.
+    #[inline(never)]
+    fn commit_checked(&self, id: u32, op: &FlashOp, replicas: Option<&crate::raid::replica::ReplicaTable>) -> Commit {
         let j = &self.jobs[id];
         if j.kind == JobKind::Rebuild || j.kind == JobKind::Convert {
             // The rebuilt chunk (the XOR of its partners, as it was), or the

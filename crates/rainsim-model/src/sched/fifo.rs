@@ -63,7 +63,7 @@ impl ChannelScheduler for Fifo {
         self.bound_count += 1;
         self.bound[die as usize].push_back(op);
     }
-    #[inline]
+    #[inline(always)]
     fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
         if self.bound_count > 0 && writes_ok {
             if let Some(op) = self.pop_bound(die) {

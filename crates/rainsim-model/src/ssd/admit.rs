@@ -168,17 +168,28 @@ impl<O: Observer> Ssd<O> {
         self.scratch = partners;
     }
 
-    /// One unit of a request's work finished.
+    /// One unit of a request's work finished (inline: most leave others
+    /// outstanding).
+    #[inline(always)]
     pub(crate) fn finish_unit(&mut self, id: u32) {
+        let p = &mut self.host.req_mut(id).pending;
+        if *p > 1 {
+            *p -= 1;
+        } else {
+            self.last_unit(id);
+        }
+    }
+
+    /// [`Self::finish_unit`] of a request's last unit (or one too many).
+    #[inline(never)]
+    fn last_unit(&mut self, id: u32) {
         let p = &mut self.host.req_mut(id).pending;
         if *p == 0 {
             let now = self.q.now();
             self.fail(crate::verify::VerifyError { time_ns: now, what: format!("request slot {id} completed twice") });
             return;
         }
-        *p -= 1;
-        if *p == 0 {
-            self.complete_request(id);
-        }
+        *p = 0;
+        self.complete_request(id);
     }
 }
