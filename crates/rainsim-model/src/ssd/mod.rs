@@ -106,9 +106,9 @@ pub(crate) enum Ev {
     ChannelFails(u8),
     /// The host has been idle since this many requests were admitted, the
     /// count's low 32 bits (FusionRAID converts replicas back then). Low
-    /// bits keep every event 8 bytes, so that the queue hands one back in
-    /// registers; a timer would be mistaken for a current one only after
-    /// exactly a multiple of 2^32 admissions within its idle period.
+    /// bits keep every event 8 bytes (see below); a timer would be mistaken
+    /// for a current one only after exactly a multiple of 2^32 admissions
+    /// within its idle period.
     Idle(u32),
     /// The failed channel's replacement is due.
     Replace,
@@ -116,8 +116,10 @@ pub(crate) enum Ev {
     External(u32),
 }
 
-// The queue returns `Option<(SimTime, Ev)>`: 16 bytes come back in two
-// registers, larger ones through memory (a store-forwarding stall per event).
+// The queue returns `Option<(SimTime, Ev)>` as two 8-byte words, each
+// written and read whole. A wider event was written in pieces and read back
+// in one 16-byte load, which the CPU cannot forward from the smaller stores:
+// a stall on every event.
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 
 /// Counters the run loop keeps for its own bookkeeping.
