@@ -32,7 +32,9 @@ use serde::{Deserialize, Serialize};
 
 pub mod edit;
 pub mod error;
+mod fields;
 pub mod format;
+mod lines;
 pub mod parse;
 pub mod reader;
 pub mod stats;

@@ -10,7 +10,8 @@
 //! `blkparse` and fio lines are read in [`crate::textlog`]: they carry state
 //! (the fio version and file table, the `blkparse` summary at the end).
 
-use crate::format::{trim, Format, TimeUnit};
+use crate::fields::{split_blank, split_csv};
+use crate::format::{Format, TimeUnit};
 use crate::textlog::{self, FioState};
 use crate::{Op, Request};
 
@@ -79,11 +80,7 @@ impl LineParser {
             return self.fio.parse(line);
         }
         let mut f = [&b""[..]; 7];
-        let n = if format.is_csv() {
-            split_into(line.split(|&b| b == b',').map(trim), &mut f)
-        } else {
-            split_blank(line, &mut f)
-        };
+        let n = if format.is_csv() { split_csv(line, &mut f) } else { split_blank(line, &mut f) };
         let want = format.field_count();
         let count_ok = if format == Format::Spc { n >= want } else { n == want };
         if !count_ok {
@@ -179,41 +176,6 @@ impl LineParser {
     }
 }
 
-/// Splits into `out`, returning the total number of fields (may exceed `out.len()`).
-fn split_into<'a>(it: impl Iterator<Item = &'a [u8]>, out: &mut [&'a [u8]; 7]) -> usize {
-    let mut n = 0;
-    for s in it {
-        if n < out.len() {
-            out[n] = s;
-        }
-        n += 1;
-    }
-    n
-}
-
-/// [`split_into`] of the fields between runs of spaces and tabs (no empty
-/// fields), in one pass over the line.
-fn split_blank<'a>(line: &'a [u8], out: &mut [&'a [u8]; 7]) -> usize {
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    let (mut n, mut i) = (0, 0);
-    loop {
-        while i < line.len() && blank(line[i]) {
-            i += 1;
-        }
-        if i == line.len() {
-            return n;
-        }
-        let start = i;
-        while i < line.len() && !blank(line[i]) {
-            i += 1;
-        }
-        if n < out.len() {
-            out[n] = &line[start..i];
-        }
-        n += 1;
-    }
-}
-
 pub(crate) fn show(field: &[u8]) -> String {
     let s = crate::error::printable(&field[..field.len().min(40)]);
     if field.len() > 40 {
@@ -234,50 +196,105 @@ impl std::fmt::Display for Col {
     }
 }
 
+// The field readers below are inlined into each format's parse, and what
+// they do on an error is kept out of line (#[cold]): a call and its setup
+// cost more than reading a one-digit field.
+
+#[cold]
 pub(crate) fn bad(col: Col, expected: &str, found: &[u8]) -> String {
     format!("{col}: expected {expected}, found {}", show(found))
 }
 
 /// Parses a plain unsigned decimal integer.
+#[inline]
 pub fn parse_u64(f: &[u8]) -> Option<u64> {
     if f.is_empty() || f.len() > 20 {
         return None;
     }
-    let mut v: u64 = 0;
-    for &b in f {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+    // 19 digits always fit in a u64 (< 10^19 < 2^64): only a 20th can overflow.
+    let (head, last) = f.split_at(f.len().min(19));
+    // Eight digits at a time while eight are left, then one by one (most
+    // fields are short and take only the loop).
+    let (mut v, mut rest) = (0u64, head);
+    while let Some((c, tail)) = rest.split_first_chunk::<8>() {
+        v = v * 100_000_000 + digits8(*c)?;
+        rest = tail;
     }
-    Some(v)
+    for &b in rest {
+        v = v * 10 + digit(b)?;
+    }
+    match last {
+        [] => Some(v),
+        [b] => v.checked_mul(10)?.checked_add(digit(*b)?),
+        _ => unreachable!("at most 20 digits"),
+    }
 }
 
+#[inline(always)]
+fn digit(b: u8) -> Option<u64> {
+    let d = b.wrapping_sub(b'0');
+    (d <= 9).then_some(u64::from(d))
+}
+
+/// The value of eight ASCII digits (the first the most significant), or
+/// None if any byte is not a digit: a few word operations instead of a
+/// loop (each step joins neighbouring lanes: digits into pairs, pairs into
+/// fours, fours into eight).
+#[inline(always)]
+fn digits8(c: [u8; 8]) -> Option<u64> {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    let x = u64::from_le_bytes(c);
+    let d = x.wrapping_sub(0x3030_3030_3030_3030);
+    // Every byte 0x30..=0x39: its high nibble 3, its low one below 10 (so
+    // that adding 6 keeps the byte under 16; no byte carries into the next).
+    if x & HIGH != 0x3030_3030_3030_3030 || d.wrapping_add(0x0606_0606_0606_0606) & HIGH != 0 {
+        return None;
+    }
+    let d = (d * 10 + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let d = (d * 100 + (d >> 16)) & 0x0000_FFFF_0000_FFFF;
+    Some((d * 10_000 + (d >> 32)) & 0xFFFF_FFFF)
+}
+
+#[inline]
 pub(crate) fn uint(f: &[u8], col: Col, expected: &str) -> Result<u64, String> {
     parse_u64(f).ok_or_else(|| bad(col, expected, f))
 }
 
+#[inline]
 pub(crate) fn uint32(f: &[u8], col: Col, expected: &str) -> Result<u32, String> {
     parse_u64(f).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| bad(col, expected, f))
 }
 
+#[inline]
 pub(crate) fn mul(v: u64, by: u64, col: Col) -> Result<u64, String> {
-    v.checked_mul(by).ok_or_else(|| format!("{col}: value {v} is too large"))
+    v.checked_mul(by).ok_or_else(|| too_large(v, col))
+}
+
+#[cold]
+fn too_large(v: u64, col: Col) -> String {
+    format!("{col}: value {v} is too large")
 }
 
 /// A size in units of `mult` bytes, > 0 and at most `u32::MAX` bytes.
+#[inline]
 pub(crate) fn size(f: &[u8], col: Col, mult: u64) -> Result<u32, String> {
-    let what = if mult == 1 { "a positive integer (bytes)" } else { "a positive integer (512-byte sectors)" };
-    let v = uint(f, col, what)?;
-    if v == 0 {
-        return Err(format!("size 0 in {col}: a request must have a positive size"));
+    match parse_u64(f).map(|v| (v, v.checked_mul(mult).and_then(|b| u32::try_from(b).ok()))) {
+        Some((v, Some(b))) if v > 0 => Ok(b),
+        _ => Err(bad_size(f, col, mult)),
     }
-    v.checked_mul(mult)
-        .and_then(|b| u32::try_from(b).ok())
-        .ok_or_else(|| format!("{col}: size {v} is too large (more than 4 GiB)"))
 }
 
+#[cold]
+fn bad_size(f: &[u8], col: Col, mult: u64) -> String {
+    match parse_u64(f) {
+        None if mult == 1 => bad(col, "a positive integer (bytes)", f),
+        None => bad(col, "a positive integer (512-byte sectors)", f),
+        Some(0) => format!("size 0 in {col}: a request must have a positive size"),
+        Some(v) => format!("{col}: size {v} is too large (more than 4 GiB)"),
+    }
+}
+
+#[inline]
 fn rw(f: &[u8], col: Col) -> Result<Op, String> {
     match f {
         b"r" | b"R" => Ok(Op::Read),
@@ -286,15 +303,21 @@ fn rw(f: &[u8], col: Col) -> Result<Op, String> {
     }
 }
 
+#[inline]
 pub(crate) fn time(f: &[u8], col: Col, digits: u32, unit: &str) -> Result<u64, String> {
-    parse_scaled(f, digits)
-        .map_err(|why| format!("{col}: expected a non-negative time in {unit}, found {} ({why})", show(f)))
+    parse_scaled(f, digits).map_err(|why| bad_time(f, col, unit, why))
+}
+
+#[cold]
+fn bad_time(f: &[u8], col: Col, unit: &str, why: &str) -> String {
+    format!("{col}: expected a non-negative time in {unit}, found {} ({why})", show(f))
 }
 
 /// Parses a non-negative decimal number and returns `value × 10^digits`,
 /// rounded to the nearest integer (half up). Plain decimals (`12`, `0.011413`,
 /// `.5`) are exact; text with an exponent is parsed as `f64`. Errors say why:
 /// negative, not finite, too large, or not a number.
+#[inline]
 pub fn parse_scaled(f: &[u8], digits: u32) -> Result<u64, &'static str> {
     // The common case, a plain integer, in one pass (what follows gives the
     // same value for it, or the same error when it overflows).
@@ -304,25 +327,32 @@ pub fn parse_scaled(f: &[u8], digits: u32) -> Result<u64, &'static str> {
     }
 }
 
-/// [`parse_scaled`] of any text.
+/// [`parse_scaled`] of any text. A plain decimal is read in one pass over
+/// each part: the integer part, then the fraction's first `digits` digits,
+/// both as integers; only a failure looks again at why (too large, or not
+/// plain, which `f64` then reads).
 fn parse_decimal(f: &[u8], digits: u32) -> Result<u64, &'static str> {
-    let dot = f.iter().position(|&b| b == b'.');
-    let (int, frac) = match dot {
+    let (int, frac) = match f.iter().position(|&b| b == b'.') {
         Some(p) => (&f[..p], &f[p + 1..]),
         None => (f, &f[f.len()..]),
     };
-    let plain = !(int.is_empty() && frac.is_empty()) && int.iter().chain(frac).all(u8::is_ascii_digit);
-    if !plain {
+    let plain = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+    if int.is_empty() && frac.is_empty() {
         return parse_scaled_f64(f, digits);
     }
-    let pow = 10u64.checked_pow(digits).ok_or("too large")?;
-    let ip = if int.is_empty() { 0 } else { parse_u64(int).ok_or("too large")? };
-    let mut fp: u64 = 0;
-    for k in 0..digits as usize {
-        fp = fp * 10 + frac.get(k).map_or(0, |b| u64::from(b - b'0'));
+    let part = |s: &[u8]| if s.is_empty() { Some(0) } else { parse_u64(s) };
+    let keep = frac.len().min(digits as usize);
+    let (head, rest) = frac.split_at(keep);
+    match (part(int), part(head), 10u64.checked_pow(digits)) {
+        (Some(ip), Some(fp), Some(pow)) if plain(rest) => {
+            // Scaled to `digits` places (below 10^digits: no overflow).
+            let fp = fp * 10u64.pow(digits - keep as u32);
+            let round_up = rest.first().is_some_and(|&b| b >= b'5');
+            ip.checked_mul(pow).and_then(|v| v.checked_add(fp + u64::from(round_up))).ok_or("too large")
+        }
+        _ if plain(int) && plain(frac) => Err("too large"),
+        _ => parse_scaled_f64(f, digits),
     }
-    let round_up = frac.get(digits as usize).is_some_and(|&b| b >= b'5');
-    ip.checked_mul(pow).and_then(|v| v.checked_add(fp + u64::from(round_up))).ok_or("too large")
 }
 
 fn parse_scaled_f64(f: &[u8], digits: u32) -> Result<u64, &'static str> {
@@ -390,17 +420,72 @@ mod tests {
         }
     }
 
-    /// Blank-separated fields: runs of spaces and tabs separate, nothing
-    /// else does, and no field is empty; the count goes past the array.
-    #[test]
-    fn blank_fields_split_as_split_and_filter_would() {
-        for line in ["1 2 3", "  1\t 2   3  ", "\t\t", "", "a", "1 2 3 4 5 6 7 8 9", "1,2 3\r", " x\ty z "] {
-            let line = line.as_bytes();
-            let want: Vec<&[u8]> = line.split(|b| matches!(b, b' ' | b'\t')).filter(|s| !s.is_empty()).collect();
-            let mut got = [&b""[..]; 7];
-            let n = split_blank(line, &mut got);
-            assert_eq!(n, want.len(), "{line:?}");
-            assert_eq!(&got[..n.min(7)], &want[..n.min(7)], "{line:?}");
+    /// `value × 10^digits` of a plain decimal by its definition, in u128
+    /// (rounded half up on the digit after the last kept), None past u64.
+    fn scaled_by_definition(int: &str, frac: &str, digits: u32) -> Option<u64> {
+        let int: u128 = if int.is_empty() { 0 } else { int.parse().unwrap() };
+        let mut kept: String = frac.chars().take(digits as usize).collect();
+        while kept.len() < digits as usize {
+            kept.push('0');
+        }
+        let fp: u128 = if kept.is_empty() { 0 } else { kept.parse().unwrap() };
+        let up = frac.as_bytes().get(digits as usize).is_some_and(|&b| b >= b'5');
+        u64::try_from(int * 10u128.pow(digits) + fp + u128::from(up)).ok()
+    }
+
+    proptest::proptest! {
+        /// Plain decimals (integer part, fraction or both, up to 22 and 24
+        /// digits) read exactly as defined, overflow included, at the
+        /// formats' scales and others; a stray byte hands the text to the
+        /// `f64` path, which agrees with `f64` parsing.
+        #[test]
+        fn plain_decimals_scale_as_defined(
+            int in "[0-9]{0,22}",
+            frac in proptest::option::of("[0-9]{0,24}"),
+            digits in proptest::sample::select(vec![0u32, 1, 6, 9, 12]),
+            stray in proptest::option::of((0usize..30, proptest::sample::select(vec![b'e', b'-', b'/', b':', b' ']))),
+        ) {
+            let mut text = int.clone().into_bytes();
+            if let Some(fr) = &frac {
+                text.push(b'.');
+                text.extend(fr.bytes());
+            }
+            let got = parse_scaled(&text, digits);
+            if int.is_empty() && frac.as_deref().unwrap_or("").is_empty() {
+                proptest::prop_assert_eq!(got, Err("not a number"));
+            } else {
+                let want = scaled_by_definition(&int, frac.as_deref().unwrap_or(""), digits).ok_or("too large");
+                proptest::prop_assert_eq!(got, want);
+            }
+            if let Some((at, b)) = stray {
+                text.insert(at.min(text.len()), b);
+                proptest::prop_assert_eq!(parse_scaled(&text, digits), parse_scaled_f64(&text, digits));
+            }
+        }
+
+        /// `parse_u64` is `str::parse` on ASCII digits, up to 20 of them,
+        /// overflow included, and refuses anything else: mostly digits,
+        /// with the bytes next to them (`/`, `:`) and ones that differ from a
+        /// digit by one bit (0xB0 = `0` | 0x80, `p` = `0` | 0x40, `?`),
+        /// up to 21 bytes (every length of the eight-at-a-time path).
+        #[test]
+        fn parse_u64_is_str_parse_on_digits(
+            text in proptest::collection::vec(proptest::prop_oneof![
+                12 => proptest::sample::select(b"0123456789".to_vec()),
+                1 => proptest::sample::select(vec![b'/', b':', b'+', b'.', b' ', 0xB0, b'p', b'?', b'9' | 0x80]),
+            ], 0..22),
+            big in 18_446_744_073_709_551_000u64..=u64::MAX,
+        ) {
+            let want = |t: &[u8]| {
+                let digits = !t.is_empty() && t.len() <= 20 && t.iter().all(u8::is_ascii_digit);
+                digits.then(|| std::str::from_utf8(t).unwrap().parse::<u64>().ok()).flatten()
+            };
+            proptest::prop_assert_eq!(parse_u64(&text), want(&text));
+            // Near u64::MAX and just past it (a 20-digit text ending in 0–9 more).
+            let near = big.to_string();
+            proptest::prop_assert_eq!(parse_u64(near.as_bytes()), Some(big));
+            let past = format!("{}{}", &near[..19], (big % 10 + 6) % 10);
+            proptest::prop_assert_eq!(parse_u64(past.as_bytes()), want(past.as_bytes()));
         }
     }
 
@@ -428,6 +513,21 @@ mod tests {
         assert!(e.contains("negative"), "{e}");
         let e = p.parse(b"5 0 1 1 2").unwrap_err();
         assert!(e.contains("1 (read) or 0 (write)"), "{e}");
+        // Sizes: not a number, zero, past 4 GiB (in bytes, after the sectors).
+        let e = p.parse(b"5 0 1 8x 1").unwrap_err();
+        assert!(
+            e.contains("field 4") && e.contains("expected a positive integer (512-byte sectors), found `8x`"),
+            "{e}"
+        );
+        let e = p.parse(b"5 0 1 0 1").unwrap_err();
+        assert!(e.starts_with("size 0 in field 4"), "{e}");
+        let e = p.parse(b"5 0 1 8388608 1").unwrap_err();
+        assert!(e.contains("field 4") && e.ends_with("size 8388608 is too large (more than 4 GiB)"), "{e}");
+        assert!(p.parse(b"5 0 1 8388607 1").is_ok(), "4 GiB less a sector");
+        let e = p.parse(b"5x 0 1 1 1").unwrap_err();
+        assert!(e.contains("field 1") && e.contains("expected a non-negative time in nanoseconds, found `5x`"), "{e}");
+        let e = p.parse(b"5 0 18446744073709551615 1 1").unwrap_err();
+        assert!(e.contains("field 3") && e.ends_with("value 18446744073709551615 is too large"), "{e}");
         assert!(LineParser::new(Format::Msr, Some(TimeUnit::Ms)).is_err());
         assert!(LineParser::new(Format::Disksim, None).is_err());
     }

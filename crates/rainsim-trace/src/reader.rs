@@ -9,6 +9,7 @@
 //! physical lines of the (decompressed) text.
 
 use crate::format::{chomp, detect_explained, disksim_unit, Format, TimeUnit, DETECT_LINES};
+use crate::lines::each_line;
 use crate::parse::{LineParser, Parsed};
 use crate::transform::{self, AddressMap};
 use crate::{Request, TraceError};
@@ -435,39 +436,11 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Reads line `no` into `buf` (cleared first); returns false at end of
-/// input. A line longer than [`MAX_LINE_BYTES`] is an error.
-fn next_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>, path: &Path, no: u64) -> Result<bool, TraceError> {
-    buf.clear();
-    let n = r.take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', buf).map_err(|source| {
-        use std::io::ErrorKind::{InvalidData, InvalidInput, UnexpectedEof};
-        // What the decoders report for a stream cut short or damaged; the
-        // line counts the decompressed text.
-        let source = match source.kind() {
-            k @ (UnexpectedEof | InvalidData | InvalidInput) => std::io::Error::new(
-                k,
-                format!(
-                    "reading stopped {} line {}: {source} (a compressed file cut short or damaged ends like this)",
-                    if buf.is_empty() { "after" } else { "inside" },
-                    if buf.is_empty() { no - 1 } else { no }
-                ),
-            ),
-            _ => source,
-        };
-        TraceError::Io { path: path.display().to_string(), source }
-    })?;
-    if n > MAX_LINE_BYTES && buf.last() != Some(&b'\n') {
-        return Err(TraceError::parse(
-            path,
-            no,
-            format!("the line is longer than {MAX_LINE_BYTES} bytes (1 MiB) without a line break: not a text trace?"),
-        ));
-    }
-    Ok(n > 0)
-}
-
+/// Whether a line holds only whitespace; a line's first byte nearly always
+/// settles it.
+#[inline]
 fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|b| b.is_ascii_whitespace())
+    line.first().is_none_or(|b| b.is_ascii_whitespace()) && line.iter().all(|b| b.is_ascii_whitespace())
 }
 
 /// Samples the first lines, settles format and unit, then parses everything.
@@ -480,23 +453,20 @@ fn parse_stream<R: BufRead>(
 ) -> Result<Parsing, TraceError> {
     // Sample up to DETECT_LINES non-empty lines, with their line numbers.
     let mut sample: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut buf = Vec::with_capacity(256);
     let mut line_no = 0u64;
-    let mut more = true;
-    while sample.len() < DETECT_LINES {
-        if !next_line(r, &mut buf, path, line_no + 1)? {
-            more = false;
-            break;
-        }
-        line_no += 1;
-        let mut line = chomp(&buf);
-        if line_no == 1 {
+    each_line(r, path, 0, |no, raw| {
+        line_no = no;
+        let mut line = chomp(raw);
+        if no == 1 {
             line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line); // UTF-8 BOM
         }
         if !is_blank(line) {
             sample.push((line_no, line.to_vec()));
         }
-    }
+        Ok(sample.len() < DETECT_LINES)
+    })?;
+    // Fewer lines than the sample's size: the input has ended.
+    let more = sample.len() == DETECT_LINES;
     let refs: Vec<(u64, &[u8])> = sample.iter().map(|(n, l)| (*n, l.as_slice())).collect();
     if refs.is_empty() {
         let msg = "no request: the file is empty (or holds only blank lines)".to_string();
@@ -550,13 +520,13 @@ fn parse_stream<R: BufRead>(
         }
     }
     if more {
-        while next_line(r, &mut buf, path, line_no + 1)? {
-            line_no += 1;
-            let line = chomp(&buf);
-            if !is_blank(line) && !take(&mut parser, line, line_no, path, &mut out)? {
-                break;
+        each_line(r, path, line_no, |no, raw| {
+            let line = chomp(raw);
+            if is_blank(line) {
+                return Ok(true);
             }
-        }
+            take(&mut parser, line, no, path, &mut out)
+        })?;
     }
     Ok(out)
 }
