@@ -1,9 +1,9 @@
 //! A text trace line split into its fields.
 //!
-//! A blank-separated line under 64 bytes, nearly every one, gets a bitmask
-//! of its blanks, built eight bytes at a time; its fields are then found
-//! with a few bit operations each instead of a test per byte. Longer lines
-//! take the byte-by-byte split, which the tests hold the mask to.
+//! A line under 64 bytes, nearly every one, gets a bitmask of its
+//! separators (blanks, or commas), built eight bytes at a time; its fields
+//! are then found with a few bit operations each instead of a test per
+//! byte. Longer lines take the plain split, which the tests hold the masks to.
 
 use crate::format::trim;
 
@@ -32,11 +32,26 @@ pub(crate) fn split_blank<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
 }
 
 /// The comma-separated fields, each trimmed of spaces and tabs, into `out`;
-/// returns how many there are (an empty line has one, empty). (Masks of
-/// commas and blanks were no faster here: trimming each field costs as much
-/// as the test per byte they save.)
+/// returns how many there are (an empty line has one, empty).
 pub(crate) fn split_csv<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
-    split_into(line.split(|&b| b == b',').map(trim), out)
+    if line.len() >= 64 {
+        return split_into(line.split(|&b| b == b',').map(trim), out);
+    }
+    // A comma just past the end closes the last field.
+    let mut ends = commas(line) | 1u64 << line.len();
+    let (mut n, mut start) = (0, 0);
+    loop {
+        let end = ends.trailing_zeros() as usize;
+        if n < out.len() {
+            out[n] = trim(&line[start..end]);
+        }
+        n += 1;
+        if end == line.len() {
+            return n;
+        }
+        ends &= ends - 1;
+        start = end + 1;
+    }
 }
 
 /// Splits into `out`, returning the total number of fields (may exceed `out.len()`).
@@ -76,31 +91,40 @@ fn split_blank_bytes<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
 /// Bit i set when byte i of `line` (shorter than 64 bytes) is a space or a tab.
 #[inline(always)]
 fn blanks(line: &[u8]) -> u64 {
-    let mut blank = 0u64;
-    let words = line.chunks_exact(8);
-    let tail = words.remainder();
-    let mut k = 0;
-    for w in words {
-        blank |= blanks8(u64::from_le_bytes(w.try_into().expect("8 bytes"))) << k;
-        k += 8;
-    }
-    // Zero bytes past the end are not blank.
-    blank | blanks8(tail.iter().rev().fold(0u64, |v, &b| v << 8 | u64::from(b))) << k
+    mask(line, |x| eq8(x, b' ') | eq8(x, b'\t'))
 }
 
-/// Bit i set when byte i of `x` (little-endian) is a space or a tab.
+/// Bit i set when byte i of `line` (shorter than 64 bytes) is a comma.
 #[inline(always)]
-fn blanks8(x: u64) -> u64 {
+fn commas(line: &[u8]) -> u64 {
+    mask(line, |x| eq8(x, b','))
+}
+
+/// Bit i set when byte i of `line` (shorter than 64 bytes) is one that
+/// `high` marks: `high(x)` sets the high bit of each such byte of the eight
+/// in `x` (little-endian), and no other bit. Zero bytes past the end must
+/// not be marked.
+#[inline(always)]
+fn mask(line: &[u8], high: impl Fn(u64) -> u64) -> u64 {
+    // Gathers the eight high bits (at 7, 15, … 63) into the low byte.
+    let gather = |h: u64| (h >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+    let words = line.chunks_exact(8);
+    let tail = words.remainder();
+    let (mut m, mut k) = (0u64, 0);
+    for w in words {
+        m |= gather(high(u64::from_le_bytes(w.try_into().expect("8 bytes")))) << k;
+        k += 8;
+    }
+    m | gather(high(tail.iter().rev().fold(0u64, |v, &b| v << 8 | u64::from(b)))) << k
+}
+
+/// The high bit of each byte of `x` that equals `c`, exactly: the low seven
+/// bits are added apart, so no byte carries into the next.
+#[inline(always)]
+fn eq8(x: u64, c: u8) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // The high bit of each byte that equals `c` (repeated), exactly: the low
-    // seven bits are added apart, so no byte carries into the next.
-    let eq = |c: u64| {
-        let y = x ^ c;
-        !(((y & LOW7) + LOW7) | y | LOW7)
-    };
-    let high = eq(0x2020_2020_2020_2020) | eq(0x0909_0909_0909_0909);
-    // Gathers the eight high bits (at 7, 15, … 63) into the top byte.
-    (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    let y = x ^ u64::from(c) * 0x0101_0101_0101_0101;
+    !(((y & LOW7) + LOW7) | y | LOW7)
 }
 
 #[cfg(test)]
@@ -119,9 +143,19 @@ mod tests {
         }
     }
 
-    /// The CSV split against `split` and `trim`.
+    /// The CSV split against `split` and a strip of spaces and tabs from
+    /// both ends written out here (not `trim`, which the split uses).
     fn check_csv(line: &[u8]) {
-        let want: Vec<&[u8]> = line.split(|&b| b == b',').map(trim).collect();
+        fn strip(mut f: &[u8]) -> &[u8] {
+            while let [b' ' | b'\t', rest @ ..] = f {
+                f = rest;
+            }
+            while let [rest @ .., b' ' | b'\t'] = f {
+                f = rest;
+            }
+            f
+        }
+        let want: Vec<&[u8]> = line.split(|&b| b == b',').map(strip).collect();
         let mut got = [&b""[..]; 7];
         let n = split_csv(line, &mut got);
         assert_eq!(n, want.len(), "{line:?}");

@@ -246,7 +246,13 @@ fn is_blkparse_event(line: &[u8]) -> bool {
 }
 
 /// Strips spaces and tabs around a field.
+#[inline]
 pub(crate) fn trim(f: &[u8]) -> &[u8] {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    // Nearly every field: nothing to strip.
+    if f.first().is_some_and(|b| !blank(b)) && f.last().is_some_and(|b| !blank(b)) {
+        return f;
+    }
     let start = f.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(f.len());
     let end = f.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |e| e + 1);
     &f[start..end]
