@@ -255,17 +255,17 @@ fn digits8(c: [u8; 8]) -> Option<u64> {
     Some((d * 10_000 + (d >> 32)) & 0xFFFF_FFFF)
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn uint(f: &[u8], col: Col, expected: &str) -> Result<u64, String> {
     parse_u64(f).ok_or_else(|| bad(col, expected, f))
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn uint32(f: &[u8], col: Col, expected: &str) -> Result<u32, String> {
     parse_u64(f).and_then(|v| u32::try_from(v).ok()).ok_or_else(|| bad(col, expected, f))
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn mul(v: u64, by: u64, col: Col) -> Result<u64, String> {
     v.checked_mul(by).ok_or_else(|| too_large(v, col))
 }
@@ -276,7 +276,7 @@ fn too_large(v: u64, col: Col) -> String {
 }
 
 /// A size in units of `mult` bytes, > 0 and at most `u32::MAX` bytes.
-#[inline]
+#[inline(always)]
 pub(crate) fn size(f: &[u8], col: Col, mult: u64) -> Result<u32, String> {
     match parse_u64(f).map(|v| (v, v.checked_mul(mult).and_then(|b| u32::try_from(b).ok()))) {
         Some((v, Some(b))) if v > 0 => Ok(b),
@@ -294,7 +294,7 @@ fn bad_size(f: &[u8], col: Col, mult: u64) -> String {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn rw(f: &[u8], col: Col) -> Result<Op, String> {
     match f {
         b"r" | b"R" => Ok(Op::Read),
@@ -303,7 +303,7 @@ fn rw(f: &[u8], col: Col) -> Result<Op, String> {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub(crate) fn time(f: &[u8], col: Col, digits: u32, unit: &str) -> Result<u64, String> {
     parse_scaled(f, digits).map_err(|why| bad_time(f, col, unit, why))
 }
