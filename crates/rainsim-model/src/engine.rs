@@ -142,8 +142,9 @@ pub struct EventQueue<E: Copy> {
     far: BinaryHeap<Entry<E>>,
     seq: u64,
     now: SimTime,
-    /// The latest time ever scheduled (or `SimTime::MAX` after a wrap).
-    latest: SimTime,
+    /// The latest time scheduled at or past [`TIME_LIMIT_NS`] (0: none yet;
+    /// `SimTime::MAX` after a wrap).
+    overrun: SimTime,
     /// Outbox mode (a member of a group whose events share one queue):
     /// events scheduled go here, in order, for the group to move over.
     outbox: Option<Vec<(SimTime, E)>>,
@@ -165,7 +166,7 @@ impl<E: Copy> Default for EventQueue<E> {
             far: BinaryHeap::new(),
             seq: 0,
             now: 0,
-            latest: 0,
+            overrun: 0,
             outbox: None,
         }
     }
@@ -199,12 +200,22 @@ impl<E: Copy> EventQueue<E> {
         self.schedule(at, rank, event);
     }
 
-    /// Tracks the latest time scheduled and returns `at`, never before now.
+    /// Returns `at`, never before now. A time at or past [`TIME_LIMIT_NS`],
+    /// or before now (only a wrapped addition gives one), is recorded for the
+    /// run loop ([`Self::overrun`]); the common case is two comparisons.
     #[inline(always)]
     fn note_time(&mut self, at: SimTime) -> SimTime {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        // Before now only by a wrapped addition: flag it for the run loop.
-        self.latest = if at < self.now { SimTime::MAX } else { self.latest.max(at) };
+        if at >= TIME_LIMIT_NS || at < self.now {
+            return self.note_overrun(at);
+        }
+        at
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn note_overrun(&mut self, at: SimTime) -> SimTime {
+        self.overrun = if at < self.now { SimTime::MAX } else { self.overrun.max(at) };
         at.max(self.now)
     }
 
@@ -437,10 +448,12 @@ impl<E: Copy> EventQueue<E> {
         Some((key >> 64) as SimTime)
     }
 
-    /// The latest time ever scheduled; `SimTime::MAX` if a time computation
-    /// wrapped (an event was scheduled before now). See [`TIME_LIMIT_NS`].
-    pub fn latest(&self) -> SimTime {
-        self.latest
+    /// 0 while every time scheduled lies below [`TIME_LIMIT_NS`]; else the
+    /// latest one scheduled at or past it, or `SimTime::MAX` if a time
+    /// computation wrapped (an event was scheduled before now). The run loop
+    /// stops once this passes the limit.
+    pub fn overrun(&self) -> SimTime {
+        self.overrun
     }
 
     /// Number of pending events.
@@ -526,7 +539,7 @@ mod tests {
     }
 
     /// In outbox mode events are collected in schedule order (at no
-    /// earlier than now, the latest time tracked) and nothing is queued.
+    /// earlier than now, times past the limit tracked) and nothing is queued.
     #[test]
     fn an_outbox_collects_events_in_order_and_queues_none() {
         let mut q = EventQueue::default();
@@ -536,21 +549,27 @@ mod tests {
         q.at(100, 'b');
         q.at(200, 'c');
         assert!(q.is_empty() && q.peek_time().is_none());
-        assert_eq!(q.latest(), 300);
+        assert_eq!(q.overrun(), 0, "no time at or past the limit");
         assert_eq!(q.take_outbox().collect::<Vec<_>>(), [(300, 'a'), (100, 'b'), (200, 'c')]);
         assert_eq!(q.take_outbox().count(), 0, "taken once");
         q.at(150, 'd');
         assert_eq!(q.take_outbox().collect::<Vec<_>>(), [(150, 'd')]);
+        q.at(TIME_LIMIT_NS + 7, 'x');
+        assert_eq!(q.overrun(), TIME_LIMIT_NS + 7, "tracked in outbox mode too");
     }
 
     #[test]
-    fn latest_scheduled_time_is_tracked() {
+    fn times_at_or_past_the_limit_are_tracked() {
         let mut q = EventQueue::default();
         q.at(10, 'a');
-        q.at(TIME_LIMIT_NS + 1, 'b');
-        q.at(20, 'c');
-        assert_eq!(q.latest(), TIME_LIMIT_NS + 1);
-        assert!(q.latest() > TIME_LIMIT_NS, "the run loop sees the limit passed");
+        assert_eq!(q.overrun(), 0);
+        q.at(TIME_LIMIT_NS, 'b');
+        assert_eq!(q.overrun(), TIME_LIMIT_NS, "the limit itself is allowed");
+        q.at(TIME_LIMIT_NS + 1, 'c');
+        q.at(20, 'd');
+        q.at(TIME_LIMIT_NS - 1, 'e');
+        assert_eq!(q.overrun(), TIME_LIMIT_NS + 1);
+        assert!(q.overrun() > TIME_LIMIT_NS, "the run loop sees the limit passed");
     }
 
     #[test]

@@ -602,7 +602,7 @@ impl<O: Observer> Ssd<O> {
             Ev::Replace => self.replace(),
             Ev::External(id) => self.external_arrives(id),
         }
-        self.error.is_none() && self.q.latest() <= crate::engine::TIME_LIMIT_NS
+        self.error.is_none() && self.q.overrun() <= crate::engine::TIME_LIMIT_NS
     }
 
     /// What stopped the run: the event's error, else the time limit.
@@ -620,7 +620,7 @@ impl<O: Observer> Ssd<O> {
     #[cold]
     #[inline(never)]
     fn time_error(&self) -> SimError {
-        let latest = self.q.latest();
+        let latest = self.q.overrun();
         let what = if latest == SimTime::MAX { "wrapped".to_string() } else { format!("reached {latest} ns") };
         ConfigError(format!(
             "simulated time {what}, beyond the 2^63 ns (292 years) the simulator supports, after {} completed \
