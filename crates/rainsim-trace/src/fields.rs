@@ -123,7 +123,7 @@ fn mask(line: &[u8], high: impl Fn(u64) -> u64) -> u64 {
 #[inline(always)]
 fn eq8(x: u64, c: u8) -> u64 {
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let y = x ^ u64::from(c) * 0x0101_0101_0101_0101;
+    let y = x ^ (u64::from(c) * 0x0101_0101_0101_0101);
     !(((y & LOW7) + LOW7) | y | LOW7)
 }
 
