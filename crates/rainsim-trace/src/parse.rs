@@ -340,6 +340,8 @@ fn parse_decimal(f: &[u8], digits: u32) -> Result<u64, &'static str> {
     if int.is_empty() && frac.is_empty() {
         return parse_scaled_f64(f, digits);
     }
+    // Leading zeros do not count against the 20 digits a u64 holds.
+    let int = &int[int.iter().take_while(|&&b| b == b'0').count()..];
     let part = |s: &[u8]| if s.is_empty() { Some(0) } else { parse_u64(s) };
     let keep = frac.len().min(digits as usize);
     let (head, rest) = frac.split_at(keep);
@@ -392,6 +394,7 @@ mod tests {
         assert_eq!(parse_scaled(b".", 9), Err("not a number"));
         assert_eq!(parse_scaled(b"1x", 9), Err("not a number"));
         assert_eq!(parse_scaled(b"99999999999999999999", 9), Err("too large"));
+        assert_eq!(parse_scaled(b"0000000000000000000000012.5", 1), Ok(125), "leading zeros past 20 digits");
     }
 
     /// The one-pass integer path of `parse_scaled` agrees with the general
@@ -435,7 +438,8 @@ mod tests {
 
     proptest::proptest! {
         /// Plain decimals (integer part, fraction or both, up to 22 and 24
-        /// digits) read exactly as defined, overflow included, at the
+        /// digits, leading zeros past 20 included) read exactly as defined,
+        /// overflow included, at the
         /// formats' scales and others; a stray byte hands the text to the
         /// `f64` path, which agrees with `f64` parsing.
         #[test]
