@@ -7,14 +7,11 @@
 
 use crate::format::trim;
 
-/// Room for the fields of any format; a line may have more (counted).
-pub(crate) type Fields<'a> = [&'a [u8]; 7];
-
 /// The fields between runs of spaces and tabs (no empty fields) into `out`;
 /// returns how many there are (may exceed `out.len()`).
-pub(crate) fn split_blank<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
+pub(crate) fn split_blank<'a, const N: usize>(line: &'a [u8], out: &mut [&'a [u8]; N]) -> usize {
     if line.len() >= 64 {
-        return split_blank_bytes(line, out);
+        return split_into(line.split(|&b| is_blank(b)).filter(|f| !f.is_empty()), out);
     }
     // The bits past the end count as blanks: every field ends at one.
     let blank = blanks(line) | !0u64 << line.len();
@@ -33,7 +30,7 @@ pub(crate) fn split_blank<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
 
 /// The comma-separated fields, each trimmed of spaces and tabs, into `out`;
 /// returns how many there are (an empty line has one, empty).
-pub(crate) fn split_csv<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
+pub(crate) fn split_csv<'a, const N: usize>(line: &'a [u8], out: &mut [&'a [u8]; N]) -> usize {
     if line.len() >= 64 {
         return split_into(line.split(|&b| b == b',').map(trim), out);
     }
@@ -55,7 +52,7 @@ pub(crate) fn split_csv<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
 }
 
 /// Splits into `out`, returning the total number of fields (may exceed `out.len()`).
-fn split_into<'a>(it: impl Iterator<Item = &'a [u8]>, out: &mut Fields<'a>) -> usize {
+fn split_into<'a, const N: usize>(it: impl Iterator<Item = &'a [u8]>, out: &mut [&'a [u8]; N]) -> usize {
     let mut n = 0;
     for s in it {
         if n < out.len() {
@@ -66,26 +63,10 @@ fn split_into<'a>(it: impl Iterator<Item = &'a [u8]>, out: &mut Fields<'a>) -> u
     n
 }
 
-/// [`split_blank`] of any line, byte by byte.
-fn split_blank_bytes<'a>(line: &'a [u8], out: &mut Fields<'a>) -> usize {
-    let blank = |b: u8| b == b' ' || b == b'\t';
-    let (mut n, mut i) = (0, 0);
-    loop {
-        while i < line.len() && blank(line[i]) {
-            i += 1;
-        }
-        if i == line.len() {
-            return n;
-        }
-        let start = i;
-        while i < line.len() && !blank(line[i]) {
-            i += 1;
-        }
-        if n < out.len() {
-            out[n] = &line[start..i];
-        }
-        n += 1;
-    }
+/// A space or a tab: what separates blank-separated fields.
+#[inline(always)]
+pub(crate) fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
 }
 
 /// Bit i set when byte i of `line` (shorter than 64 bytes) is a space or a tab.
@@ -131,16 +112,18 @@ fn eq8(x: u64, c: u8) -> u64 {
 mod tests {
     use super::*;
 
-    /// Both blank splits against `split` and `filter`: the masks (lines
-    /// under 64 bytes) and the byte-by-byte one (any line).
+    /// The blank split against `split` and `filter` (the mask for lines
+    /// under 64 bytes, the plain split for longer ones), into arrays
+    /// shorter and longer than the line's fields.
     fn check_blank(line: &[u8]) {
         let want: Vec<&[u8]> = line.split(|b| matches!(b, b' ' | b'\t')).filter(|s| !s.is_empty()).collect();
-        for split in [split_blank, split_blank_bytes] {
-            let mut got = [&b""[..]; 7];
-            let n = split(line, &mut got);
-            assert_eq!(n, want.len(), "{line:?}");
-            assert_eq!(&got[..n.min(7)], &want[..n.min(7)], "{line:?}");
-        }
+        let mut got = [&b""[..]; 7];
+        let n = split_blank(line, &mut got);
+        assert_eq!(n, want.len(), "{line:?}");
+        assert_eq!(&got[..n.min(7)], &want[..n.min(7)], "{line:?}");
+        let mut few = [&b""[..]; 2];
+        assert_eq!(split_blank(line, &mut few), want.len(), "{line:?}");
+        assert_eq!(&few[..n.min(2)], &want[..n.min(2)], "{line:?}");
     }
 
     /// The CSV split against `split` and a strip of spaces and tabs from

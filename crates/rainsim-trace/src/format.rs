@@ -37,6 +37,7 @@
 //! numbers and sector counts of a DiskSim file are essentially never all
 //! multiples of 512. An explicit format always overrides detection.
 
+use crate::fields::is_blank;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -248,13 +249,13 @@ fn is_blkparse_event(line: &[u8]) -> bool {
 /// Strips spaces and tabs around a field.
 #[inline]
 pub(crate) fn trim(f: &[u8]) -> &[u8] {
-    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let kept = |b: &u8| !is_blank(*b);
     // Nearly every field: nothing to strip.
-    if f.first().is_some_and(|b| !blank(b)) && f.last().is_some_and(|b| !blank(b)) {
+    if f.first().is_some_and(kept) && f.last().is_some_and(kept) {
         return f;
     }
-    let start = f.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(f.len());
-    let end = f.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |e| e + 1);
+    let start = f.iter().position(kept).unwrap_or(f.len());
+    let end = f.iter().rposition(kept).map_or(start, |e| e + 1);
     &f[start..end]
 }
 

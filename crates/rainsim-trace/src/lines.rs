@@ -84,7 +84,7 @@ fn check_length(len: usize, path: &Path, no: u64) -> Result<(), TraceError> {
 /// decoders report for a stream cut short or damaged gets a note saying so
 /// (the line counts the decompressed text).
 #[cold]
-pub(crate) fn read_error(source: io::Error, path: &Path, done: u64, inside: bool) -> TraceError {
+fn read_error(source: io::Error, path: &Path, done: u64, inside: bool) -> TraceError {
     use std::io::ErrorKind::{InvalidData, InvalidInput, UnexpectedEof};
     let source = match source.kind() {
         k @ (UnexpectedEof | InvalidData | InvalidInput) => io::Error::new(

@@ -26,6 +26,7 @@
 //! `trim` and `wait` lines are counted, not requests. Device = index of the
 //! file in order of first appearance (0, 1, ...).
 
+use crate::fields::split_blank;
 use crate::parse::{bad, parse_scaled, parse_u64, time, uint, Col, Parsed, SECTOR_BYTES};
 use crate::{format::Format, Op, Request};
 use rustc_hash::FxHashMap;
@@ -51,17 +52,6 @@ pub const FIO_TRIM: &str = "fio trims";
 /// fio `wait`.
 pub const FIO_WAIT: &str = "fio waits";
 
-fn fields<'a, const N: usize>(line: &'a [u8], out: &mut [&'a [u8]; N]) -> usize {
-    let mut n = 0;
-    for f in line.split(|b| matches!(b, b' ' | b'\t')).filter(|f| !f.is_empty()) {
-        if n < N {
-            out[n] = f;
-        }
-        n += 1;
-    }
-    n
-}
-
 fn is_summary_start(line: &[u8]) -> bool {
     let line = crate::format::trim(line);
     let cpu = line.strip_prefix(b"CPU").is_some_and(|r| r.first().is_some_and(u8::is_ascii_digit));
@@ -77,7 +67,7 @@ pub(crate) fn blkparse(line: &[u8], action: u8, in_summary: &mut bool) -> Result
     let fmt = if action == b'Q' { Format::Blkparse } else { Format::BlkparseC };
     let col = |i| Col(fmt, i);
     let mut f = [&b""[..]; 10];
-    let n = fields(line, &mut f);
+    let n = split_blank(line, &mut f);
     if n < 7 {
         return Err(format!(
             "expected a blkparse event (maj,min cpu seq seconds pid action RWBS [sector + count] [process]) \
@@ -154,7 +144,7 @@ impl FioState {
                 .into());
         };
         let mut all = [&b""[..]; 6];
-        let n = fields(line, &mut all);
+        let n = split_blank(line, &mut all);
         let skip = usize::from(version == 3);
         let shape = if version == 3 {
             "`timestamp_ms filename action` or `timestamp_ms filename action offset length`"
