@@ -107,7 +107,12 @@ impl Ftl {
         // erased block every plane keeps in reserve for GC itself.
         let trigger = ((gc_threshold * layout.blocks_per_plane as f64).floor() as u32).max(2);
         let mut ftl = Ftl {
-            map: Mapping::with_tables(chunks, layout.pages(), layout.pages_per_block * layout.blocks_per_plane, huge_pages),
+            map: Mapping::with_tables(
+                chunks,
+                layout.pages(),
+                layout.pages_per_block * layout.blocks_per_plane,
+                huge_pages,
+            ),
             blocks: vec![BlockMeta::default(); layout.blocks() as usize],
             planes,
             gc_trigger_blocks: trigger,

@@ -9,6 +9,7 @@
 //! plane then lays its valid pages and its share of invalid pages in whole
 //! blocks by the layout (`uniform`, `packed`, `steady-state`).
 
+mod deal;
 pub mod params;
 pub mod steady_state;
 
@@ -16,6 +17,7 @@ use super::Ftl;
 use crate::error::ConfigError;
 use crate::flash::address::Ppn;
 use crate::raid::stripe::StripeLayout;
+use deal::{deal, deal_packed, plane_counts};
 use params::{AgeLayout, Precondition};
 use rand::{seq::SliceRandom, RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -175,10 +177,12 @@ pub fn precondition(
     // one sequential run per plane.
     // Each chunk takes its plane's next slot; the slots' valid bits are
     // set run by run afterwards (a plane's slots are all taken).
-    let mut cursors = Cursors::new(&slots);
     let mut map = ftl.map.placer();
-    deal(stripes, &lay, &needed.stripes, want, |chunk, plane| map.place(chunk, cursors.next(plane as usize)));
-    debug_assert!(cursors.at.iter().all(|a| a.1 == 0), "every slot taken");
+    if !deal_packed(stripes, &lay, &needed.stripes, want, &slots, &mut map) {
+        let mut cursors = Cursors::new(&slots);
+        deal(stripes, &lay, &needed.stripes, want, |chunk, plane| map.place(chunk, cursors.next(plane as usize)));
+        debug_assert!(cursors.at.iter().all(|a| a.1 == 0), "every slot taken");
+    }
     for s in &slots {
         for &(page, n) in &s.runs {
             ftl.map.mark_run(page, n);
@@ -203,115 +207,6 @@ pub fn layout_name(l: AgeLayout) -> &'static str {
         AgeLayout::Packed => "packed",
         AgeLayout::SteadyState => "steady-state",
     }
-}
-
-/// Deals the chunks of `want` stripes, the `forced` ones and others spread
-/// evenly, in stripe order, round-robin over the planes of each chunk's
-/// channel: `f(chunk, global plane)` for each.
-fn deal(
-    stripes: &StripeLayout,
-    lay: &crate::flash::address::Layout,
-    forced: &[u32],
-    want: u64,
-    mut f: impl FnMut(u32, u32),
-) {
-    let (w, channels) = (stripes.width, stripes.channels);
-    let planes_per_ch = lay.dies_per_channel * lay.planes_per_die;
-    if stripes.column(0).is_none() {
-        // Unbound (the common case): each channel's next plane, local. The
-        // position is stored before `f` runs, so nothing is reloaded after
-        // `f`'s stores.
-        let mut next = vec![0u32; channels as usize];
-        let last = channels - 1;
-        taken(stripes, forced, want, |s, first| {
-            let mut ch = first;
-            for chunk in s * w..(s + 1) * w {
-                let n = &mut next[ch as usize];
-                let local = *n;
-                *n = if local + 1 == planes_per_ch { 0 } else { local + 1 };
-                f(chunk, ch * planes_per_ch + local);
-                ch = if ch == last { 0 } else { ch + 1 };
-            }
-        });
-        return;
-    }
-    // Bound to a die (rotating GC): each stripe deals over its column's
-    // planes, a round-robin position per die, kept reduced.
-    let mut deal_die = vec![0u32; lay.dies() as usize];
-    taken(stripes, forced, want, |s, first| {
-        debug_assert_eq!(stripes.channel(s, 0), first);
-        let mut ch = first;
-        let col = stripes.column(s).expect("every stripe bound when the first is");
-        for j in 0..w {
-            let n = &mut deal_die[(ch * lay.dies_per_channel + col) as usize];
-            let local = col * lay.planes_per_die + *n;
-            *n = if *n + 1 == lay.planes_per_die { 0 } else { *n + 1 };
-            f(s * w + j, ch * planes_per_ch + local);
-            ch += 1;
-            if ch == channels {
-                ch = 0;
-            }
-        }
-    });
-}
-
-/// The stripes that hold data, ascending: the `forced` ones and the rest
-/// spread evenly, `want` in all; `f(stripe, channel of its first chunk)`.
-fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, mut f: impl FnMut(u32, u32)) {
-    let all = stripes.stripes as u64;
-    let (w, channels) = (stripes.width, stripes.channels);
-    let rest_all = all - forced.len() as u64;
-    let rest_want = want - forced.len() as u64;
-    // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when
-    // (i·W mod S) + W reaches S (W ≤ S).
-    debug_assert!(rest_want <= rest_all);
-    let (mut fi, mut rem) = (0usize, 0u64);
-    // (s·k) mod m, kept reduced (k ≤ m).
-    let mut first = 0u32;
-    for s in 0..all {
-        let take = if forced.get(fi) == Some(&(s as u32)) {
-            fi += 1;
-            true
-        } else {
-            // Here rest_all > 0 (a stripe not forced), so W = 0 never takes one.
-            rem += rest_want;
-            let t = rem >= rest_all;
-            if t {
-                rem -= rest_all;
-            }
-            t
-        };
-        if take {
-            f(s as u32, first);
-        }
-        first += w;
-        if first >= channels {
-            first -= channels;
-        }
-    }
-}
-
-/// Chunks dealt to each plane. Stripes not bound to a die deal each
-/// channel's chunks round-robin over its planes from plane 0, so counting
-/// the stripes by their first channel is enough; bound ones are dealt.
-fn plane_counts(stripes: &StripeLayout, lay: &crate::flash::address::Layout, forced: &[u32], want: u64) -> Vec<u64> {
-    let mut counts = vec![0u64; lay.planes() as usize];
-    if stripes.column(0).is_some() {
-        deal(stripes, lay, forced, want, |_, plane| counts[plane as usize] += 1);
-        return counts;
-    }
-    let channels = stripes.channels as usize;
-    let mut by_first = vec![0u64; channels];
-    taken(stripes, forced, want, |_, first| by_first[first as usize] += 1);
-    let ppc = (lay.dies_per_channel * lay.planes_per_die) as u64;
-    for ch in 0..channels {
-        // Chunk j of a stripe lies on channel first + j (mod m); j < k ≤ m.
-        let n: u64 = (0..stripes.width as usize).map(|j| by_first[(ch + channels - j) % channels]).sum();
-        for i in 0..ppc {
-            counts[ch * ppc as usize + i as usize] = n / ppc + u64::from(i < n % ppc);
-        }
-    }
-    counts
 }
 
 /// A plane's valid slots in the order its dealt chunks take them: runs of
@@ -507,38 +402,5 @@ mod tests {
         assert_eq!(c.at[0].1, 0, "all taken");
         let want: Vec<Ppn> = [32, 33, 34, 8, 9].into_iter().chain(16..32).collect();
         assert_eq!(pages, want);
-    }
-
-    /// The per-stripe count equals dealing every chunk, for widths that do
-    /// and do not divide the channel count, with and without forced stripes.
-    #[test]
-    fn plane_counts_equal_the_dealt_counts() {
-        for (channels, width, dies, planes) in [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)] {
-            let lay = layout(channels, dies, planes);
-            let st = StripeLayout::new(channels, width, width > 1, 97);
-            for (forced, want) in
-                [(vec![], 97), (vec![], 40), (vec![3, 4, 50, 96], 41), (vec![0, 1, 2], 3), (vec![], 0)]
-            {
-                let mut dealt = vec![0u64; lay.planes() as usize];
-                deal(&st, &lay, &forced, want, |_, p| dealt[p as usize] += 1);
-                assert_eq!(dealt.iter().sum::<u64>(), want * width as u64);
-                assert_eq!(plane_counts(&st, &lay, &forced, want), dealt, "m={channels} k={width} want={want}");
-            }
-        }
-    }
-
-    /// Every stripe taken once, the forced ones among them, and each
-    /// one's first channel is (s·k) mod m.
-    #[test]
-    fn taken_stripes_include_the_forced_ones_and_number_want() {
-        let st = StripeLayout::new(6, 4, true, 50);
-        let mut got = Vec::new();
-        taken(&st, &[7, 8, 49], 20, |s, first| {
-            assert_eq!(first, (s * 4) % 6);
-            got.push(s);
-        });
-        assert_eq!(got.len(), 20);
-        assert!(got.windows(2).all(|p| p[0] < p[1]));
-        assert!([7, 8, 49].iter().all(|s| got.contains(s)));
     }
 }
