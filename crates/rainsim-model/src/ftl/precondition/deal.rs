@@ -156,7 +156,7 @@ pub(super) fn deal_packed(
     };
     taken(stripes, forced, want, |s, first| {
         // Chunk j of the stripe lies on channel first + j (mod channels).
-        let (first, head) = (first as usize, (channels - first as u32).min(w));
+        let (first, head) = (first as usize, (channels - first).min(w));
         step(&mut at[first..first + head as usize], s * w);
         step(&mut at[..(w - head) as usize], s * w + head);
     });

@@ -376,11 +376,6 @@ pub fn spread_ages(ftl: &mut Ftl, age_days: f64, seed: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flash::address::Layout;
-
-    fn layout(channels: u32, dies: u32, planes: u32) -> Layout {
-        Layout::of(channels, dies, planes, 8, 4, 4096)
-    }
 
     /// A plane's slots: each valid page once, hot blocks first, runs of
     /// consecutive pages merged (block 3 continues block 2's run), no run
