@@ -6,7 +6,7 @@ use crate::metrics::collector::Collector;
 use crate::metrics::observer::Observer;
 use crate::metrics::report::{Report, ReportInputs, RunTiming};
 use crate::metrics::request_log::RequestLog;
-use crate::ssd::{RunTotals, SimError, Ssd};
+use crate::ssd::{Held, RunTotals, SimError, Ssd};
 use rainsim_trace::Request;
 use std::time::Instant;
 
@@ -155,10 +155,10 @@ pub fn simulate_together(runs: Vec<DeviceRun>, verify: bool) -> Result<Vec<Repor
 /// pending event of any device, equal times going to the lower index, so the
 /// order is deterministic; simulated time is the time of that event.
 pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> Result<Vec<RunTotals>, SimError> {
-    let mut sources: Vec<std::iter::Copied<std::slice::Iter<Request>>> = Vec::with_capacity(devices.len());
+    let mut sources: Vec<Held> = Vec::with_capacity(devices.len());
     for (d, r) in devices.iter_mut() {
         d.check_requests(r)?;
-        let mut src = r.iter().copied();
+        let mut src = Held::new(r);
         d.begin(&mut src, r.len())?;
         sources.push(src);
     }

@@ -18,6 +18,37 @@ pub(crate) struct Arrivals {
     capacity: u64,
 }
 
+/// A held trace's requests in order, each read with a cache hint for the
+/// one `AHEAD` places later: the replay reads one request between many
+/// other memory accesses, too sparsely for the CPU's own prefetcher to
+/// follow the array (its load was 3 % of a 1M-request run's time).
+pub(crate) struct Held<'a> {
+    rest: &'a [Request],
+}
+
+/// 16 requests of 32 bytes: 8 cache lines ahead.
+const AHEAD: usize = 16;
+
+impl<'a> Held<'a> {
+    /// The requests of `requests`, first to last.
+    pub(crate) fn new(requests: &'a [Request]) -> Held<'a> {
+        Held { rest: requests }
+    }
+}
+
+impl Iterator for Held<'_> {
+    type Item = Request;
+    #[inline]
+    fn next(&mut self) -> Option<Request> {
+        let (r, rest) = self.rest.split_first()?;
+        if let Some(later) = rest.get(AHEAD) {
+            crate::prefetch::line(later);
+        }
+        self.rest = rest;
+        Some(*r)
+    }
+}
+
 /// Far below u64::MAX, so that no latency sum can wrap.
 const LATEST_ARRIVAL_NS: u64 = 1 << 62;
 
@@ -90,4 +121,25 @@ impl<O: Observer> Ssd<O> {
 
 fn unsorted(index: usize) -> SimError {
     SimError::Input(format!("request {} arrives before request {index}: requests must be sorted by time", index + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rainsim_trace::Op;
+
+    /// A held trace yields each request once, in order, then nothing, for
+    /// traces shorter and longer than the prefetch distance.
+    #[test]
+    fn held_requests_come_in_order_once() {
+        for n in [0u64, 1, AHEAD as u64, AHEAD as u64 + 1, 100] {
+            let reqs: Vec<Request> = (0..n)
+                .map(|i| Request { time_ns: i * 10, offset: i * 4096, size: 4096, device: 0, op: Op::Read })
+                .collect();
+            let mut held = Held::new(&reqs);
+            let got: Vec<Request> = held.by_ref().collect();
+            assert_eq!(got, reqs, "{n} requests");
+            assert_eq!(held.next(), None, "{n} requests: nothing after the last");
+        }
+    }
 }

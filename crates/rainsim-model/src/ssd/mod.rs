@@ -14,6 +14,7 @@
 
 mod admit;
 mod arrivals;
+pub(crate) use arrivals::Held;
 mod completion;
 #[cfg(test)]
 mod copy_die_tests;
@@ -487,7 +488,7 @@ impl<O: Observer> Ssd<O> {
     /// with the number of completed requests every few thousand completions.
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<RunTotals, SimError> {
         self.check_requests(requests)?;
-        self.run_stream(&mut requests.iter().copied(), requests.len(), progress)
+        self.run_stream(&mut arrivals::Held::new(requests), requests.len(), progress)
     }
 
     /// [`Ssd::run`] of `total` requests read from `requests` one at a time,
