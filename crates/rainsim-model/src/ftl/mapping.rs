@@ -225,6 +225,19 @@ impl Placer<'_> {
         self.l2p[chunk as usize] = !ppn;
         self.p2l[skewed(ppn, self.skew)] = !chunk;
     }
+    /// [`Placer::place`] of chunks `first, first + 1, …`, one per item of
+    /// `items`, at the page `page` gives for it, in order: one bounds check
+    /// for all their forward slots.
+    #[inline(always)]
+    pub fn place_run<T>(&mut self, first: u32, items: &mut [T], mut page: impl FnMut(&mut T) -> Ppn) {
+        let l2p = &mut self.l2p[first as usize..first as usize + items.len()];
+        for (k, (slot, item)) in l2p.iter_mut().zip(items).enumerate() {
+            debug_assert_eq!(!*slot, NONE, "chunk {} placed twice", first as usize + k);
+            let ppn = page(item);
+            *slot = !ppn;
+            self.p2l[skewed(ppn, self.skew)] = !(first + k as u32);
+        }
+    }
 }
 
 /// Index of page `ppn` in a reverse map with a line of padding (16 entries)

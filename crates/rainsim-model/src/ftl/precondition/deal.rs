@@ -146,13 +146,12 @@ pub(super) fn deal_packed(
     let back = (last * ppp).wrapping_sub(1);
     // Each channel: (next page, its plane's index within the channel).
     let mut at: Vec<(Ppn, u32)> = (0..channels).map(|ch| (ch * ppc * ppp, 0)).collect();
-    let mut step = |at: &mut [(Ppn, u32)], mut chunk: u32| {
-        for a in at {
+    let mut step = |at: &mut [(Ppn, u32)], chunk: u32| {
+        map.place_run(chunk, at, |a| {
             let (page, local) = *a;
             *a = if local == last { (page.wrapping_sub(back), 0) } else { (page + ppp, local + 1) };
-            map.place(chunk, page);
-            chunk += 1;
-        }
+            page
+        });
     };
     taken(stripes, forced, want, |s, first| {
         // Chunk j of the stripe lies on channel first + j (mod channels).
