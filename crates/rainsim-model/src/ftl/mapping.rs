@@ -16,8 +16,8 @@
 //! bytes apart (512 KiB for the 128 GiB preset), so every stream would sit
 //! in the same set of the L1 cache, which holds 8 to 12 lines of a set. A
 //! cache line of padding after each 2^`skew` pages (about one per plane)
-//! spreads the streams over the sets: 3.2 times faster in a test of 128
-//! such streams on this machine.
+//! spreads the streams over the sets (README, "Preconditioning's cache
+//! sets": a loop of such stores ran 3.2 times faster).
 
 use crate::flash::address::{Ppn, NONE};
 
