@@ -219,6 +219,10 @@ struct Slots {
 
 impl Slots {
     fn of(plan: &Plan, first_page: Ppn, ppb: u64) -> Slots {
+        if let Some(runs) = &plan.slots {
+            debug_assert!(plan.hot.is_none(), "runs of slots are in slot order, so in block order");
+            return Slots { runs: runs.iter().map(|&(off, n)| (first_page + off, n)).collect() };
+        }
         let mut runs: Vec<(Ppn, u32)> = Vec::new();
         let mut push = |page: Ppn, n: u32| match runs.last_mut() {
             Some((p, m)) if *p + *m == page => *m += n,
@@ -231,17 +235,7 @@ impl Slots {
                 if plan.hot.as_ref().is_none_or(|h| h[b]) != hot {
                     continue;
                 }
-                let page = first_page + b as u32 * ppb32;
-                match &plan.slots {
-                    Some(mask) => {
-                        for s in 0..ppb32 {
-                            if mask[(b as u32 * ppb32 + s) as usize] {
-                                push(page + s, 1);
-                            }
-                        }
-                    }
-                    None => push(page, v),
-                }
+                push(first_page + b as u32 * ppb32, v);
             }
         }
         Slots { runs }
@@ -287,10 +281,12 @@ impl<'a> Cursors<'a> {
 }
 
 /// How one plane's used blocks are filled: valid pages per block, and (for
-/// the uniform layout) which slots hold them; otherwise the first slots.
+/// the uniform layout) which slots hold them, as runs (first slot of the
+/// plane, length: ascending, none touching the next); otherwise each
+/// block's first slots.
 struct Plan {
     valid: Vec<u32>,
-    slots: Option<Vec<bool>>,
+    slots: Option<Vec<(u32, u32)>>,
     /// Steady-state layout: which blocks belong to the hot pool.
     hot: Option<Vec<bool>>,
     hot_blocks: u64,
@@ -302,17 +298,23 @@ struct Plan {
 fn uniform(nvalid: u64, ninvalid: u64, ppb: u64, rng: &mut Pcg64Mcg) -> Plan {
     let blocks = (nvalid + ninvalid).div_ceil(ppb);
     let slots = blocks * ppb;
-    let mut mask = vec![false; slots as usize];
+    let mut runs: Vec<(u32, u32)> = Vec::new();
     let mut valid = vec![0u32; blocks as usize];
     let mut left = nvalid;
-    for slot in 0..slots {
-        if left > 0 && rng.random_range(0..slots - slot) < left {
-            left -= 1;
-            mask[slot as usize] = true;
-            valid[(slot / ppb) as usize] += 1;
+    // Block by block, so that no slot needs a division to find its block.
+    for (b, v) in valid.iter_mut().enumerate() {
+        for slot in b as u64 * ppb..(b as u64 + 1) * ppb {
+            if left > 0 && rng.random_range(0..slots - slot) < left {
+                left -= 1;
+                match runs.last_mut() {
+                    Some((first, n)) if (*first + *n) as u64 == slot => *n += 1,
+                    _ => runs.push((slot as u32, 1)),
+                }
+                *v += 1;
+            }
         }
     }
-    Plan { valid, slots: Some(mask), hot: None, hot_blocks: 0, hot_valid: 0 }
+    Plan { valid, slots: Some(runs), hot: None, hot_blocks: 0, hot_valid: 0 }
 }
 
 /// Valid pages first, in whole blocks; invalid pages fill the rest: at most
@@ -397,5 +399,36 @@ mod tests {
         assert_eq!(c.at[0].1, 0, "all taken");
         let want: Vec<Ppn> = [32, 33, 34, 8, 9].into_iter().chain(16..32).collect();
         assert_eq!(pages, want);
+    }
+
+    /// The uniform plan's runs hold exactly `nvalid` slots, ascending and
+    /// maximal (no run ends where the next starts), inside the used blocks,
+    /// and count each block's valid pages as `valid` does; over many planes
+    /// each slot is about equally likely (selection sampling), so the first
+    /// and the last block hold about the same share.
+    #[test]
+    fn uniform_runs_agree_with_the_block_counts() {
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        let (ppb, nvalid, ninvalid) = (8u64, 50u64, 21u64);
+        let (mut first_block, mut last_block) = (0u64, 0u64);
+        for _ in 0..2000 {
+            let plan = uniform(nvalid, ninvalid, ppb, &mut rng);
+            let runs = plan.slots.as_ref().expect("uniform plans have runs");
+            assert_eq!(runs.iter().map(|r| r.1 as u64).sum::<u64>(), nvalid);
+            assert!(runs.windows(2).all(|w| w[0].0 + w[0].1 < w[1].0), "{runs:?}");
+            let mut per_block = vec![0u32; plan.valid.len()];
+            for &(first, n) in runs {
+                for slot in first..first + n {
+                    per_block[(slot as u64 / ppb) as usize] += 1;
+                }
+            }
+            assert_eq!(per_block, plan.valid);
+            assert_eq!(plan.valid.len() as u64, (nvalid + ninvalid).div_ceil(ppb));
+            first_block += plan.valid[0] as u64;
+            last_block += *plan.valid.last().unwrap() as u64;
+        }
+        // 72 slots, 50 valid: 8 · 50/72 ≈ 5.56 a block on average.
+        let (a, b) = (first_block as f64 / 2000.0, last_block as f64 / 2000.0);
+        assert!((a - 5.56).abs() < 0.15 && (b - 5.56).abs() < 0.15, "{a} {b}");
     }
 }
