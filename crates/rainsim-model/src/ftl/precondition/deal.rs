@@ -2,11 +2,13 @@
 //!
 //! Each channel's chunks go round-robin over its planes (over a die's
 //! planes when stripes are bound to dies). Each plane's chunks then take its
-//! valid slots in order: through a cursor per plane in general, or, when
-//! each plane's slots are one run from its first page (the packed layout),
-//! by arithmetic ([`deal_packed`]).
+//! valid slots in order: through a cursor per plane ([`deal_cursors`];
+//! [`deal`] for stripes bound to dies), or, when each plane's slots are one
+//! run from its first page (the packed layout), by arithmetic
+//! ([`deal_packed`]). [`deal`], chunk by chunk, is the reference the other
+//! two are tested against.
 
-use super::Slots;
+use super::{Cursors, Slots};
 use crate::flash::address::{Layout, Ppn};
 use crate::ftl::mapping::Placer;
 use crate::raid::stripe::StripeLayout;
@@ -162,6 +164,39 @@ pub(super) fn deal_packed(
     true
 }
 
+/// [`deal`] of stripes not bound to dies, each chunk placed at its plane's
+/// next slot from `cursors`, a stripe's chunks on consecutive channels in
+/// one [`Placer::place_run`]: false, placing nothing, if stripes are bound.
+pub(super) fn deal_cursors(
+    stripes: &StripeLayout,
+    lay: &Layout,
+    forced: &[u32],
+    want: u64,
+    cursors: &mut Cursors<'_>,
+    map: &mut Placer<'_>,
+) -> bool {
+    if stripes.column(0).is_some() {
+        return false;
+    }
+    let (w, channels) = (stripes.width, stripes.channels);
+    let ppc = lay.dies_per_channel * lay.planes_per_die;
+    // Each channel: (its first plane, the next plane's index within it).
+    let mut at: Vec<(u32, u32)> = (0..channels).map(|ch| (ch * ppc, 0)).collect();
+    let mut step = |at: &mut [(u32, u32)], chunk: u32| {
+        map.place_run(chunk, at, |a| {
+            let (base, local) = *a;
+            a.1 = if local + 1 == ppc { 0 } else { local + 1 };
+            cursors.next((base + local) as usize)
+        });
+    };
+    taken(stripes, forced, want, |s, first| {
+        let (first, head) = (first as usize, (channels - first).min(w));
+        step(&mut at[first..first + head as usize], s * w);
+        step(&mut at[..(w - head) as usize], s * w + head);
+    });
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +286,51 @@ mod tests {
                 .collect();
             let mut m = Mapping::new(97 * width as u64, lay.pages());
             assert!(!deal_packed(&bound, &lay, &[], 97, &slots, &mut m.placer()));
+        }
+    }
+
+    /// Dealing through the cursors a channel slice at a time places every
+    /// chunk where the chunk-by-chunk deal does, on planes laid out
+    /// uniformly (slots in many runs); bound stripes are refused.
+    #[test]
+    fn the_cursor_deal_by_runs_places_chunks_as_chunk_by_chunk() {
+        use super::super::{uniform, Cursors};
+        use crate::ftl::mapping::Mapping;
+        use rand::SeedableRng;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for (channels, width, dies, planes) in [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)] {
+            let lay = layout(channels, dies, planes);
+            let st = StripeLayout::new(channels, width, width > 1, 97);
+            // As many stripes as the smallest of these devices holds.
+            for (forced, want) in [(vec![], 60), (vec![3, 4, 50, 96], 41)] {
+                let counts = plane_counts(&st, &lay, &forced, want);
+                let ppb = lay.pages_per_block as u64;
+                let slots: Vec<Slots> = (0..lay.planes())
+                    .map(|p| {
+                        // Invalid pages where the plane has room for them.
+                        let room = ppb * lay.blocks_per_plane as u64 - counts[p as usize];
+                        let plan = uniform(counts[p as usize], room.min(6), ppb, &mut rng);
+                        Slots::of(&plan, lay.first_page(lay.first_block(p)), ppb)
+                    })
+                    .collect();
+                assert!(slots.iter().any(|s| s.runs.len() > 1), "runs to cross");
+                let (chunks, pages) = (st.stripes as u64 * width as u64, lay.pages());
+                let mut one_by_one = Mapping::new(chunks, pages);
+                let mut cursors = Cursors::new(&slots);
+                let mut m = one_by_one.placer();
+                deal(&st, &lay, &forced, want, |c, p| m.place(c, cursors.next(p as usize)));
+                let mut by_runs = Mapping::new(chunks, pages);
+                let mut cursors = Cursors::new(&slots);
+                assert!(deal_cursors(&st, &lay, &forced, want, &mut cursors, &mut by_runs.placer()));
+                assert!(cursors.at.iter().all(|a| a.1 == 0), "every slot taken");
+                for c in 0..chunks as u32 {
+                    assert_eq!(by_runs.get(c), one_by_one.get(c), "chunk {c}, m={channels} k={width} want={want}");
+                }
+            }
+            let bound = StripeLayout::new(channels, width, width > 1, 97).with_columns(dies);
+            let slots: Vec<Slots> = (0..lay.planes()).map(|_| Slots { runs: vec![] }).collect();
+            let mut m = Mapping::new(97 * width as u64, lay.pages());
+            assert!(!deal_cursors(&bound, &lay, &[], 97, &mut Cursors::new(&slots), &mut m.placer()));
         }
     }
 }

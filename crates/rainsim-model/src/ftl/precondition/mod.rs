@@ -17,7 +17,7 @@ use super::Ftl;
 use crate::error::ConfigError;
 use crate::flash::address::Ppn;
 use crate::raid::stripe::StripeLayout;
-use deal::{deal, deal_packed, plane_counts};
+use deal::{deal, deal_cursors, deal_packed, plane_counts};
 use params::{AgeLayout, Precondition};
 use rand::{seq::SliceRandom, RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -180,7 +180,9 @@ pub fn precondition(
     let mut map = ftl.map.placer();
     if !deal_packed(stripes, &lay, &needed.stripes, want, &slots, &mut map) {
         let mut cursors = Cursors::new(&slots);
-        deal(stripes, &lay, &needed.stripes, want, |chunk, plane| map.place(chunk, cursors.next(plane as usize)));
+        if !deal_cursors(stripes, &lay, &needed.stripes, want, &mut cursors, &mut map) {
+            deal(stripes, &lay, &needed.stripes, want, |chunk, plane| map.place(chunk, cursors.next(plane as usize)));
+        }
         debug_assert!(cursors.at.iter().all(|a| a.1 == 0), "every slot taken");
     }
     for s in &slots {
