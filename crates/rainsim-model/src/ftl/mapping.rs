@@ -18,8 +18,16 @@
 //! cache line of padding after each 2^`skew` pages (about one per plane)
 //! spreads the streams over the sets (README, "Preconditioning's cache
 //! sets": a loop of such stores ran 3.2 times faster).
+//!
+//! Why the tables can be filled late: under the packed layout set-up leaves
+//! its deal undone ([`LazyDeal`]), and a read of an entry the deal would
+//! have written (stored as 0, "unmapped") first lays out its segment. So
+//! every read of a stored 0 goes to a cold path that asks the deal; the
+//! tables are cells, since reads through `&self` may fill them.
 
+use super::precondition::lazy::LazyDeal;
 use crate::flash::address::{Ppn, NONE};
+use std::cell::Cell;
 
 /// Both directions of the page map.
 #[derive(Debug, Clone)]
@@ -30,6 +38,8 @@ pub struct Mapping {
     skew: u32,
     /// Bit `ppn % 64` of word `ppn / 64`: page `ppn` holds a chunk.
     valid: Vec<u64>,
+    /// Preconditioning's deal not yet laid out (see the module's note).
+    lazy: Option<Box<LazyDeal>>,
 }
 
 impl Mapping {
@@ -47,7 +57,42 @@ impl Mapping {
             p2l: Table::new(pages as usize + ((pages as usize >> skew) + 1) * 16, huge_pages),
             skew,
             valid: vec![0; (pages as usize).div_ceil(64)],
+            lazy: None,
         }
+    }
+    /// Leaves preconditioning's packed deal to be laid out as its entries
+    /// are first read (the tables hold nothing of it yet).
+    pub(crate) fn defer(&mut self, deal: LazyDeal) {
+        self.lazy = Some(Box::new(deal));
+    }
+    /// Lays out the deal's segment holding `chunk`, if there is one to lay
+    /// out: called when its slot reads 0.
+    #[cold]
+    #[inline(never)]
+    fn fill_chunk(&self, chunk: u32) {
+        if let Some(d) = &self.lazy {
+            d.ensure_chunk(chunk, &self.cells());
+        }
+    }
+    /// [`Self::fill_chunk`] for the chunk dealt to page `ppn`.
+    #[cold]
+    #[inline(never)]
+    fn fill_page(&self, ppn: Ppn) {
+        if let Some(d) = &self.lazy {
+            d.ensure_page(ppn, &self.cells());
+        }
+    }
+    fn cells(&self) -> Placer<'_> {
+        Placer { l2p: &self.l2p.0, p2l: &self.p2l.0, skew: self.skew }
+    }
+    /// The chunk valid page `ppn` holds.
+    #[inline(always)]
+    fn reverse(&self, ppn: Ppn) -> u32 {
+        let at = self.at(ppn);
+        if self.p2l.raw(at) == 0 {
+            self.fill_page(ppn);
+        }
+        self.p2l.get(at)
     }
     /// Where the reverse map holds page `ppn` (see the module's note).
     #[inline(always)]
@@ -67,18 +112,24 @@ impl Mapping {
     /// Current page of a chunk, if written.
     #[inline]
     pub fn get(&self, chunk: u32) -> Option<Ppn> {
+        if self.l2p.raw(chunk as usize) == 0 {
+            self.fill_chunk(chunk);
+        }
         let p = self.l2p.get(chunk as usize);
         (p != NONE).then_some(p)
     }
     /// Chunk held by a valid page.
     #[inline]
     pub fn owner(&self, ppn: Ppn) -> Option<u32> {
-        self.is_valid(ppn).then(|| self.p2l.get(self.at(ppn)))
+        self.is_valid(ppn).then(|| self.reverse(ppn))
     }
     /// Points `chunk` at `ppn`; returns the page it replaces (now invalid).
     #[inline]
     pub fn set(&mut self, chunk: u32, ppn: Ppn) -> Option<Ppn> {
         debug_assert!(!self.is_valid(ppn), "page {ppn} written twice");
+        if self.l2p.raw(chunk as usize) == 0 {
+            self.fill_chunk(chunk);
+        }
         let old = self.l2p.replace(chunk as usize, ppn);
         self.p2l.set(self.at(ppn), chunk);
         self.mark(ppn, true);
@@ -99,7 +150,7 @@ impl Mapping {
     /// Both tables, for placing chunks in bulk without their valid bits
     /// ([`Placer`]; the caller sets the bits run by run, [`Mapping::mark_run`]).
     pub fn placer(&mut self) -> Placer<'_> {
-        Placer { l2p: &mut self.l2p.0, p2l: &mut self.p2l.0, skew: self.skew }
+        self.cells()
     }
     /// Marks pages `first..first + n` valid (each must hold its chunk).
     pub fn mark_run(&mut self, first: Ppn, n: u32) {
@@ -121,9 +172,9 @@ impl Mapping {
         debug_assert!(self.is_valid(old), "page {old} holds no chunk");
         debug_assert!(!self.is_valid(new), "page {new} written twice");
         // The stored (complemented) id moves as it is.
-        let stored = self.p2l.0[self.at(old)];
+        let stored = !self.reverse(old);
         let at = self.at(new);
-        self.p2l.0[at] = stored;
+        self.p2l.0[at].set(stored);
         self.mark(old, false);
         self.mark(new, true);
         let chunk = !stored;
@@ -147,7 +198,7 @@ impl Mapping {
     /// both directions become unmapped.
     pub fn unmap(&mut self, ppn: Ppn) {
         debug_assert!(self.is_valid(ppn), "page {ppn} holds no chunk");
-        let c = self.p2l.get(self.at(ppn));
+        let c = self.reverse(ppn);
         self.mark(ppn, false);
         debug_assert_eq!(self.l2p.get(c as usize), ppn);
         self.l2p.set(c as usize, NONE);
@@ -155,7 +206,7 @@ impl Mapping {
 
     /// Ids `a` and `b` exchange their pages (either may be unmapped).
     pub fn swap_ids(&mut self, a: u32, b: u32) {
-        let (pa, pb) = (self.l2p.get(a as usize), self.l2p.get(b as usize));
+        let (pa, pb) = (self.get(a).unwrap_or(NONE), self.get(b).unwrap_or(NONE));
         self.l2p.set(a as usize, pb);
         self.l2p.set(b as usize, pa);
         if pa != NONE {
@@ -188,7 +239,7 @@ impl Mapping {
             return;
         }
         crate::prefetch::line(&t[a]);
-        if (&t[a] as *const u32 as usize) / 64 != (&t[b] as *const u32 as usize) / 64 {
+        if (t[a].as_ptr() as usize) / 64 != (t[b].as_ptr() as usize) / 64 {
             crate::prefetch::line(&t[b]);
         }
     }
@@ -212,30 +263,30 @@ impl Mapping {
 /// them through the map after each store (27M fewer instructions for the
 /// 128 GiB preset).
 pub struct Placer<'a> {
-    l2p: &'a mut [u32],
-    p2l: &'a mut [u32],
+    l2p: &'a [Cell<u32>],
+    p2l: &'a [Cell<u32>],
     skew: u32,
 }
 
 impl Placer<'_> {
     /// [`Mapping::place`] without the valid bit.
     #[inline(always)]
-    pub fn place(&mut self, chunk: u32, ppn: Ppn) {
-        debug_assert_eq!(!self.l2p[chunk as usize], NONE, "chunk {chunk} placed twice");
-        self.l2p[chunk as usize] = !ppn;
-        self.p2l[skewed(ppn, self.skew)] = !chunk;
+    pub fn place(&self, chunk: u32, ppn: Ppn) {
+        debug_assert_eq!(!self.l2p[chunk as usize].get(), NONE, "chunk {chunk} placed twice");
+        self.l2p[chunk as usize].set(!ppn);
+        self.p2l[skewed(ppn, self.skew)].set(!chunk);
     }
     /// [`Placer::place`] of chunks `first, first + 1, …`, one per item of
     /// `items`, at the page `page` gives for it, in order: one bounds check
     /// for all their forward slots.
     #[inline(always)]
-    pub fn place_run<T>(&mut self, first: u32, items: &mut [T], mut page: impl FnMut(&mut T) -> Ppn) {
-        let l2p = &mut self.l2p[first as usize..first as usize + items.len()];
-        for (k, (slot, item)) in l2p.iter_mut().zip(items).enumerate() {
-            debug_assert_eq!(!*slot, NONE, "chunk {} placed twice", first as usize + k);
+    pub fn place_run<T>(&self, first: u32, items: &mut [T], mut page: impl FnMut(&mut T) -> Ppn) {
+        let l2p = &self.l2p[first as usize..first as usize + items.len()];
+        for (k, (slot, item)) in l2p.iter().zip(items).enumerate() {
+            debug_assert_eq!(!slot.get(), NONE, "chunk {} placed twice", first as usize + k);
             let ppn = page(item);
-            *slot = !ppn;
-            self.p2l[skewed(ppn, self.skew)] = !(first + k as u32);
+            slot.set(!ppn);
+            self.p2l[skewed(ppn, self.skew)].set(!(first + k as u32));
         }
     }
 }
@@ -252,27 +303,37 @@ fn skewed(ppn: Ppn, skew: u32) -> usize {
 /// as [`NONE`]: a new table needs no fill, and entries the device never
 /// writes (pages never programmed) are never touched.
 #[derive(Debug, Clone)]
-struct Table(Vec<u32>);
+struct Table(Box<[Cell<u32>]>);
 
 impl Table {
     fn new(n: usize, huge_pages: bool) -> Table {
-        let v = vec![0; n];
+        let v = vec![0u32; n].into_boxed_slice();
         if huge_pages {
             crate::huge_pages::advise(&v);
         }
-        Table(v)
+        // SAFETY: `Cell<u32>` has the same in-memory representation as `u32`
+        // (`repr(transparent)`), so the allocation is a valid `[Cell<u32>]`
+        // of the same length and layout. Built from zeroed memory this way,
+        // the table's pages stay untouched until used (a `Cell` fill would
+        // write every one).
+        Table(unsafe { Box::from_raw(Box::into_raw(v) as *mut [Cell<u32>]) })
+    }
+    /// The stored (complemented) entry: 0 is unmapped, or not yet laid out.
+    #[inline(always)]
+    fn raw(&self, i: usize) -> u32 {
+        self.0[i].get()
     }
     #[inline]
     fn get(&self, i: usize) -> u32 {
-        !self.0[i]
+        !self.0[i].get()
     }
     #[inline]
     fn set(&mut self, i: usize, v: u32) {
-        self.0[i] = !v;
+        self.0[i].set(!v);
     }
     #[inline]
     fn replace(&mut self, i: usize, v: u32) -> u32 {
-        !std::mem::replace(&mut self.0[i], !v)
+        !self.0[i].replace(!v)
     }
 }
 

@@ -4,12 +4,12 @@
 //! planes when stripes are bound to dies). Each plane's chunks then take its
 //! valid slots in order: through a cursor per plane ([`deal_cursors`];
 //! [`deal`] for stripes bound to dies), or, when each plane's slots are one
-//! run from its first page (the packed layout), by arithmetic
-//! ([`deal_packed`]). [`deal`], chunk by chunk, is the reference the other
-//! two are tested against.
+//! run from its first page (the packed layout), by arithmetic, segment by
+//! segment as the run first reads them (`lazy.rs`). [`deal`], chunk by
+//! chunk, is the reference the other two are tested against.
 
-use super::{Cursors, Slots};
-use crate::flash::address::{Layout, Ppn};
+use super::Cursors;
+use crate::flash::address::Layout;
 use crate::ftl::mapping::Placer;
 use crate::raid::stripe::StripeLayout;
 
@@ -60,31 +60,13 @@ pub(super) fn deal(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u
 /// The stripes that hold data, ascending: the `forced` ones and the rest
 /// spread evenly, `want` in all; `f(stripe, channel of its first chunk)`.
 fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, mut f: impl FnMut(u32, u32)) {
-    let all = stripes.stripes as u64;
     let (w, channels) = (stripes.width, stripes.channels);
-    let rest_all = all - forced.len() as u64;
-    let rest_want = want - forced.len() as u64;
-    // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when
-    // (i·W mod S) + W reaches S (W ≤ S).
-    debug_assert!(rest_want <= rest_all);
-    let (mut fi, mut rem) = (0usize, 0u64);
+    let mut t = Taken::new(stripes, forced, want);
     // (s·k) mod m, kept reduced (k ≤ m).
     let mut first = 0u32;
-    for s in 0..all {
-        let take = if forced.get(fi) == Some(&(s as u32)) {
-            fi += 1;
-            true
-        } else {
-            // Here rest_all > 0 (a stripe not forced), so W = 0 never takes one.
-            rem += rest_want;
-            let t = rem >= rest_all;
-            if t {
-                rem -= rest_all;
-            }
-            t
-        };
-        if take {
-            f(s as u32, first);
+    for s in 0..stripes.stripes {
+        if t.take(s) {
+            f(s, first);
         }
         first += w;
         if first >= channels {
@@ -93,75 +75,56 @@ fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, mut f: impl FnMut(u3
     }
 }
 
+/// Which stripes [`taken`] takes, asked in stripe order; its state can be
+/// kept and resumed (the lazy deal starts mid-way, `lazy.rs`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Taken<'a> {
+    pub(super) forced: &'a [u32],
+    /// Stripes not forced (S) and how many of them to take (W).
+    pub(super) rest_all: u64,
+    pub(super) rest_want: u64,
+    /// Forced stripes passed.
+    pub(super) fi: usize,
+    /// (i·W) mod S for the next stripe i of the rest.
+    pub(super) rem: u64,
+}
+
+impl<'a> Taken<'a> {
+    pub fn new(stripes: &StripeLayout, forced: &'a [u32], want: u64) -> Self {
+        let rest_all = stripes.stripes as u64 - forced.len() as u64;
+        let rest_want = want - forced.len() as u64;
+        debug_assert!(rest_want <= rest_all);
+        Taken { forced, rest_all, rest_want, fi: 0, rem: 0 }
+    }
+    /// Whether stripe `s`, the one after the last asked, holds data.
+    #[inline(always)]
+    pub fn take(&mut self, s: u32) -> bool {
+        if self.forced.get(self.fi) == Some(&s) {
+            self.fi += 1;
+            return true;
+        }
+        // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when
+        // (i·W mod S) + W reaches S (W ≤ S). Here rest_all > 0 (a stripe not
+        // forced), so W = 0 never takes one.
+        self.rem += self.rest_want;
+        let t = self.rem >= self.rest_all;
+        if t {
+            self.rem -= self.rest_all;
+        }
+        t
+    }
+}
+
 /// Chunks dealt to each plane. Stripes not bound to a die deal each
 /// channel's chunks round-robin over its planes from plane 0, so counting
-/// the stripes by their first channel is enough; bound ones are dealt.
+/// each channel's chunks is enough (`LazyDeal`); bound ones are dealt.
 pub(super) fn plane_counts(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64) -> Vec<u64> {
-    let mut counts = vec![0u64; lay.planes() as usize];
     if stripes.column(0).is_some() {
+        let mut counts = vec![0u64; lay.planes() as usize];
         deal(stripes, lay, forced, want, |_, plane| counts[plane as usize] += 1);
         return counts;
     }
-    let channels = stripes.channels as usize;
-    let mut by_first = vec![0u64; channels];
-    taken(stripes, forced, want, |_, first| by_first[first as usize] += 1);
-    let ppc = (lay.dies_per_channel * lay.planes_per_die) as u64;
-    for ch in 0..channels {
-        // Chunk j of a stripe lies on channel first + j (mod m); j < k ≤ m.
-        let n: u64 = (0..stripes.width as usize).map(|j| by_first[(ch + channels - j) % channels]).sum();
-        for i in 0..ppc {
-            counts[ch * ppc as usize + i as usize] = n / ppc + u64::from(i < n % ppc);
-        }
-    }
-    counts
-}
-
-/// [`deal`] with each chunk placed at its plane's next slot, when stripes
-/// are not bound to dies and every plane's slots are one run from the
-/// plane's first page, or none: false, placing nothing, if they are not.
-///
-/// Then a channel's i-th chunk goes to its plane `i mod P` (P planes per
-/// channel) at page ⌊i / P⌋ of that plane: each channel keeps that page and
-/// its plane, a load and a store per chunk instead of a cursor per plane.
-/// Same pages as [`deal`] through the cursors.
-pub(super) fn deal_packed(
-    stripes: &StripeLayout,
-    lay: &Layout,
-    forced: &[u32],
-    want: u64,
-    slots: &[Slots],
-    map: &mut Placer<'_>,
-) -> bool {
-    let ppp = lay.pages_per_block * lay.blocks_per_plane;
-    let packed = slots.iter().enumerate().all(|(p, s)| match s.runs[..] {
-        [] => true,
-        [(page, _)] => page == p as u32 * ppp,
-        _ => false,
-    });
-    if stripes.column(0).is_some() || !packed {
-        return false;
-    }
-    let (w, channels) = (stripes.width, stripes.channels);
-    let ppc = lay.dies_per_channel * lay.planes_per_die;
-    let last = ppc - 1;
-    // From a channel's last plane, slot t, to its first plane, slot t + 1.
-    let back = (last * ppp).wrapping_sub(1);
-    // Each channel: (next page, its plane's index within the channel).
-    let mut at: Vec<(Ppn, u32)> = (0..channels).map(|ch| (ch * ppc * ppp, 0)).collect();
-    let mut step = |at: &mut [(Ppn, u32)], chunk: u32| {
-        map.place_run(chunk, at, |a| {
-            let (page, local) = *a;
-            *a = if local == last { (page.wrapping_sub(back), 0) } else { (page + ppp, local + 1) };
-            page
-        });
-    };
-    taken(stripes, forced, want, |s, first| {
-        // Chunk j of the stripe lies on channel first + j (mod channels).
-        let (first, head) = (first as usize, (channels - first).min(w));
-        step(&mut at[first..first + head as usize], s * w);
-        step(&mut at[..(w - head) as usize], s * w + head);
-    });
-    true
+    super::lazy::LazyDeal::build(stripes, lay, forced, want).plane_counts()
 }
 
 /// [`deal`] of stripes not bound to dies, each chunk placed at its plane's
@@ -199,6 +162,7 @@ pub(super) fn deal_cursors(
 
 #[cfg(test)]
 mod tests {
+    use super::super::Slots;
     use super::*;
 
     fn layout(channels: u32, dies: u32, planes: u32) -> Layout {
@@ -238,57 +202,6 @@ mod tests {
         assert!([7, 8, 49].iter().all(|s| got.contains(s)));
     }
 
-    /// The arithmetic deal places every chunk where dealing through the
-    /// planes' cursors does, over widths that do and do not divide the
-    /// channel count, one plane per channel, forced stripes, and planes
-    /// left empty or partly filled (the packed layout's valid pages, with
-    /// invalid ones after them). It refuses slots of other shapes and
-    /// stripes bound to dies.
-    #[test]
-    fn the_packed_deal_places_chunks_as_the_cursors_do() {
-        use super::super::{packed, Cursors};
-        use crate::ftl::mapping::Mapping;
-        for (channels, width, dies, planes) in [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)] {
-            let lay = layout(channels, dies, planes);
-            let st = StripeLayout::new(channels, width, width > 1, 97);
-            for (forced, want) in [(vec![], 97), (vec![], 40), (vec![3, 4, 50, 96], 41), (vec![0, 1, 2], 3)] {
-                let counts = plane_counts(&st, &lay, &forced, want);
-                let ppb = lay.pages_per_block as u64;
-                let slots: Vec<Slots> = (0..lay.planes())
-                    .map(|p| {
-                        let plan = packed(counts[p as usize], 5, ppb);
-                        Slots::of(&plan, lay.first_page(lay.first_block(p)), ppb)
-                    })
-                    .collect();
-                let (chunks, pages) = (st.stripes as u64 * width as u64, lay.pages());
-                let ppp = lay.pages_per_block * lay.blocks_per_plane;
-                let mut by_cursor = Mapping::with_tables(chunks, pages, ppp, false);
-                let mut cursors = Cursors::new(&slots);
-                let mut m = by_cursor.placer();
-                deal(&st, &lay, &forced, want, |c, p| m.place(c, cursors.next(p as usize)));
-                let mut by_sum = Mapping::with_tables(chunks, pages, ppp, false);
-                assert!(deal_packed(&st, &lay, &forced, want, &slots, &mut by_sum.placer()));
-                let case = format!("m={channels} k={width} planes {dies}x{planes} want={want} forced {forced:?}");
-                for c in 0..chunks as u32 {
-                    assert_eq!(by_sum.get(c), by_cursor.get(c), "chunk {c}, {case}");
-                }
-                let placed = (0..chunks as u32).filter(|&c| by_sum.get(c).is_some()).count();
-                assert_eq!(placed as u64, want * width as u64, "{case}");
-                // Two runs in a plane, or stripes bound to dies: refused.
-                let mut split: Vec<Slots> = slots.iter().map(|s| Slots { runs: s.runs.clone() }).collect();
-                split[0].runs.push((lay.first_page(1) + 3, 1));
-                assert!(!deal_packed(&st, &lay, &forced, want, &split, &mut by_sum.placer()));
-            }
-            let bound = StripeLayout::new(channels, width, width > 1, 97).with_columns(dies);
-            let counts = plane_counts(&bound, &lay, &[], 97);
-            let slots: Vec<Slots> = (0..lay.planes())
-                .map(|p| Slots::of(&packed(counts[p as usize], 0, 8), lay.first_page(lay.first_block(p)), 8))
-                .collect();
-            let mut m = Mapping::new(97 * width as u64, lay.pages());
-            assert!(!deal_packed(&bound, &lay, &[], 97, &slots, &mut m.placer()));
-        }
-    }
-
     /// Dealing through the cursors a channel slice at a time places every
     /// chunk where the chunk-by-chunk deal does, on planes laid out
     /// uniformly (slots in many runs); bound stripes are refused.
@@ -317,7 +230,7 @@ mod tests {
                 let (chunks, pages) = (st.stripes as u64 * width as u64, lay.pages());
                 let mut one_by_one = Mapping::new(chunks, pages);
                 let mut cursors = Cursors::new(&slots);
-                let mut m = one_by_one.placer();
+                let m = one_by_one.placer();
                 deal(&st, &lay, &forced, want, |c, p| m.place(c, cursors.next(p as usize)));
                 let mut by_runs = Mapping::new(chunks, pages);
                 let mut cursors = Cursors::new(&slots);

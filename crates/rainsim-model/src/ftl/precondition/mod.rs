@@ -10,6 +10,7 @@
 //! blocks by the layout (`uniform`, `packed`, `steady-state`).
 
 mod deal;
+pub(crate) mod lazy;
 pub mod params;
 pub mod steady_state;
 
@@ -17,7 +18,8 @@ use super::Ftl;
 use crate::error::ConfigError;
 use crate::flash::address::Ppn;
 use crate::raid::stripe::StripeLayout;
-use deal::{deal, deal_cursors, deal_packed, plane_counts};
+use deal::{deal, deal_cursors, plane_counts};
+use lazy::LazyDeal;
 use params::{AgeLayout, Precondition};
 use rand::{seq::SliceRandom, RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -92,7 +94,11 @@ pub fn precondition(
     rep.stripes_written = want;
     // Two passes: count each plane's chunks, then (once each plane's plan
     // fixes its slots) map them in stripe order.
-    let counts = plane_counts(stripes, &lay, &needed.stripes, want);
+    let lazy = stripes.column(0).is_none().then(|| LazyDeal::build(stripes, &lay, &needed.stripes, want));
+    let counts = match &lazy {
+        Some(d) => d.plane_counts(),
+        None => plane_counts(stripes, &lay, &needed.stripes, want),
+    };
     let mut slots: Vec<Slots> = Vec::with_capacity(counts.len());
     let ppb = lay.pages_per_block as u64;
     let bpp = lay.blocks_per_plane as u64;
@@ -177,8 +183,18 @@ pub fn precondition(
     // one sequential run per plane.
     // Each chunk takes its plane's next slot; the slots' valid bits are
     // set run by run afterwards (a plane's slots are all taken).
-    let mut map = ftl.map.placer();
-    if !deal_packed(stripes, &lay, &needed.stripes, want, &slots, &mut map) {
+    let ppp = lay.pages_per_block * lay.blocks_per_plane;
+    let packed = slots.iter().zip(0..).all(|(s, p)| match s.runs[..] {
+        [] => true,
+        [(page, _)] => page == p * ppp,
+        _ => false,
+    });
+    if let (true, Some(d)) = (packed, lazy) {
+        // Each plane's slots are one run from its first page: the deal is
+        // arithmetic, laid out as the run reads it (`lazy.rs`).
+        ftl.map.defer(d);
+    } else {
+        let mut map = ftl.map.placer();
         let mut cursors = Cursors::new(&slots);
         if !deal_cursors(stripes, &lay, &needed.stripes, want, &mut cursors, &mut map) {
             deal(stripes, &lay, &needed.stripes, want, |chunk, plane| map.place(chunk, cursors.next(plane as usize)));

@@ -1,0 +1,365 @@
+//! The packed deal, laid out on demand.
+//!
+//! Under the packed layout a channel's n-th dealt chunk lies at page ⌊n/P⌋
+//! of its plane n mod P (P planes per channel), so where a chunk goes
+//! follows from how many chunks its channel was dealt before it. Set-up
+//! cuts the stripes into segments of 2^z and keeps, for each, where the
+//! deal stands at its start ([`Taken`]'s state and each channel's count):
+//! a few bytes per segment instead of 8 bytes per page written. The
+//! mapping lays a segment out, both directions at once, the first time it
+//! reads an entry of it: a chunk of one of its stripes, or a page one of
+//! them was dealt to (`mapping.rs`). Until then no entry of the segment has
+//! been read or written, so laying it out late puts every chunk where the
+//! set-up would have put it (a test compares every entry with the eager
+//! deal, in random order of first reads).
+//!
+//! Why: writing the two tables was nearly all of set-up (128 MiB of fresh
+//! memory for the 128 GiB preset, 29,000 page faults); a run touches the
+//! segments its requests and GCs reach, and pays for those only.
+
+use super::deal::Taken;
+use crate::flash::address::{Layout, Ppn};
+use crate::ftl::mapping::Placer;
+use crate::raid::stripe::StripeLayout;
+use std::cell::Cell;
+
+/// Entries of the per-segment counts kept at most (about; 4 bytes each).
+const COUNT_ENTRIES_LOG2: u32 = 17;
+/// Fewest stripes in a segment, as a power of two.
+const MIN_SEGMENT_LOG2: u32 = 8;
+
+/// Where the packed deal stands at each segment's start.
+#[derive(Debug, Clone)]
+pub struct LazyDeal {
+    width: u32,
+    channels: u32,
+    /// Planes per channel.
+    ppc: u32,
+    /// Pages per plane.
+    ppp: u32,
+    stripes: u32,
+    /// A segment is 2^`zbits` stripes.
+    zbits: u32,
+    forced: Vec<u32>,
+    rest_all: u64,
+    rest_want: u64,
+    /// [`Taken`]'s state at each segment's first stripe: (`fi`, `rem`).
+    starts: Vec<(u32, u64)>,
+    /// Row g (of `segments + 1`): chunks dealt to each channel before segment g.
+    counts: Vec<u32>,
+    /// Bit g: segment g is laid out.
+    done: Vec<Cell<u64>>,
+}
+
+impl LazyDeal {
+    /// The segments' starting points for dealing `want` stripes (the
+    /// `forced` ones among them) of stripes not bound to dies: one pass
+    /// over the stripes, as counting each plane's chunks takes.
+    pub(super) fn build(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64) -> LazyDeal {
+        let entries = (stripes.stripes as u64 * stripes.channels as u64).max(1).next_power_of_two().trailing_zeros();
+        let zbits = entries.saturating_sub(COUNT_ENTRIES_LOG2).max(MIN_SEGMENT_LOG2);
+        Self::build_in(stripes, lay, forced, want, zbits)
+    }
+
+    /// [`Self::build`] with segments of 2^`zbits` stripes.
+    fn build_in(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> LazyDeal {
+        debug_assert!(stripes.column(0).is_none(), "stripes bound to dies are dealt by die");
+        let (w, m) = (stripes.width, stripes.channels as usize);
+        let all = stripes.stripes;
+        let segments = (all as usize).div_ceil(1 << zbits);
+        let mut t = Taken::new(stripes, forced, want);
+        let (rest_all, rest_want) = (t.rest_all, t.rest_want);
+        let mut starts = Vec::with_capacity(segments);
+        let mut counts = vec![0u32; (segments + 1) * m];
+        let mut by_first = vec![0u32; m];
+        let mut first = 0usize;
+        for g in 0..segments {
+            starts.push((t.fi as u32, t.rem));
+            by_first.fill(0);
+            let s0 = (g as u32) << zbits;
+            for s in s0..all.min(s0 + (1 << zbits)) {
+                if t.take(s) {
+                    by_first[first] += 1;
+                }
+                first += w as usize;
+                if first >= m {
+                    first -= m;
+                }
+            }
+            for ch in 0..m {
+                // Chunk j of a stripe lies on channel first + j (mod m); j < k ≤ m.
+                let n: u32 = (0..w as usize).map(|j| by_first[(ch + m - j) % m]).sum();
+                counts[(g + 1) * m + ch] = counts[g * m + ch] + n;
+            }
+        }
+        LazyDeal {
+            width: w,
+            channels: m as u32,
+            ppc: lay.dies_per_channel * lay.planes_per_die,
+            ppp: lay.pages_per_block * lay.blocks_per_plane,
+            stripes: all,
+            zbits,
+            forced: forced.to_vec(),
+            rest_all,
+            rest_want,
+            starts,
+            counts,
+            done: vec![Cell::new(0); segments.div_ceil(64)],
+        }
+    }
+
+    fn segments(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Chunks dealt to each plane (global plane order): a channel deals
+    /// round-robin over its planes from its first.
+    pub(super) fn plane_counts(&self) -> Vec<u64> {
+        let m = self.channels as usize;
+        let total = &self.counts[self.segments() * m..];
+        let ppc = self.ppc as u64;
+        let mut out = Vec::with_capacity(m * ppc as usize);
+        for &n in total {
+            let n = n as u64;
+            out.extend((0..ppc).map(|i| n / ppc + u64::from(i < n % ppc)));
+        }
+        out
+    }
+
+    /// Lays out the segment holding `chunk`'s stripe, if not yet.
+    pub(crate) fn ensure_chunk(&self, chunk: u32, map: &Placer<'_>) {
+        let g = (chunk / self.width) as usize >> self.zbits;
+        if g < self.segments() && !self.is_done(g) {
+            self.lay_out(g, map);
+        }
+    }
+
+    /// Lays out the segment whose chunk was dealt to page `ppn`, if not yet
+    /// (nothing if no chunk was dealt there).
+    pub(crate) fn ensure_page(&self, ppn: Ppn, map: &Placer<'_>) {
+        let m = self.channels as usize;
+        let plane = ppn / self.ppp;
+        let (ch, local) = ((plane / self.ppc) as usize, plane % self.ppc);
+        if ch >= m {
+            return;
+        }
+        // The channel's n-th chunk lies at page ⌊n/P⌋ of plane n mod P.
+        let n = (ppn % self.ppp) as u64 * self.ppc as u64 + local as u64;
+        let count = |g: usize| self.counts[g * m + ch] as u64;
+        if n >= count(self.segments()) {
+            return;
+        }
+        // The last segment whose row starts at or before n: it deals the n-th.
+        let (mut g, mut hi) = (0, self.segments());
+        while hi - g > 1 {
+            let mid = (g + hi) / 2;
+            if count(mid) <= n {
+                g = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        if !self.is_done(g) {
+            self.lay_out(g, map);
+        }
+    }
+
+    fn is_done(&self, g: usize) -> bool {
+        self.done[g / 64].get() >> (g % 64) & 1 != 0
+    }
+
+    /// Deals segment `g`'s stripes into both tables, as the set-up's deal
+    /// would have from where it stood at the segment's start.
+    #[cold]
+    fn lay_out(&self, g: usize, map: &Placer<'_>) {
+        let (w, m) = (self.width, self.channels);
+        let (ppc, ppp) = (self.ppc, self.ppp);
+        let last = ppc - 1;
+        // From a channel's last plane, slot t, to its first plane, slot t + 1.
+        let back = (last * ppp).wrapping_sub(1);
+        let row = &self.counts[g * m as usize..(g + 1) * m as usize];
+        // Each channel: (next page, its plane's index within the channel).
+        let mut at: Vec<(Ppn, u32)> =
+            row.iter().zip(0..).map(|(&n, ch)| ((ch * ppc + n % ppc) * ppp + n / ppc, n % ppc)).collect();
+        let step = |at: &mut [(Ppn, u32)], chunk: u32| {
+            map.place_run(chunk, at, |a| {
+                let (page, local) = *a;
+                *a = if local == last { (page.wrapping_sub(back), 0) } else { (page + ppp, local + 1) };
+                page
+            });
+        };
+        let (fi, rem) = self.starts[g];
+        let mut t =
+            Taken { forced: &self.forced, rest_all: self.rest_all, rest_want: self.rest_want, fi: fi as usize, rem };
+        let s0 = (g as u32) << self.zbits;
+        let mut first = ((s0 as u64 * w as u64) % m as u64) as u32;
+        for s in s0..self.stripes.min(s0 + (1 << self.zbits)) {
+            if t.take(s) {
+                // Chunk j of the stripe lies on channel first + j (mod channels).
+                let head = (m - first).min(w);
+                step(&mut at[first as usize..(first + head) as usize], s * w);
+                step(&mut at[..(w - head) as usize], s * w + head);
+            }
+            first += w;
+            if first >= m {
+                first -= m;
+            }
+        }
+        let d = &self.done[g / 64];
+        d.set(d.get() | 1 << (g % 64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::deal::deal;
+    use super::super::{packed, Cursors, Slots};
+    use super::*;
+    use crate::ftl::mapping::Mapping;
+    use rand::{RngExt, SeedableRng};
+
+    /// A device of `channels` channels whose planes hold 16 blocks of 8 pages.
+    fn layout(channels: u32, dies: u32, planes: u32) -> Layout {
+        Layout::of(channels, dies, planes, 16, 8, 4096)
+    }
+
+    /// Both maps of a packed preconditioning: dealt chunk by chunk through
+    /// the planes' cursors (the reference), and deferred to `LazyDeal` with
+    /// segments of 2^`zbits` stripes. The valid bits are set in both.
+    fn both(st: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> (Mapping, Mapping, Vec<u32>) {
+        let d = LazyDeal::build_in(st, lay, forced, want, zbits);
+        let counts = d.plane_counts();
+        let ppb = lay.pages_per_block as u64;
+        let slots: Vec<Slots> = (0..lay.planes())
+            .map(|p| Slots::of(&packed(counts[p as usize], 3, ppb), lay.first_page(lay.first_block(p)), ppb))
+            .collect();
+        let (chunks, pages) = (st.stripes as u64 * st.width as u64, lay.pages());
+        let ppp = lay.pages_per_block * lay.blocks_per_plane;
+        let mut eager = Mapping::with_tables(chunks, pages, ppp, false);
+        let mut cursors = Cursors::new(&slots);
+        let m = eager.placer();
+        deal(st, lay, forced, want, |c, p| m.place(c, cursors.next(p as usize)));
+        let mut lazy = Mapping::with_tables(chunks, pages, ppp, false);
+        lazy.defer(d);
+        let mut free = Vec::new();
+        for (s, p) in slots.iter().zip(0..) {
+            let used = s.runs.first().map_or(0, |r| r.1);
+            free.extend(p * ppp + used..(p + 1) * ppp);
+            for &(page, n) in &s.runs {
+                eager.mark_run(page, n);
+                lazy.mark_run(page, n);
+            }
+        }
+        (eager, lazy, free)
+    }
+
+    const CASES: [(u32, u32, u32, u32); 5] = [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)];
+
+    /// Laid out segment by segment as entries are first read, in random
+    /// order, by chunk or by page, the deal gives every chunk and every page
+    /// what the chunk-by-chunk deal gives them; over widths that do and do
+    /// not divide the channel count, forced stripes, and segments of 1 to
+    /// 256 stripes (the last one partial).
+    #[test]
+    fn the_lazy_deal_reads_as_the_eager_one() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        for (channels, width, dies, planes) in CASES {
+            let lay = layout(channels, dies, planes);
+            let st = StripeLayout::new(channels, width, width > 1, 97);
+            for (forced, want) in
+                [(vec![], 97), (vec![], 40), (vec![3, 4, 50, 96], 41), (vec![0, 1, 2], 3), (vec![], 0)]
+            {
+                for zbits in [0, 1, 3, 8] {
+                    let case = format!(
+                        "m={channels} k={width} planes {dies}x{planes} want={want} forced {forced:?} z={zbits}"
+                    );
+                    let (eager, lazy, _) = both(&st, &lay, &forced, want, zbits);
+                    let (chunks, pages) = (st.stripes * width, lay.pages());
+                    let mut order: Vec<(bool, u32)> =
+                        (0..chunks).map(|c| (true, c)).chain((0..pages).map(|p| (false, p))).collect();
+                    for i in (1..order.len()).rev() {
+                        order.swap(i, rng.random_range(0..=i));
+                    }
+                    for (by_chunk, x) in order {
+                        if by_chunk {
+                            assert_eq!(lazy.get(x), eager.get(x), "chunk {x}, {case}");
+                        } else {
+                            assert_eq!(lazy.owner(x), eager.owner(x), "page {x}, {case}");
+                        }
+                    }
+                    let placed = (0..chunks).filter(|&c| lazy.get(c).is_some()).count();
+                    assert_eq!(placed as u64, want * width as u64, "{case}");
+                }
+            }
+        }
+    }
+
+    /// Writes, GC moves, unmaps and id swaps that reach segments not yet
+    /// laid out leave the map as they leave the eagerly dealt one: each
+    /// change lays out what it reads first.
+    #[test]
+    fn changes_before_the_layout_land_as_on_the_eager_deal() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
+        for (channels, width, dies, planes) in CASES {
+            let lay = layout(channels, dies, planes);
+            let st = StripeLayout::new(channels, width, width > 1, 97);
+            let (mut eager, mut lazy, mut free) = both(&st, &lay, &[5, 6], 60, 1);
+            let (chunks, pages) = (st.stripes * width, lay.pages());
+            for step in 0..400 {
+                let case = format!("m={channels} k={width} step {step}");
+                match rng.random_range(0..4) {
+                    0 if !free.is_empty() => {
+                        let (c, p) = (rng.random_range(0..chunks), free.swap_remove(rng.random_range(0..free.len())));
+                        let old = eager.set(c, p);
+                        assert_eq!(lazy.set(c, p), old, "set {c} to {p}, {case}");
+                        free.extend(old);
+                    }
+                    1 if !free.is_empty() => {
+                        let p = rng.random_range(0..pages);
+                        if eager.owner(p).is_some() {
+                            let new = free.swap_remove(rng.random_range(0..free.len()));
+                            assert_eq!(lazy.move_page(p, new), eager.move_page(p, new), "move {p}, {case}");
+                            free.push(p);
+                        }
+                    }
+                    2 => {
+                        let p = rng.random_range(0..pages);
+                        if eager.owner(p).is_some() {
+                            eager.unmap(p);
+                            lazy.unmap(p);
+                            free.push(p);
+                        }
+                    }
+                    _ => {
+                        let (a, b) = (rng.random_range(0..chunks), rng.random_range(0..chunks));
+                        if a != b {
+                            eager.swap_ids(a, b);
+                            lazy.swap_ids(a, b);
+                        }
+                    }
+                }
+            }
+            for c in 0..chunks {
+                assert_eq!(lazy.get(c), eager.get(c), "chunk {c}, m={channels} k={width}");
+            }
+            for p in 0..pages {
+                assert_eq!(lazy.owner(p), eager.owner(p), "page {p}, m={channels} k={width}");
+            }
+        }
+    }
+
+    /// The counts per plane are those of dealing every chunk, with segments
+    /// of every size tried.
+    #[test]
+    fn plane_counts_do_not_depend_on_the_segments() {
+        for (channels, width, dies, planes) in CASES {
+            let lay = layout(channels, dies, planes);
+            let st = StripeLayout::new(channels, width, width > 1, 97);
+            let mut dealt = vec![0u64; lay.planes() as usize];
+            deal(&st, &lay, &[3, 4, 50, 96], 41, |_, p| dealt[p as usize] += 1);
+            for zbits in 0..8 {
+                assert_eq!(LazyDeal::build_in(&st, &lay, &[3, 4, 50, 96], 41, zbits).plane_counts(), dealt);
+            }
+        }
+    }
+}
