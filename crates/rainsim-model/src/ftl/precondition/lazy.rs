@@ -1,11 +1,13 @@
-//! The packed deal, laid out on demand.
+//! The deal, laid out on demand.
 //!
-//! Under the packed layout a channel's n-th dealt chunk lies at page ⌊n/P⌋
-//! of its plane n mod P (P planes per channel), so where a chunk goes
-//! follows from how many chunks its channel was dealt before it. Set-up
-//! cuts the stripes into segments of 2^z and keeps, for each, where the
-//! deal stands at its start ([`Taken`]'s state and each channel's count):
-//! a few bytes per segment instead of 8 bytes per page written. The
+//! A channel's n-th dealt chunk takes slot ⌊n/P⌋ of its plane n mod P (P
+//! planes per channel), so where a chunk goes follows from how many chunks
+//! its channel was dealt before it and where the plane's slots lie (runs of
+//! pages: one per plane under the packed layout, one per block under the
+//! steady-state one). Set-up cuts the stripes into segments of 2^z and
+//! keeps, for each, where the deal stands at its start ([`Taken`]'s state
+//! and each channel's count): a few bytes per segment and per run instead
+//! of 8 bytes per page written. The
 //! mapping lays a segment out, both directions at once, the first time it
 //! reads an entry of it: a chunk of one of its stripes, or a page one of
 //! them was dealt to (`mapping.rs`). Until then no entry of the segment has
@@ -15,7 +17,9 @@
 //!
 //! Why: writing the two tables was nearly all of set-up (128 MiB of fresh
 //! memory for the 128 GiB preset, 29,000 page faults); a run touches the
-//! segments its requests and GCs reach, and pays for those only.
+//! segments its requests and GCs reach, and pays for those only. The
+//! uniform layout's slots lie in runs of a few pages, as many as a table
+//! would take: it is dealt at set-up (`deal_cursors`).
 
 use super::deal::Taken;
 use crate::flash::address::{Layout, Ppn};
@@ -49,6 +53,50 @@ pub struct LazyDeal {
     counts: Vec<u32>,
     /// Bit g: segment g is laid out.
     done: Vec<Cell<u64>>,
+    slots: SlotRuns,
+}
+
+/// Each plane's slots, as runs of consecutive pages in the order the
+/// plane's chunks take them.
+#[derive(Debug, Clone, Default)]
+struct SlotRuns {
+    /// (first page, length): plane by plane, each plane's in slot order.
+    runs: Vec<(Ppn, u32)>,
+    /// The plane's slot index of each run's first page.
+    slot0: Vec<u32>,
+    /// Plane p's runs are `runs[first[p]..first[p + 1]]`.
+    first: Vec<u32>,
+    /// Each plane's run indices by page, ascending (same ranges as `runs`).
+    by_page: Vec<u32>,
+}
+
+impl SlotRuns {
+    /// Runs of plane `p`: its range in `runs`.
+    fn of(&self, p: usize) -> std::ops::Range<usize> {
+        self.first[p] as usize..self.first[p + 1] as usize
+    }
+    /// Plane `p`'s slot `k` as (page, pages left in its run, run index);
+    /// (0, 0, end) past the plane's last slot.
+    fn cursor(&self, p: usize, k: u32) -> (Ppn, u32, u32) {
+        let r = self.of(p);
+        // The last run starting at or before slot k.
+        let i = r.start + self.slot0[r.clone()].partition_point(|&s| s <= k);
+        match i.checked_sub(1).filter(|&i| i >= r.start) {
+            Some(i) if k - self.slot0[i] < self.runs[i].1 => {
+                let off = k - self.slot0[i];
+                (self.runs[i].0 + off, self.runs[i].1 - off, i as u32)
+            }
+            _ => (0, 0, r.end as u32),
+        }
+    }
+    /// The slot of plane `p` at page `ppn`, if one is there.
+    fn slot_at(&self, p: usize, ppn: Ppn) -> Option<u32> {
+        let ix = &self.by_page[self.of(p)];
+        let j = ix.partition_point(|&i| self.runs[i as usize].0 <= ppn).checked_sub(1)?;
+        let i = ix[j] as usize;
+        let (page, n) = self.runs[i];
+        (ppn - page < n).then(|| self.slot0[i] + (ppn - page))
+    }
 }
 
 impl LazyDeal {
@@ -105,7 +153,31 @@ impl LazyDeal {
             starts,
             counts,
             done: vec![Cell::new(0); segments.div_ceil(64)],
+            slots: SlotRuns::default(),
         }
+    }
+
+    /// Sets where each plane's slots lie, plane by plane (runs of pages in
+    /// the order the plane's chunks take them; [`Self::plane_counts`] of them
+    /// in each plane).
+    pub(super) fn with_slots<'a>(mut self, planes: impl Iterator<Item = &'a [(Ppn, u32)]>) -> LazyDeal {
+        let mut s = SlotRuns { first: vec![0], ..Default::default() };
+        for runs in planes {
+            let start = s.runs.len();
+            let mut k = 0;
+            for &(page, n) in runs {
+                s.runs.push((page, n));
+                s.slot0.push(k);
+                k += n;
+            }
+            let mut order: Vec<u32> = (start as u32..s.runs.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| s.runs[i as usize].0);
+            s.by_page.extend(order);
+            s.first.push(s.runs.len() as u32);
+        }
+        debug_assert_eq!(s.first.len(), self.channels as usize * self.ppc as usize + 1);
+        self.slots = s;
+        self
     }
 
     fn segments(&self) -> usize {
@@ -143,8 +215,9 @@ impl LazyDeal {
         if ch >= m {
             return;
         }
-        // The channel's n-th chunk lies at page ⌊n/P⌋ of plane n mod P.
-        let n = (ppn % self.ppp) as u64 * self.ppc as u64 + local as u64;
+        let Some(k) = self.slots.slot_at(plane as usize, ppn) else { return };
+        // The channel's n-th chunk takes slot ⌊n/P⌋ of plane n mod P.
+        let n = k as u64 * self.ppc as u64 + local as u64;
         let count = |g: usize| self.counts[g * m + ch] as u64;
         if n >= count(self.segments()) {
             return;
@@ -172,19 +245,32 @@ impl LazyDeal {
     /// would have from where it stood at the segment's start.
     #[cold]
     fn lay_out(&self, g: usize, map: &Placer<'_>) {
-        let (w, m) = (self.width, self.channels);
-        let (ppc, ppp) = (self.ppc, self.ppp);
-        let last = ppc - 1;
-        // From a channel's last plane, slot t, to its first plane, slot t + 1.
-        let back = (last * ppp).wrapping_sub(1);
+        let (w, m, ppc) = (self.width, self.channels, self.ppc);
         let row = &self.counts[g * m as usize..(g + 1) * m as usize];
-        // Each channel: (next page, its plane's index within the channel).
-        let mut at: Vec<(Ppn, u32)> =
-            row.iter().zip(0..).map(|(&n, ch)| ((ch * ppc + n % ppc) * ppp + n / ppc, n % ppc)).collect();
-        let step = |at: &mut [(Ppn, u32)], chunk: u32| {
+        // Each channel: (its first plane, the next plane's index within it).
+        let mut at: Vec<(u32, u32)> = row.iter().zip(0..).map(|(&n, ch)| (ch * ppc, n % ppc)).collect();
+        // Each plane: (next page, pages left in its run, run index).
+        let mut cur: Vec<(Ppn, u32, u32)> = Vec::with_capacity((m * ppc) as usize);
+        for (&n, ch) in row.iter().zip(0..) {
+            for local in 0..ppc {
+                // Chunks the plane was dealt before: its slot index.
+                let k = n / ppc + u32::from(local < n % ppc);
+                cur.push(self.slots.cursor((ch * ppc + local) as usize, k));
+            }
+        }
+        let slots = &self.slots;
+        let mut step = |at: &mut [(u32, u32)], chunk: u32| {
             map.place_run(chunk, at, |a| {
-                let (page, local) = *a;
-                *a = if local == last { (page.wrapping_sub(back), 0) } else { (page + ppp, local + 1) };
+                let (base, local) = *a;
+                a.1 = if local + 1 == ppc { 0 } else { local + 1 };
+                let plane = (base + local) as usize;
+                let c = &mut cur[plane];
+                let page = c.0;
+                (c.0, c.1) = (page + 1, c.1 - 1);
+                if c.1 == 0 && c.2 + 1 < slots.first[plane + 1] {
+                    c.2 += 1;
+                    (c.0, c.1) = slots.runs[c.2 as usize];
+                }
                 page
             });
         };
@@ -213,7 +299,7 @@ impl LazyDeal {
 #[cfg(test)]
 mod tests {
     use super::super::deal::deal;
-    use super::super::{packed, Cursors, Slots};
+    use super::super::{packed, steady, uniform, Cursors, Slots};
     use super::*;
     use crate::ftl::mapping::Mapping;
     use rand::{RngExt, SeedableRng};
@@ -223,15 +309,44 @@ mod tests {
         Layout::of(channels, dies, planes, 16, 8, 4096)
     }
 
-    /// Both maps of a packed preconditioning: dealt chunk by chunk through
-    /// the planes' cursors (the reference), and deferred to `LazyDeal` with
-    /// segments of 2^`zbits` stripes. The valid bits are set in both.
-    fn both(st: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> (Mapping, Mapping, Vec<u32>) {
+    /// Plans of each layout's shape: one run per plane (packed), one per
+    /// block in shuffled block order (steady-state), runs of a few pages
+    /// (uniform).
+    #[derive(Clone, Copy, Debug)]
+    enum Shape {
+        Packed,
+        Steady,
+        Uniform,
+    }
+
+    /// Both maps of a preconditioning whose planes' slots have `shape`:
+    /// dealt chunk by chunk through the planes' cursors (the reference),
+    /// and deferred to `LazyDeal` with segments of 2^`zbits` stripes. The
+    /// valid bits are set in both; also the pages no chunk was dealt to.
+    fn both(
+        st: &StripeLayout,
+        lay: &Layout,
+        (forced, want): (&[u32], u64),
+        zbits: u32,
+        shape: Shape,
+        rng: &mut rand_pcg::Pcg64Mcg,
+    ) -> (Mapping, Mapping, Vec<u32>) {
         let d = LazyDeal::build_in(st, lay, forced, want, zbits);
         let counts = d.plane_counts();
         let ppb = lay.pages_per_block as u64;
         let slots: Vec<Slots> = (0..lay.planes())
-            .map(|p| Slots::of(&packed(counts[p as usize], 3, ppb), lay.first_page(lay.first_block(p)), ppb))
+            .map(|p| {
+                let n = counts[p as usize];
+                let plan = match shape {
+                    Shape::Packed => packed(n, 3, ppb),
+                    // Too few valid pages for a hot pool: all cold.
+                    Shape::Steady => {
+                        steady(n, 9, ppb, 0.6, rng).or_else(|_| steady(n, 0, ppb, 0.6, rng)).expect("cold blocks only")
+                    }
+                    Shape::Uniform => uniform(n, 5, ppb, rng),
+                };
+                Slots::of(&plan, lay.first_page(lay.first_block(p)), ppb)
+            })
             .collect();
         let (chunks, pages) = (st.stripes as u64 * st.width as u64, lay.pages());
         let ppp = lay.pages_per_block * lay.blocks_per_plane;
@@ -240,17 +355,16 @@ mod tests {
         let m = eager.placer();
         deal(st, lay, forced, want, |c, p| m.place(c, cursors.next(p as usize)));
         let mut lazy = Mapping::with_tables(chunks, pages, ppp, false);
-        lazy.defer(d);
-        let mut free = Vec::new();
-        for (s, p) in slots.iter().zip(0..) {
-            let used = s.runs.first().map_or(0, |r| r.1);
-            free.extend(p * ppp + used..(p + 1) * ppp);
+        lazy.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])));
+        let mut dealt = vec![false; pages as usize];
+        for s in &slots {
             for &(page, n) in &s.runs {
                 eager.mark_run(page, n);
                 lazy.mark_run(page, n);
+                dealt[page as usize..(page + n) as usize].fill(true);
             }
         }
-        (eager, lazy, free)
+        (eager, lazy, (0..pages).filter(|&p| !dealt[p as usize]).collect())
     }
 
     const CASES: [(u32, u32, u32, u32); 5] = [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)];
@@ -269,11 +383,12 @@ mod tests {
             for (forced, want) in
                 [(vec![], 97), (vec![], 40), (vec![3, 4, 50, 96], 41), (vec![0, 1, 2], 3), (vec![], 0)]
             {
-                for zbits in [0, 1, 3, 8] {
+                for (zbits, shape) in [(0, Shape::Packed), (1, Shape::Steady), (3, Shape::Uniform), (8, Shape::Steady)]
+                {
                     let case = format!(
-                        "m={channels} k={width} planes {dies}x{planes} want={want} forced {forced:?} z={zbits}"
+                        "m={channels} k={width} planes {dies}x{planes} want={want} forced {forced:?} z={zbits} {shape:?}"
                     );
-                    let (eager, lazy, _) = both(&st, &lay, &forced, want, zbits);
+                    let (eager, lazy, _) = both(&st, &lay, (&forced, want), zbits, shape, &mut rng);
                     let (chunks, pages) = (st.stripes * width, lay.pages());
                     let mut order: Vec<(bool, u32)> =
                         (0..chunks).map(|c| (true, c)).chain((0..pages).map(|p| (false, p))).collect();
@@ -303,7 +418,8 @@ mod tests {
         for (channels, width, dies, planes) in CASES {
             let lay = layout(channels, dies, planes);
             let st = StripeLayout::new(channels, width, width > 1, 97);
-            let (mut eager, mut lazy, mut free) = both(&st, &lay, &[5, 6], 60, 1);
+            let shape = [Shape::Packed, Shape::Steady, Shape::Uniform][channels as usize % 3];
+            let (mut eager, mut lazy, mut free) = both(&st, &lay, (&[5, 6], 60), 1, shape, &mut rng);
             let (chunks, pages) = (st.stripes * width, lay.pages());
             for step in 0..400 {
                 let case = format!("m={channels} k={width} step {step}");

@@ -183,16 +183,11 @@ pub fn precondition(
     // one sequential run per plane.
     // Each chunk takes its plane's next slot; the slots' valid bits are
     // set run by run afterwards (a plane's slots are all taken).
-    let ppp = lay.pages_per_block * lay.blocks_per_plane;
-    let packed = slots.iter().zip(0..).all(|(s, p)| match s.runs[..] {
-        [] => true,
-        [(page, _)] => page == p * ppp,
-        _ => false,
-    });
-    if let (true, Some(d)) = (packed, lazy) {
-        // Each plane's slots are one run from its first page: the deal is
-        // arithmetic, laid out as the run reads it (`lazy.rs`).
-        ftl.map.defer(d);
+    let runs: usize = slots.iter().map(|s| s.runs.len()).sum();
+    if let (true, Some(d)) = (runs <= lay.blocks() as usize, lazy) {
+        // A run of slots per block or fewer (packed, steady-state): the deal
+        // is laid out as the run reads it (`lazy.rs`).
+        ftl.map.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])));
     } else {
         let mut map = ftl.map.placer();
         let mut cursors = Cursors::new(&slots);
