@@ -19,11 +19,12 @@
 //! spreads the streams over the sets (README, "Preconditioning's cache
 //! sets": a loop of such stores ran 3.2 times faster).
 //!
-//! Why the tables can be filled late: under the packed layout set-up leaves
-//! its deal undone ([`LazyDeal`]), and a read of an entry the deal would
-//! have written (stored as 0, "unmapped") first lays out its segment. So
-//! every read of a stored 0 goes to a cold path that asks the deal; the
-//! tables are cells, since reads through `&self` may fill them.
+//! Why the tables can be filled late: under the packed and steady-state
+//! layouts set-up leaves its deal undone ([`LazyDeal`]), and a read of an
+//! entry the deal would have written (stored as 0, "unmapped") first lays
+//! out its segment. So every read of a stored 0 goes to a cold path that
+//! asks the deal; the tables are cells, since reads through `&self` may
+//! fill them.
 
 use super::precondition::lazy::LazyDeal;
 use crate::flash::address::{Ppn, NONE};
@@ -60,7 +61,7 @@ impl Mapping {
             lazy: None,
         }
     }
-    /// Leaves preconditioning's packed deal to be laid out as its entries
+    /// Leaves preconditioning's deal to be laid out as its entries
     /// are first read (the tables hold nothing of it yet).
     pub(crate) fn defer(&mut self, deal: LazyDeal) {
         self.lazy = Some(Box::new(deal));
