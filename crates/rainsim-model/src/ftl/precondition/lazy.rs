@@ -68,6 +68,8 @@ struct SlotRuns {
     first: Vec<u32>,
     /// Each plane's run indices by page, ascending (same ranges as `runs`).
     by_page: Vec<u32>,
+    /// Every plane's slots are one run from its first page, or none.
+    packed: bool,
 }
 
 impl SlotRuns {
@@ -161,8 +163,13 @@ impl LazyDeal {
     /// the order the plane's chunks take them; [`Self::plane_counts`] of them
     /// in each plane).
     pub(super) fn with_slots<'a>(mut self, planes: impl Iterator<Item = &'a [(Ppn, u32)]>) -> LazyDeal {
-        let mut s = SlotRuns { first: vec![0], ..Default::default() };
-        for runs in planes {
+        let mut s = SlotRuns { first: vec![0], packed: true, ..Default::default() };
+        for (runs, p) in planes.zip(0..) {
+            s.packed &= match runs {
+                [] => true,
+                [(page, _)] => *page == p * self.ppp,
+                _ => false,
+            };
             let start = s.runs.len();
             let mut k = 0;
             for &(page, n) in runs {
@@ -245,35 +252,62 @@ impl LazyDeal {
     /// would have from where it stood at the segment's start.
     #[cold]
     fn lay_out(&self, g: usize, map: &Placer<'_>) {
-        let (w, m, ppc) = (self.width, self.channels, self.ppc);
+        let (m, ppc, ppp) = (self.channels, self.ppc, self.ppp);
         let row = &self.counts[g * m as usize..(g + 1) * m as usize];
-        // Each channel: (its first plane, the next plane's index within it).
-        let mut at: Vec<(u32, u32)> = row.iter().zip(0..).map(|(&n, ch)| (ch * ppc, n % ppc)).collect();
-        // Each plane: (next page, pages left in its run, run index).
-        let mut cur: Vec<(Ppn, u32, u32)> = Vec::with_capacity((m * ppc) as usize);
-        for (&n, ch) in row.iter().zip(0..) {
-            for local in 0..ppc {
-                // Chunks the plane was dealt before: its slot index.
-                let k = n / ppc + u32::from(local < n % ppc);
-                cur.push(self.slots.cursor((ch * ppc + local) as usize, k));
-            }
-        }
-        let slots = &self.slots;
-        let mut step = |at: &mut [(u32, u32)], chunk: u32| {
-            map.place_run(chunk, at, |a| {
-                let (base, local) = *a;
-                a.1 = if local + 1 == ppc { 0 } else { local + 1 };
-                let plane = (base + local) as usize;
-                let c = &mut cur[plane];
-                let page = c.0;
-                (c.0, c.1) = (page + 1, c.1 - 1);
-                if c.1 == 0 && c.2 + 1 < slots.first[plane + 1] {
-                    c.2 += 1;
-                    (c.0, c.1) = slots.runs[c.2 as usize];
-                }
-                page
+        if self.slots.packed {
+            // Slot t of a plane is its page t: each channel keeps its next
+            // page and plane, a load and a store per chunk.
+            let last = ppc - 1;
+            // From a channel's last plane, slot t, to its first plane, slot t + 1.
+            let back = (last * ppp).wrapping_sub(1);
+            let mut at: Vec<(Ppn, u32)> =
+                row.iter().zip(0..).map(|(&n, ch)| ((ch * ppc + n % ppc) * ppp + n / ppc, n % ppc)).collect();
+            self.deal_segment(g, &mut at, |at, chunk| {
+                map.place_run(chunk, at, |a| {
+                    let (page, local) = *a;
+                    *a = if local == last { (page.wrapping_sub(back), 0) } else { (page + ppp, local + 1) };
+                    page
+                })
             });
-        };
+        } else {
+            // Each channel: (its first plane, the next plane's index within it).
+            let mut at: Vec<(u32, u32)> = row.iter().zip(0..).map(|(&n, ch)| (ch * ppc, n % ppc)).collect();
+            // Each plane: (next page, pages left in its run, run index).
+            let mut cur: Vec<(Ppn, u32, u32)> = Vec::with_capacity((m * ppc) as usize);
+            for (&n, ch) in row.iter().zip(0..) {
+                for local in 0..ppc {
+                    // Chunks the plane was dealt before: its slot index.
+                    let k = n / ppc + u32::from(local < n % ppc);
+                    cur.push(self.slots.cursor((ch * ppc + local) as usize, k));
+                }
+            }
+            let slots = &self.slots;
+            self.deal_segment(g, &mut at, |at, chunk| {
+                map.place_run(chunk, at, |a| {
+                    let (base, local) = *a;
+                    a.1 = if local + 1 == ppc { 0 } else { local + 1 };
+                    let plane = (base + local) as usize;
+                    let c = &mut cur[plane];
+                    let page = c.0;
+                    (c.0, c.1) = (page + 1, c.1 - 1);
+                    if c.1 == 0 && c.2 + 1 < slots.first[plane + 1] {
+                        c.2 += 1;
+                        (c.0, c.1) = slots.runs[c.2 as usize];
+                    }
+                    page
+                })
+            });
+        }
+        let d = &self.done[g / 64];
+        d.set(d.get() | 1 << (g % 64));
+    }
+
+    /// Segment `g`'s taken stripes, in order: `step(channels' states, first
+    /// chunk)` for each run of a stripe's chunks on consecutive channels
+    /// (`at` holds one state per channel).
+    #[inline(always)]
+    fn deal_segment<T>(&self, g: usize, at: &mut [T], mut step: impl FnMut(&mut [T], u32)) {
+        let (w, m) = (self.width, self.channels);
         let (fi, rem) = self.starts[g];
         let mut t =
             Taken { forced: &self.forced, rest_all: self.rest_all, rest_want: self.rest_want, fi: fi as usize, rem };
@@ -291,8 +325,6 @@ impl LazyDeal {
                 first -= m;
             }
         }
-        let d = &self.done[g / 64];
-        d.set(d.get() | 1 << (g % 64));
     }
 }
 
