@@ -87,6 +87,8 @@ pub(super) struct Taken<'a> {
     pub(super) fi: usize,
     /// (i·W) mod S for the next stripe i of the rest.
     pub(super) rem: u64,
+    /// `forced[fi]`, or `u32::MAX` past the last (kept apart: one compare a stripe).
+    pub(super) next_forced: u32,
 }
 
 impl<'a> Taken<'a> {
@@ -94,13 +96,18 @@ impl<'a> Taken<'a> {
         let rest_all = stripes.stripes as u64 - forced.len() as u64;
         let rest_want = want - forced.len() as u64;
         debug_assert!(rest_want <= rest_all);
-        Taken { forced, rest_all, rest_want, fi: 0, rem: 0 }
+        Taken { forced, rest_all, rest_want, fi: 0, rem: 0, next_forced: forced.first().copied().unwrap_or(u32::MAX) }
+    }
+    /// The state after `fi` forced stripes and the rest's remainder `rem`.
+    pub fn resume(forced: &'a [u32], rest_all: u64, rest_want: u64, fi: usize, rem: u64) -> Self {
+        Taken { forced, rest_all, rest_want, fi, rem, next_forced: forced.get(fi).copied().unwrap_or(u32::MAX) }
     }
     /// Whether stripe `s`, the one after the last asked, holds data.
     #[inline(always)]
     pub fn take(&mut self, s: u32) -> bool {
-        if self.forced.get(self.fi) == Some(&s) {
+        if s == self.next_forced {
             self.fi += 1;
+            self.next_forced = self.forced.get(self.fi).copied().unwrap_or(u32::MAX);
             return true;
         }
         // Stripe i of the rest is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋, i.e. when

@@ -128,9 +128,7 @@ impl LazyDeal {
             by_first.fill(0);
             let s0 = (g as u32) << zbits;
             for s in s0..all.min(s0 + (1 << zbits)) {
-                if t.take(s) {
-                    by_first[first] += 1;
-                }
+                by_first[first] += u32::from(t.take(s));
                 first += w as usize;
                 if first >= m {
                     first -= m;
@@ -309,8 +307,7 @@ impl LazyDeal {
     fn deal_segment<T>(&self, g: usize, at: &mut [T], mut step: impl FnMut(&mut [T], u32)) {
         let (w, m) = (self.width, self.channels);
         let (fi, rem) = self.starts[g];
-        let mut t =
-            Taken { forced: &self.forced, rest_all: self.rest_all, rest_want: self.rest_want, fi: fi as usize, rem };
+        let mut t = Taken::resume(&self.forced, self.rest_all, self.rest_want, fi as usize, rem);
         let s0 = (g as u32) << self.zbits;
         let mut first = ((s0 as u64 * w as u64) % m as u64) as u32;
         for s in s0..self.stripes.min(s0 + (1 << self.zbits)) {
