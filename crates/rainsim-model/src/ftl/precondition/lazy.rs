@@ -103,36 +103,56 @@ impl SlotRuns {
 
 impl LazyDeal {
     /// The segments' starting points for dealing `want` stripes (the
-    /// `forced` ones among them) of stripes not bound to dies: one pass
-    /// over the stripes, as counting each plane's chunks takes.
+    /// `forced` ones among them) of stripes not bound to dies.
     pub(super) fn build(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64) -> LazyDeal {
         let entries = (stripes.stripes as u64 * stripes.channels as u64).max(1).next_power_of_two().trailing_zeros();
         let zbits = entries.saturating_sub(COUNT_ENTRIES_LOG2).max(MIN_SEGMENT_LOG2);
         Self::build_in(stripes, lay, forced, want, zbits)
     }
 
-    /// [`Self::build`] with segments of 2^`zbits` stripes.
+    /// [`Self::build`] with segments of 2^`zbits` stripes. Each segment's
+    /// taken stripes are counted in closed form, not stripe by stripe: a
+    /// stripe's first channel (s·k) mod m depends on s mod L only (L =
+    /// m / gcd(k, m)), the forced stripes are counted one by one, and the
+    /// rest between them by floor sums ([`rest_taken`]).
     fn build_in(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> LazyDeal {
         debug_assert!(stripes.column(0).is_none(), "stripes bound to dies are dealt by die");
         let (w, m) = (stripes.width, stripes.channels as usize);
         let all = stripes.stripes;
         let segments = (all as usize).div_ceil(1 << zbits);
-        let mut t = Taken::new(stripes, forced, want);
+        let t = Taken::new(stripes, forced, want);
         let (rest_all, rest_want) = (t.rest_all, t.rest_want);
+        let l = m / gcd(w as usize, m);
         let mut starts = Vec::with_capacity(segments);
         let mut counts = vec![0u32; (segments + 1) * m];
-        let mut by_first = vec![0u32; m];
-        let mut first = 0usize;
+        let (mut by_res, mut by_first) = (vec![0u64; l], vec![0u32; m]);
+        let mut fi = 0usize;
         for g in 0..segments {
-            starts.push((t.fi as u32, t.rem));
-            by_first.fill(0);
-            let s0 = (g as u32) << zbits;
-            for s in s0..all.min(s0 + (1 << zbits)) {
-                by_first[first] += u32::from(t.take(s));
-                first += w as usize;
-                if first >= m {
-                    first -= m;
+            let s0 = (g as u64) << zbits;
+            let s1 = (all as u64).min(s0 + (1 << zbits));
+            // Taken's state here: fi forced stripes passed, i rest ones.
+            let i0 = s0 - fi as u64;
+            let rem = if rest_all == 0 { 0 } else { (i0 as u128 * rest_want as u128 % rest_all as u128) as u64 };
+            starts.push((fi as u32, rem));
+            by_res.fill(0);
+            let mut from = s0;
+            loop {
+                let to = forced.get(fi).map_or(s1, |&f| (f as u64).min(s1));
+                // Stripes from..to are the rest's from - fi..to - fi.
+                let rest = (from - fi as u64, to - fi as u64);
+                for c in 0..l {
+                    by_res[(c + fi) % l] += rest_taken(rest_want, rest_all, rest, (c as u64, l as u64));
                 }
+                if to == s1 {
+                    break;
+                }
+                by_res[to as usize % l] += 1;
+                fi += 1;
+                from = to + 1;
+            }
+            by_first.fill(0);
+            for (r, &n) in by_res.iter().enumerate() {
+                by_first[r * w as usize % m] += n as u32;
             }
             for ch in 0..m {
                 // Chunk j of a stripe lies on channel first + j (mod m); j < k ≤ m.
@@ -325,6 +345,53 @@ impl LazyDeal {
     }
 }
 
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Stripes of the rest (not forced) taken among rest indices `i0..i1` that
+/// are ≡ `c` (mod `l`): stripe i is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋
+/// ([`Taken::take`]), so the count is a difference of two floor sums.
+fn rest_taken(want: u64, all: u64, (i0, i1): (u64, u64), (c, l): (u64, u64)) -> u64 {
+    let first = i0 + (c + l - i0 % l) % l;
+    if first >= i1 || all == 0 {
+        return 0;
+    }
+    let n = (i1 - first).div_ceil(l);
+    let (a, b) = (l as u128 * want as u128, first as u128 * want as u128);
+    (floor_sum(n, all, a, b + want as u128) - floor_sum(n, all, a, b)) as u64
+}
+
+/// Σ_{t < n} ⌊(a·t + b) / m⌋, by the usual reduction, for 0 < m < 2^32 and
+/// n ≤ 2^32. After the first reduction a, b < m, so every later value fits
+/// 64 bits (a·n + b < 2^64) and only the sum needs 128.
+fn floor_sum(n: u64, m: u64, a: u128, b: u128) -> u128 {
+    debug_assert!(m > 0 && m < 1 << 32 && n <= 1 << 32);
+    let (n128, m128) = (n as u128, m as u128);
+    let mut sum = n128 * n128.saturating_sub(1) / 2 * (a / m128) + n128 * (b / m128);
+    let (mut n, mut m, mut a, mut b) = (n, m, (a % m128) as u64, (b % m128) as u64);
+    loop {
+        if a >= m {
+            sum += (n as u128 * n.saturating_sub(1) as u128 / 2) * (a / m) as u128;
+            a %= m;
+        }
+        if b >= m {
+            sum += n as u128 * (b / m) as u128;
+            b %= m;
+        }
+        let y = a * n + b;
+        if y < m {
+            return sum;
+        }
+        (n, b) = (y / m, y % m);
+        (m, a) = (a, m);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::deal::deal;
@@ -490,6 +557,68 @@ mod tests {
             for p in 0..pages {
                 assert_eq!(lazy.owner(p), eager.owner(p), "page {p}, m={channels} k={width}");
             }
+        }
+    }
+
+    /// The floor sum is the sum it names, on values small enough to add up.
+    #[test]
+    fn floor_sum_adds_up() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        for _ in 0..2000 {
+            let (n, m) = (rng.random_range(0..60u64), rng.random_range(1..50u64));
+            let (a, b) = (rng.random_range(0..200u128), rng.random_range(0..500u128));
+            let sum = (0..n as u128).map(|t| (a * t + b) / m as u128).sum::<u128>();
+            assert_eq!(floor_sum(n, m, a, b), sum, "n={n} m={m} a={a} b={b}");
+        }
+        // At the bounds (2^32 terms, 2^32 - 1 stripes): the rule's taken
+        // stripes telescope to ⌊n·W/S⌋, with no overflow on the way.
+        let (s, w) = ((1u64 << 32) - 1, (1u128 << 32) / 3);
+        let n = 1u64 << 32;
+        let taken = floor_sum(n, s, w, w) - floor_sum(n, s, w, 0);
+        assert_eq!(taken, n as u128 * w / s as u128);
+    }
+
+    /// Counted in closed form, each segment's start (the stripe rule's state)
+    /// and each channel's running count are what walking the stripes one by
+    /// one with [`Taken`] gives: random channel counts, widths, forced
+    /// stripes (runs of them, at segment edges), wants and segment sizes.
+    #[test]
+    fn the_segments_counted_in_closed_form_are_the_walked_ones() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        for case in 0..400 {
+            let m = rng.random_range(1..17u32);
+            let k = rng.random_range(1..=m);
+            let all = rng.random_range(0..3000u32);
+            let st = StripeLayout::new(m, k, k > 1, all);
+            let mut forced: Vec<u32> = (0..all).filter(|_| rng.random_range(0..100) < [0, 2, 30][case % 3]).collect();
+            if case % 5 == 0 && all > 70 {
+                forced.extend(60..70);
+                forced.sort_unstable();
+                forced.dedup();
+            }
+            let want = rng.random_range(forced.len() as u64..=all as u64);
+            let zbits = rng.random_range(0..7);
+            let lay = layout(m, 1, 1);
+            let d = LazyDeal::build_in(&st, &lay, &forced, want, zbits);
+            // The walk.
+            let mut t = Taken::new(&st, &forced, want);
+            let mut count = vec![0u32; m as usize];
+            let mut first = 0u32;
+            for s in 0..all {
+                if s % (1 << zbits) == 0 {
+                    let g = (s >> zbits) as usize;
+                    let case = format!("m={m} k={k} stripes={all} want={want} forced {} z={zbits} g={g}", forced.len());
+                    assert_eq!(d.starts[g], (t.fi as u32, t.rem), "{case}");
+                    assert_eq!(&d.counts[g * m as usize..(g + 1) * m as usize], &count[..], "{case}");
+                }
+                if t.take(s) {
+                    for j in 0..k {
+                        count[((first + j) % m) as usize] += 1;
+                    }
+                }
+                first = (first + k) % m;
+            }
+            assert_eq!(&d.counts[d.segments() * m as usize..], &count[..], "totals, case {case}");
         }
     }
 
