@@ -86,19 +86,6 @@ impl Mapping {
     fn cells(&self) -> Placer<'_> {
         Placer { l2p: &self.l2p.0, p2l: &self.p2l.0, skew: self.skew }
     }
-    /// Lays out `chunk`'s segment before its slot is read. Asked of the deal,
-    /// not of the slot: a read of a table page never written maps the
-    /// kernel's shared zero page, and the layout's write then costs a second
-    /// fault and a TLB flush on every core running a thread of the process
-    /// (`compare` ran 1.3× slower for it).
-    #[inline(always)]
-    fn ready(&self, chunk: u32) {
-        if let Some(d) = &self.lazy {
-            if !d.chunk_ready(chunk) {
-                self.fill_chunk(chunk);
-            }
-        }
-    }
     /// The chunk valid page `ppn` holds.
     #[inline(always)]
     fn reverse(&self, ppn: Ppn) -> u32 {
@@ -126,7 +113,9 @@ impl Mapping {
     /// Current page of a chunk, if written.
     #[inline]
     pub fn get(&self, chunk: u32) -> Option<Ppn> {
-        self.ready(chunk);
+        if self.l2p.raw(chunk as usize) == 0 {
+            self.fill_chunk(chunk);
+        }
         let p = self.l2p.get(chunk as usize);
         (p != NONE).then_some(p)
     }
@@ -139,7 +128,9 @@ impl Mapping {
     #[inline]
     pub fn set(&mut self, chunk: u32, ppn: Ppn) -> Option<Ppn> {
         debug_assert!(!self.is_valid(ppn), "page {ppn} written twice");
-        self.ready(chunk);
+        if self.l2p.raw(chunk as usize) == 0 {
+            self.fill_chunk(chunk);
+        }
         let old = self.l2p.replace(chunk as usize, ppn);
         self.p2l.set(self.at(ppn), chunk);
         self.mark(ppn, true);

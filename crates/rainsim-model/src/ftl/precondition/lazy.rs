@@ -22,7 +22,7 @@
 //! would take: it is dealt at set-up (`deal_cursors`).
 
 use super::deal::Taken;
-use crate::flash::address::{Divisor, Layout, Ppn};
+use crate::flash::address::{Layout, Ppn};
 use crate::ftl::mapping::Placer;
 use crate::raid::stripe::StripeLayout;
 use std::cell::Cell;
@@ -36,8 +36,6 @@ const MIN_SEGMENT_LOG2: u32 = 8;
 #[derive(Debug, Clone)]
 pub struct LazyDeal {
     width: u32,
-    /// Division by `width` (chunk to stripe) on the mapping's hot path.
-    per_stripe: Divisor,
     channels: u32,
     /// Planes per channel.
     ppc: u32,
@@ -164,7 +162,6 @@ impl LazyDeal {
         }
         LazyDeal {
             width: w,
-            per_stripe: Divisor::new(w),
             channels: m as u32,
             ppc: lay.dies_per_channel * lay.planes_per_die,
             ppp: lay.pages_per_block * lay.blocks_per_plane,
@@ -226,14 +223,6 @@ impl LazyDeal {
         out
     }
 
-    /// Whether `chunk`'s slot may be read: its segment is laid out, or it
-    /// has none (ids past the stripes).
-    #[inline(always)]
-    pub(crate) fn chunk_ready(&self, chunk: u32) -> bool {
-        let g = self.per_stripe.quotient(chunk) as usize >> self.zbits;
-        g >= self.segments() || self.is_done(g)
-    }
-
     /// Lays out the segment holding `chunk`'s stripe, if not yet.
     pub(crate) fn ensure_chunk(&self, chunk: u32, map: &Placer<'_>) {
         let g = (chunk / self.width) as usize >> self.zbits;
@@ -273,7 +262,6 @@ impl LazyDeal {
         }
     }
 
-    #[inline(always)]
     fn is_done(&self, g: usize) -> bool {
         self.done[g / 64].get() >> (g % 64) & 1 != 0
     }
