@@ -20,11 +20,11 @@
 //! sets": a loop of such stores ran 3.2 times faster).
 //!
 //! Why the tables can be filled late: under the packed and steady-state
-//! layouts set-up leaves its deal undone ([`LazyDeal`]), and a read of an
-//! entry the deal would have written (stored as 0, "unmapped") first lays
-//! out its segment. So every read of a stored 0 goes to a cold path that
-//! asks the deal; the tables are cells, since reads through `&self` may
-//! fill them.
+//! layouts set-up leaves its deal undone (`LazyDeal`, `precondition/lazy.rs`),
+//! and a read of an entry the deal would have written (stored as 0,
+//! "unmapped") first lays out its segment. So every read of a stored 0 goes
+//! to a cold path that asks the deal; the tables are cells, since reads
+//! through `&self` may fill them.
 
 use super::precondition::lazy::LazyDeal;
 use crate::flash::address::{Ppn, NONE};

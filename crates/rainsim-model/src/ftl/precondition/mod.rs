@@ -13,6 +13,7 @@ mod deal;
 pub(crate) mod lazy;
 pub mod params;
 pub mod steady_state;
+mod stripe_count;
 
 use super::Ftl;
 use crate::error::ConfigError;
