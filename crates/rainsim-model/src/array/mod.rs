@@ -42,6 +42,7 @@ use crate::config::{Config, ConfigError};
 use crate::controller::Controller;
 use crate::engine::{EventQueue, SimTime};
 use crate::flash::op::Owner;
+use crate::ftl::precondition::Reach;
 use crate::metrics::collector::{Collector, LatencyStats};
 use crate::raid::layer::{RaidEvent, RaidLayer, RaidTimes};
 use crate::raid::stripe::StripeLayout;
@@ -289,7 +290,8 @@ impl Array {
                 let map = dc.precondition.map_trace;
                 crate::warmup::needed_stripes(&setup.stripes, setup.layout.page_bytes, map, &reads)
             });
-            let mut ssd = Ssd::build_needed(setup, Collector::new(dc.geometry.channels), verify, &[], needed)?;
+            let mut ssd =
+                Ssd::build_needed(setup, Collector::new(dc.geometry.channels), verify, &[], needed, Reach::Unknown)?;
             ssd.use_outbox();
             devices.push(ssd);
         }

@@ -77,6 +77,18 @@ impl Mapping {
             slot.set(0);
         }
     }
+    /// Segments of the deferred deal not yet laid out (None: none deferred).
+    #[cfg(test)]
+    pub(crate) fn pending_segments(&self) -> Option<usize> {
+        self.lazy.as_ref().map(|d| d.pending())
+    }
+    /// Lays out the whole deferred deal now (a run that will reach most of
+    /// it: `precondition/reach.rs`).
+    pub(crate) fn lay_out_all(&self) {
+        if let Some(d) = &self.lazy {
+            d.lay_out_all(&self.cells());
+        }
+    }
     /// Lays out the deal's segment holding `chunk`, if there is one to lay
     /// out: called when its slot reads 0.
     #[cold]

@@ -25,6 +25,8 @@ mod external;
 mod failure;
 mod gc_overlap;
 mod raid_port;
+#[cfg(test)]
+mod reach_tests;
 mod reorg;
 #[cfg(test)]
 mod reorg_tests;
@@ -46,7 +48,7 @@ use crate::flash::interface::FlashInterface;
 use crate::flash::ldpc::LdpcModel;
 use crate::flash::process_variation::ProcessVariation;
 use crate::flash::timing::FlashTiming;
-use crate::ftl::precondition::{precondition, Needed, PreconditionReport};
+use crate::ftl::precondition::{precondition, Needed, PreconditionReport, Reach};
 use crate::ftl::Ftl;
 use crate::host::chips::ChipMap;
 use crate::host::HostInterface;
@@ -219,7 +221,13 @@ impl<O: Observer> Ssd<O> {
     pub fn build(setup: DeviceSetup, obs: O, verify: bool, requests: &[Request]) -> Result<Self, ConfigError> {
         let map = setup.config.precondition.map_trace;
         let needed = crate::warmup::needed_stripes(&setup.stripes, setup.layout.page_bytes, map, requests);
-        Self::build_needed(setup, obs, verify, requests, &needed)
+        // No requests held: a stream, of the configured synthetic workload.
+        let workload = setup.config.workload.clone();
+        let reach = match requests {
+            [] => Reach::Synthetic(&workload),
+            r => Reach::Requests(r),
+        };
+        Self::build_needed(setup, obs, verify, requests, &needed, reach)
     }
 
     /// [`Ssd::build`] with the stripes to map at time 0 already worked out
@@ -230,6 +238,7 @@ impl<O: Observer> Ssd<O> {
         verify: bool,
         requests: &[Request],
         needed: &Needed,
+        reach: Reach,
     ) -> Result<Self, ConfigError> {
         let DeviceSetup {
             config: cfg,
@@ -257,7 +266,7 @@ impl<O: Observer> Ssd<O> {
             let blocks = layout.blocks();
             ftl.set_process_variation(ProcessVariation::new(pv, blocks, cfg.timing.program_ns, cfg.seed));
         }
-        let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, needed)?;
+        let prep = precondition(&mut ftl, &stripes, &cfg.precondition, cfg.seed, needed, reach)?;
         if cfg.ldpc.enabled && cfg.ldpc.precondition_age_spread == crate::config::AgeSpread::Uniform {
             crate::ftl::precondition::spread_ages(&mut ftl, cfg.ldpc.precondition_age_days, cfg.seed);
         }

@@ -210,6 +210,11 @@ impl LazyDeal {
         self.starts.len()
     }
 
+    /// A segment is 2^`zbits` stripes.
+    pub(super) fn zbits(&self) -> u32 {
+        self.zbits
+    }
+
     /// Chunks dealt to each plane (global plane order): a channel deals
     /// round-robin over its planes from its first.
     pub(super) fn plane_counts(&self) -> Vec<u64> {
@@ -260,6 +265,21 @@ impl LazyDeal {
         }
         if !self.is_done(g) {
             self.lay_out(g, map);
+        }
+    }
+
+    /// Segments not yet laid out.
+    #[cfg(test)]
+    pub(crate) fn pending(&self) -> usize {
+        (0..self.segments()).filter(|&g| !self.is_done(g)).count()
+    }
+
+    /// Lays out every segment not yet laid out, in order (at set-up).
+    pub(crate) fn lay_out_all(&self, map: &Placer<'_>) {
+        for g in 0..self.segments() {
+            if !self.is_done(g) {
+                self.lay_out(g, map);
+            }
         }
     }
 
@@ -420,10 +440,10 @@ mod tests {
     const CASES: [(u32, u32, u32, u32); 5] = [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 3), (7, 7, 3, 1), (6, 1, 2, 2)];
 
     /// Laid out segment by segment as entries are first read, in random
-    /// order, by chunk or by page, the deal gives every chunk and every page
-    /// what the chunk-by-chunk deal gives them; over widths that do and do
-    /// not divide the channel count, forced stripes, and segments of 1 to
-    /// 256 stripes (the last one partial).
+    /// order, by chunk or by page, or all at once first, the deal gives
+    /// every chunk and every page what the chunk-by-chunk deal gives them;
+    /// over widths that do and do not divide the channel count, forced
+    /// stripes, and segments of 1 to 256 stripes (the last one partial).
     #[test]
     fn the_lazy_deal_reads_as_the_eager_one() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
@@ -439,6 +459,12 @@ mod tests {
                         "m={channels} k={width} planes {dies}x{planes} want={want} forced {forced:?} z={zbits} {shape:?}"
                     );
                     let (eager, lazy, _) = both(&st, &lay, (&forced, want), zbits, shape, &mut rng);
+                    // Laid out whole at set-up (`reach.rs`) in every other case.
+                    let whole = rng.random_bool(0.5);
+                    if whole {
+                        lazy.lay_out_all();
+                    }
+                    let case = format!("{case} whole={whole}");
                     let (chunks, pages) = (st.stripes * width, lay.pages());
                     let mut order: Vec<(bool, u32)> =
                         (0..chunks).map(|c| (true, c)).chain((0..pages).map(|p| (false, p))).collect();

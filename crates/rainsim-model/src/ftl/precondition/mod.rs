@@ -12,6 +12,7 @@
 mod deal;
 pub(crate) mod lazy;
 pub mod params;
+mod reach;
 pub mod steady_state;
 mod stripe_count;
 
@@ -24,6 +25,7 @@ use lazy::LazyDeal;
 use params::{AgeLayout, Precondition};
 use rand::{seq::SliceRandom, RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+pub use reach::Reach;
 use serde::Serialize;
 
 /// What preconditioning built (the report's `precondition` section).
@@ -67,13 +69,15 @@ pub struct Needed {
     pub pages: u64,
 }
 
-/// Fills `ftl` (fresh) as `p` says; `seed` drives every random choice.
+/// Fills `ftl` (fresh) as `p` says; `seed` drives every random choice;
+/// `reach` only says when the tables are filled (`reach.rs`).
 pub fn precondition(
     ftl: &mut Ftl,
     stripes: &StripeLayout,
     p: &Precondition,
     seed: u64,
     needed: &Needed,
+    reach: Reach,
 ) -> Result<PreconditionReport, ConfigError> {
     let mut rep = PreconditionReport {
         layout: layout_name(p.layout).into(),
@@ -187,8 +191,13 @@ pub fn precondition(
     let runs: usize = slots.iter().map(|s| s.runs.len()).sum();
     if let (true, Some(d)) = (runs <= lay.blocks() as usize, lazy) {
         // A run of slots per block or fewer (packed, steady-state): the deal
-        // is laid out as the run reads it (`lazy.rs`).
+        // is laid out as the run reads it (`lazy.rs`), or now if the run
+        // will reach most of it (`reach.rs`).
+        let now = reach.share(stripes, lay.page_bytes, d.zbits()) >= reach::EAGER_SHARE;
         ftl.map.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])));
+        if now {
+            ftl.map.lay_out_all();
+        }
     } else {
         let mut map = ftl.map.placer();
         let mut cursors = Cursors::new(&slots);
