@@ -178,7 +178,7 @@ pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> R
 }
 
 /// The report of a device after its run (timing left empty).
-pub(crate) fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
+fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
     let mut report = Report::build(
         &ssd.obs,
         &ssd.ftl,
