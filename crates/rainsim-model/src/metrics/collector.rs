@@ -219,7 +219,6 @@ impl Observer for Collector {
             log.op(slot, channel, rebuilt);
         }
     }
-    #[inline]
     fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {
         let c = &mut self.channels[channel as usize];
         c.ops[origin as usize] += 1;
