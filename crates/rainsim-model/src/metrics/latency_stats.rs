@@ -52,18 +52,11 @@ fn value_of(i: usize) -> u64 {
     }
 }
 
-/// Samples held before they are counted (see [`LatencyStats::record`]).
-const PENDING: usize = 64;
-
 /// Latency statistics of one request class.
 #[derive(Debug, Clone)]
 pub struct LatencyStats {
-    /// Samples per histogram bucket, but for the pending ones.
+    /// Samples per histogram bucket.
     counts: Vec<u64>,
-    /// Count indices of the last samples, not yet added to `counts`.
-    pending: [u32; PENDING],
-    /// How many of `pending` are held.
-    held: usize,
     /// Number of samples.
     n: u64,
     /// Exact sum of latencies in ns.
@@ -74,56 +67,31 @@ pub struct LatencyStats {
 
 impl Default for LatencyStats {
     fn default() -> Self {
-        LatencyStats { counts: vec![0; LEN], pending: [0; PENDING], held: 0, n: 0, sum: 0, max: 0 }
+        LatencyStats { counts: vec![0; LEN], n: 0, sum: 0, max: 0 }
     }
 }
 
 impl LatencyStats {
-    /// Records one latency. Its count waits with the last few: one count
-    /// at a time, each a cache miss in counts of 300 KiB, stalled the run
-    /// loop; counted together, the misses overlap.
+    /// Records one latency.
     #[inline]
     pub fn record(&mut self, ns: u64) {
-        // Below 2^17 for every u64; one past the counts saturates when counted.
-        self.pending[self.held] = index_of(ns) as u32;
-        self.held += 1;
-        if self.held == PENDING {
-            self.count_pending();
+        let i = index_of(ns);
+        match self.counts.get_mut(i) {
+            Some(c) => *c += 1,
+            None => self.record_above(i),
         }
         self.n += 1;
         self.sum += ns as u128;
         self.max = self.max.max(ns);
     }
 
-    /// Adds the pending samples to the counts.
-    #[inline(never)]
-    fn count_pending(&mut self) {
-        for &i in &self.pending[..self.held] {
-            match self.counts.get_mut(i as usize) {
-                Some(c) => *c += 1,
-                None => Self::record_above(&mut self.counts, i as usize),
-            }
-        }
-        self.held = 0;
-    }
-
-    /// The counts with the pending samples added.
-    fn counts(&self) -> std::borrow::Cow<'_, [u64]> {
-        if self.held == 0 {
-            return std::borrow::Cow::Borrowed(&self.counts);
-        }
-        let mut all = self.clone();
-        all.count_pending();
-        std::borrow::Cow::Owned(all.counts)
-    }
-
     /// A sample past the histogram's last bucket: it saturates at
     /// [`HIST_MAX_NS`], as the histogram's saturating record does.
     #[cold]
     #[inline(never)]
-    fn record_above(counts: &mut [u64], i: usize) {
+    fn record_above(&mut self, i: usize) {
         debug_assert!(i >= LEN);
-        counts[index_of(HIST_MAX_NS)] += 1;
+        self.counts[index_of(HIST_MAX_NS)] += 1;
     }
 
     /// Number of samples.
@@ -135,7 +103,7 @@ impl LatencyStats {
     pub fn hist(&self) -> Histogram<u64> {
         let mut h = Histogram::new_with_bounds(1, HIST_MAX_NS, 3).expect("valid histogram bounds");
         debug_assert_eq!(h.distinct_values(), LEN, "the shape the counts assume");
-        for (i, &c) in self.counts().iter().enumerate() {
+        for (i, &c) in self.counts.iter().enumerate() {
             if c > 0 {
                 h.record_n(value_of(i), c).expect("a bucket of the histogram");
             }
@@ -160,8 +128,7 @@ impl LatencyStats {
         if total == 0 {
             return vec![(0, 1.0); ps.len()];
         }
-        let all = self.counts();
-        let mut counts = all.iter().enumerate().filter(|(_, &c)| c > 0);
+        let mut counts = self.counts.iter().enumerate().filter(|(_, &c)| c > 0);
         let (mut below, mut value) = (0u64, 0u64);
         let mut out = Vec::with_capacity(ps.len());
         for &p in ps {
@@ -191,11 +158,11 @@ impl LatencyStats {
     /// The samples of `a` and `b` together, as if recorded into one (bucket
     /// counts simply add).
     pub fn merged(a: &LatencyStats, b: &LatencyStats) -> LatencyStats {
-        let mut counts = a.counts().into_owned();
-        for (c, s) in counts.iter_mut().zip(b.counts().iter()) {
+        let mut counts = a.counts.clone();
+        for (c, s) in counts.iter_mut().zip(&b.counts) {
             *c += s;
         }
-        LatencyStats { counts, n: a.n + b.n, sum: a.sum + b.sum, max: a.max.max(b.max), ..Default::default() }
+        LatencyStats { counts, n: a.n + b.n, sum: a.sum + b.sum, max: a.max.max(b.max) }
     }
 }
 
@@ -285,22 +252,6 @@ mod tests {
             assert_same(&m, &direct(&all));
             proptest::prop_assert_eq!(m.sum, all.iter().map(|&x| x as u128).sum::<u128>());
             proptest::prop_assert_eq!(m.max, all.iter().copied().max().unwrap_or(0));
-        }
-    }
-
-    /// Samples still held (not yet counted) are seen by every read, and a
-    /// read mid-run (a fault phase's snapshot) leaves them to be counted
-    /// once: read after 100 samples, then after 300 more.
-    #[test]
-    fn reads_between_records_see_every_sample_once() {
-        let samples: Vec<u64> = (0..400u64).map(|i| (i * 7919) % 100_000 + 1).collect();
-        let mut s = LatencyStats::default();
-        for (k, &x) in samples.iter().enumerate() {
-            s.record(x);
-            if k + 1 == 100 || k + 1 == 400 {
-                assert_same(&s, &direct(&samples[..=k]));
-                assert_same(&s.clone(), &direct(&samples[..=k]));
-            }
         }
     }
 
