@@ -396,7 +396,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Removes the earliest event and advances time to it.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         let known = self.head_key.get();
         let slot = if known != UNKNOWN {

@@ -545,7 +545,7 @@ impl<O: Observer> Ssd<O> {
 
     /// Runs the device's next event; `false` when none was left. `requests`
     /// is the source given to [`Ssd::begin`].
-    #[inline]
+    #[inline(always)]
     pub fn step(&mut self, requests: &mut dyn Iterator<Item = Request>) -> Result<bool, SimError> {
         let Some((_, ev)) = self.q.pop() else { return Ok(false) };
         self.handle(ev, requests)?;
