@@ -315,9 +315,10 @@ impl Ftl {
 
     pub(crate) fn invalidate(&mut self, old: Ppn) {
         let b = self.layout.block_of(old);
+        let plane = self.layout.plane_of_block(b);
         self.blocks[b as usize].valid -= 1;
-        self.index.update(b, self.blocks[b as usize].valid);
-        self.planes[self.layout.plane_of_block(b) as usize].invalid += 1;
+        self.index.update_in(plane, b, self.blocks[b as usize].valid);
+        self.planes[plane as usize].invalid += 1;
     }
 
     /// Whether `plane` has fallen below the GC threshold.

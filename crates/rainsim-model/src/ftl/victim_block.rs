@@ -97,11 +97,21 @@ impl GreedyIndex {
     /// out once (a division) instead of up to three times.
     #[inline]
     pub fn update(&mut self, block: u32, valid: u16) {
+        if self.links[block as usize].bucket != OUT {
+            self.update_in(block / self.blocks_per_plane, block, valid);
+        }
+    }
+
+    /// [`Self::update`] of a block of `plane` (its global plane index),
+    /// for a caller that knows it.
+    #[inline]
+    pub fn update_in(&mut self, plane: u32, block: u32, valid: u16) {
+        debug_assert_eq!(plane, block / self.blocks_per_plane);
         let Link { prev: p, next: n, bucket: v } = self.links[block as usize];
         if v == OUT {
             return;
         }
-        let plane = (block / self.blocks_per_plane) as usize;
+        let plane = plane as usize;
         let base = plane * (self.ppb as usize + 1);
         if p == NIL {
             self.heads[base + v as usize] = n;
@@ -208,7 +218,7 @@ mod tests {
             let block = (x >> 33) as u32 % (planes * bpp);
             let valid = (x >> 20) as u16 % (ppb as u16 + 1);
             let indexed = a.links[block as usize].bucket != OUT;
-            match (x >> 60) % 3 {
+            match (x >> 60) % 4 {
                 0 if !indexed => {
                     a.insert(block, valid);
                     b.insert(block, valid);
@@ -216,6 +226,13 @@ mod tests {
                 1 => {
                     a.remove(block);
                     b.remove(block);
+                }
+                2 => {
+                    a.update_in(block / bpp, block, valid);
+                    if b.links[block as usize].bucket != OUT {
+                        b.remove(block);
+                        b.insert(block, valid);
+                    }
                 }
                 _ => {
                     a.update(block, valid);
