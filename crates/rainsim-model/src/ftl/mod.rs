@@ -274,15 +274,16 @@ impl Ftl {
     /// its planes and leaving each plane's GC reserve alone.
     pub fn allocate(&mut self, die: u32) -> Result<Ppn, OutOfSpace> {
         let ppd = self.layout.planes_per_die;
-        let start = self.plane_cursor[die as usize];
-        for i in 0..ppd {
-            let p = (start + i) % ppd;
+        // Round-robin from the die's cursor, wrapped without a division.
+        let mut p = self.plane_cursor[die as usize];
+        for _ in 0..ppd {
             let plane = self.layout.first_plane(die) + p;
+            p = if p + 1 == ppd { 0 } else { p + 1 };
             if !self.plane_takes_writes(plane) {
                 continue;
             }
             if let Some(ppn) = self.take_page(plane, Lane::Any) {
-                self.plane_cursor[die as usize] = (p + 1) % ppd;
+                self.plane_cursor[die as usize] = p;
                 return Ok(ppn);
             }
         }
