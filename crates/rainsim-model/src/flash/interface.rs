@@ -14,6 +14,7 @@
 //! bus carries one transfer at a time (transfers are reserved in order).
 
 use crate::engine::SimTime;
+use crate::flash::address::Divisor;
 use crate::flash::op::{FlashOp, OpKind};
 use crate::flash::timing::FlashTiming;
 
@@ -53,7 +54,8 @@ pub struct FlashInterface {
     pub(crate) dies: Vec<DieState>,
     /// Per channel, when its bus finishes its last reserved transfer.
     bus_free_at: Vec<SimTime>,
-    dies_per_channel: u32,
+    /// Dies per channel: a die's channel is its index over this.
+    dies_per_channel: Divisor,
     t: FlashTiming,
 }
 
@@ -63,7 +65,7 @@ impl FlashInterface {
         FlashInterface {
             dies: vec![DieState::default(); (channels * dies_per_channel) as usize],
             bus_free_at: vec![0; channels as usize],
-            dies_per_channel,
+            dies_per_channel: Divisor::new(dies_per_channel),
             t,
         }
     }
@@ -106,7 +108,7 @@ impl FlashInterface {
         debug_assert!(self.idle(die), "die {die} is busy");
         let end = match op.origin().kind() {
             OpKind::Read => now + step_ns,
-            OpKind::Program => self.transfer(die / self.dies_per_channel, now, self.t.xfer) + step_ns,
+            OpKind::Program => self.transfer(self.dies_per_channel.quotient(die), now, self.t.xfer) + step_ns,
         };
         let d = &mut self.dies[die as usize];
         d.op = Some(op);
@@ -118,7 +120,7 @@ impl FlashInterface {
     /// then crosses it. Returns when the read is done.
     #[inline]
     pub fn sensed(&mut self, die: u32, now: SimTime) -> SimTime {
-        self.transfer(die / self.dies_per_channel, now, self.t.xfer)
+        self.transfer(self.dies_per_channel.quotient(die), now, self.t.xfer)
     }
 
     /// The die's operation ended: returns it and when the die became busy.
