@@ -47,41 +47,47 @@ impl GreedyIndex {
         }
     }
 
-    #[inline]
-    fn head(&self, block: u32, v: u16) -> usize {
-        (block / self.blocks_per_plane) as usize * (self.ppb as usize + 1) + v as usize
-    }
-
     /// Adds full block `block` (global) with `valid` valid pages.
     pub fn insert(&mut self, block: u32, valid: u16) {
         debug_assert_eq!(self.links[block as usize].bucket, OUT);
-        let h = self.head(block, valid);
+        self.link(block / self.blocks_per_plane, block, valid);
+    }
+
+    /// Removes `block` if it is indexed.
+    pub fn remove(&mut self, block: u32) {
+        if self.links[block as usize].bucket != OUT {
+            self.unlink(block / self.blocks_per_plane, block);
+            self.links[block as usize].bucket = OUT;
+        }
+    }
+
+    /// Puts `block` of `plane` at the head of bucket `valid`.
+    #[inline(always)]
+    fn link(&mut self, plane: u32, block: u32, valid: u16) {
+        let h = plane as usize * (self.ppb as usize + 1) + valid as usize;
         let first = self.heads[h];
         self.links[block as usize] = Link { prev: NIL, next: first, bucket: valid };
         if first != NIL {
             self.links[first as usize].prev = block;
         }
         self.heads[h] = block;
-        let plane = (block / self.blocks_per_plane) as usize;
-        self.low[plane] = self.low[plane].min(valid);
+        let low = &mut self.low[plane as usize];
+        *low = (*low).min(valid);
     }
 
-    /// Removes `block` if it is indexed.
-    pub fn remove(&mut self, block: u32) {
+    /// Takes indexed `block` of `plane` out of its bucket's list (its own
+    /// record is left for the caller to overwrite).
+    #[inline(always)]
+    fn unlink(&mut self, plane: u32, block: u32) {
         let Link { prev: p, next: n, bucket: v } = self.links[block as usize];
-        if v == OUT {
-            return;
-        }
         if p == NIL {
-            let h = self.head(block, v);
-            self.heads[h] = n;
+            self.heads[plane as usize * (self.ppb as usize + 1) + v as usize] = n;
         } else {
             self.links[p as usize].next = n;
         }
         if n != NIL {
             self.links[n as usize].prev = p;
         }
-        self.links[block as usize].bucket = OUT;
     }
 
     /// Prefetches `block`'s record (a hint).
@@ -107,27 +113,10 @@ impl GreedyIndex {
     #[inline]
     pub fn update_in(&mut self, plane: u32, block: u32, valid: u16) {
         debug_assert_eq!(plane, block / self.blocks_per_plane);
-        let Link { prev: p, next: n, bucket: v } = self.links[block as usize];
-        if v == OUT {
-            return;
+        if self.links[block as usize].bucket != OUT {
+            self.unlink(plane, block);
+            self.link(plane, block, valid);
         }
-        let plane = plane as usize;
-        let base = plane * (self.ppb as usize + 1);
-        if p == NIL {
-            self.heads[base + v as usize] = n;
-        } else {
-            self.links[p as usize].next = n;
-        }
-        if n != NIL {
-            self.links[n as usize].prev = p;
-        }
-        let first = self.heads[base + valid as usize];
-        self.links[block as usize] = Link { prev: NIL, next: first, bucket: valid };
-        if first != NIL {
-            self.links[first as usize].prev = block;
-        }
-        self.heads[base + valid as usize] = block;
-        self.low[plane] = self.low[plane].min(valid);
     }
 
     /// The indexed block of `plane` with the fewest valid pages, if any has an
