@@ -215,6 +215,13 @@ impl LazyDeal {
         self.zbits
     }
 
+    /// The chunk ids of segment `g`'s stripes.
+    pub(crate) fn chunks_of_segment(&self, g: usize) -> std::ops::Range<usize> {
+        let s0 = (g << self.zbits).min(self.stripes as usize);
+        let s1 = ((g + 1) << self.zbits).min(self.stripes as usize);
+        s0 * self.width as usize..s1 * self.width as usize
+    }
+
     /// Chunks dealt to each plane (global plane order): a channel deals
     /// round-robin over its planes from its first.
     pub(super) fn plane_counts(&self) -> Vec<u64> {
@@ -425,7 +432,15 @@ mod tests {
         let m = eager.placer();
         deal(st, lay, forced, want, |c, p| m.place(c, cursors.next(p as usize)));
         let mut lazy = Mapping::with_tables(chunks, pages, ppp, false);
-        lazy.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])));
+        // Told of the segments a run reaches, or not: set-up pre-writes
+        // their forward-map pages only, which must not change a value.
+        let reached: Option<Vec<u64>> =
+            rng.random_bool(0.5).then(|| (0..(st.stripes >> zbits) / 64 + 1).map(|_| rng.random()).collect());
+        let d = d.with_slots(slots.iter().map(|s| &s.runs[..]));
+        let segments = (st.stripes as usize).div_ceil(1 << zbits);
+        let cover: Vec<usize> = (0..segments).flat_map(|g| d.chunks_of_segment(g)).collect();
+        assert_eq!(cover, (0..chunks as usize).collect::<Vec<_>>(), "segments cover the chunks once, in order");
+        lazy.defer(d, reached.as_deref());
         let mut dealt = vec![false; pages as usize];
         for s in &slots {
             for &(page, n) in &s.runs {

@@ -193,8 +193,9 @@ pub fn precondition(
         // A run of slots per block or fewer (packed, steady-state): the deal
         // is laid out as the run reads it (`lazy.rs`), or now if the run
         // will reach most of it (`reach.rs`).
-        let now = reach.share(stripes, lay.page_bytes, d.zbits()) >= reach::EAGER_SHARE;
-        ftl.map.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])));
+        let touched = reach.touched(stripes, lay.page_bytes, d.zbits());
+        let now = touched.share >= reach::EAGER_SHARE;
+        ftl.map.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])), touched.segments.as_deref());
         if now {
             ftl.map.lay_out_all();
         }

@@ -32,16 +32,30 @@ pub enum Reach<'a> {
     Synthetic(&'a SyntheticSpec),
 }
 
+/// The segments a run will touch, as far as preconditioning can tell.
+pub struct Touched {
+    /// Their share of all segments (held requests: exact; a synthetic
+    /// spec: expected).
+    pub share: f64,
+    /// Which ones, one bit per segment, when the requests are held.
+    pub segments: Option<Vec<u64>>,
+}
+
 impl Reach<'_> {
     /// The share of the segments of 2^`zbits` stripes the run's requests
     /// touch (held requests: exactly; a synthetic spec: expected).
     pub fn share(&self, stripes: &StripeLayout, page_bytes: u32, zbits: u32) -> f64 {
+        self.touched(stripes, page_bytes, zbits).share
+    }
+
+    /// [`Self::share`], with the segments themselves when the requests are held.
+    pub fn touched(&self, stripes: &StripeLayout, page_bytes: u32, zbits: u32) -> Touched {
         let segments = (stripes.stripes as u64).div_ceil(1 << zbits).max(1);
         let pb = page_bytes as u64;
         let dps = stripes.data_per_stripe() as u64;
         let pages = stripes.logical_pages();
         match *self {
-            Reach::Unknown => 0.0,
+            Reach::Unknown => Touched { share: 0.0, segments: None },
             Reach::Requests(requests) if pages > 0 && dps > 0 => {
                 let mut seen = vec![0u64; segments.div_ceil(64) as usize];
                 let mut touched = 0u64;
@@ -56,9 +70,9 @@ impl Reach<'_> {
                         }
                     }
                 }
-                touched as f64 / segments as f64
+                Touched { share: touched as f64 / segments as f64, segments: Some(seen) }
             }
-            Reach::Requests(_) => 0.0,
+            Reach::Requests(_) => Touched { share: 0.0, segments: Some(Vec::new()) },
             Reach::Synthetic(spec) => {
                 let capacity = (pages * pb) as f64;
                 let footprint = spec.footprint_gib.map_or(spec.footprint * capacity, |g| g * (1u64 << 30) as f64);
@@ -76,7 +90,7 @@ impl Reach<'_> {
                 };
                 let hot = footprint * spec.hot_fraction;
                 let t = touched(hot, n * spec.hot_access) + touched(footprint - hot, n * (1.0 - spec.hot_access));
-                (t / segments as f64).min(1.0)
+                Touched { share: (t / segments as f64).min(1.0), segments: None }
             }
         }
     }
@@ -103,6 +117,11 @@ mod tests {
         let reqs = [request(0, 4096), request(4096, 8192), request(4 * seg - 4096, 8192), request(31 * seg, 4096)];
         let share = Reach::Requests(&reqs).share(&st, 4096, 1);
         assert_eq!(share, 4.0 / 32.0);
+        // The same segments by name (the forward map's pages set-up writes).
+        let bits = Reach::Requests(&reqs).touched(&st, 4096, 1).segments.expect("held requests name them");
+        assert_eq!(bits, vec![1 << 0 | 1 << 3 | 1 << 4 | 1 << 31]);
+        let spec = SyntheticSpec::default();
+        assert!(Reach::Synthetic(&spec).touched(&st, 4096, 1).segments.is_none(), "a stream names none");
         // An address past the logical space counts in the last segment, as
         // the device clips it; an empty trace reaches nothing.
         let past = [request(1 << 40, 4096)];
