@@ -1,0 +1,143 @@
+use super::*;
+
+/// Schedules `n` events at `now + delay(x)` for a pseudo-random x (from
+/// `seed`); after each, when `pop(x)`, pops one, which must be the
+/// smallest (time, id) pending; `peek_every` checks the earliest time
+/// after every push and pop, otherwise just before each pop. Then drains.
+fn interleave(seed: u64, n: u32, delay: impl Fn(u64) -> u64, pop: impl Fn(u64) -> bool, peek_every: bool) {
+    let mut q = EventQueue::default();
+    let mut pending: Vec<(u64, u32)> = Vec::new();
+    let earliest = |p: &[(u64, u32)]| p.iter().min().map(|m| m.0);
+    let mut x = seed;
+    for id in 0..n {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let t = q.now() + delay(x);
+        q.at(t, id);
+        pending.push((t, id));
+        if peek_every {
+            assert_eq!(q.peek_time(), earliest(&pending), "after scheduling {id} at {t}");
+        }
+        if pop(x) {
+            assert_eq!(q.peek_time(), earliest(&pending), "peek sees the earliest time, on the wheel or far");
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(q.pop(), Some(min));
+            pending.retain(|&p| p != min);
+            if peek_every {
+                assert_eq!(q.peek_time(), earliest(&pending));
+            }
+        }
+        assert_eq!(q.len(), pending.len());
+    }
+    while let Some(e) = q.pop() {
+        let min = *pending.iter().min().unwrap();
+        assert_eq!(e, min);
+        pending.retain(|&p| p != min);
+    }
+    assert!(pending.is_empty() && q.is_empty() && q.peek_time().is_none());
+}
+
+/// Ranked events (a group's devices sharing one queue) pop by time,
+/// then rank, then schedule order within a rank, wherever they sit
+/// (one slot, across slots, the far heap), mixed with unranked ones
+/// (rank 0) and pops; checked against a sort by (time, rank, order).
+#[test]
+fn ranked_events_pop_by_time_then_rank_then_schedule_order() {
+    let mut q = EventQueue::default();
+    let mut pending: Vec<(u64, u16, u32)> = Vec::new();
+    let mut x: u64 = 2024;
+    for id in 0..30_000u32 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        // Few distinct times (many ties), some far beyond the wheel.
+        let delay = ((x >> 40) % 8) * [1, 4096, 1 << 25][(x >> 61) as usize % 3];
+        let (t, rank) = (q.now() + delay, ((x >> 20) % 5) as u16);
+        if rank == 0 {
+            q.at(t, id);
+        } else {
+            q.at_ranked(t, rank, id);
+        }
+        pending.push((t, rank, id));
+        if (x >> 30).is_multiple_of(3) {
+            let min = *pending.iter().min().unwrap();
+            assert_eq!(q.pop(), Some((min.0, min.2)), "after scheduling {id}");
+            pending.retain(|&p| p != min);
+        }
+    }
+    pending.sort();
+    let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+    assert_eq!(rest, pending.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>());
+}
+
+/// In outbox mode events are collected in schedule order (at no
+/// earlier than now, times past the limit tracked) and nothing is queued.
+#[test]
+fn an_outbox_collects_events_in_order_and_queues_none() {
+    let mut q = EventQueue::default();
+    q.use_outbox();
+    q.advance_to(100);
+    q.at(300, 'a');
+    q.at(100, 'b');
+    q.at(200, 'c');
+    assert!(q.is_empty() && q.peek_time().is_none());
+    assert_eq!(q.overrun(), 0, "no time at or past the limit");
+    assert_eq!(q.take_outbox().collect::<Vec<_>>(), [(300, 'a'), (100, 'b'), (200, 'c')]);
+    assert_eq!(q.take_outbox().count(), 0, "taken once");
+    q.at(150, 'd');
+    assert_eq!(q.take_outbox().collect::<Vec<_>>(), [(150, 'd')]);
+    q.at(TIME_LIMIT_NS + 7, 'x');
+    assert_eq!(q.overrun(), TIME_LIMIT_NS + 7, "tracked in outbox mode too");
+}
+
+#[test]
+fn times_at_or_past_the_limit_are_tracked() {
+    let mut q = EventQueue::default();
+    q.at(10, 'a');
+    assert_eq!(q.overrun(), 0);
+    q.at(TIME_LIMIT_NS, 'b');
+    assert_eq!(q.overrun(), TIME_LIMIT_NS, "the limit itself is allowed");
+    q.at(TIME_LIMIT_NS + 1, 'c');
+    q.at(20, 'd');
+    q.at(TIME_LIMIT_NS - 1, 'e');
+    assert_eq!(q.overrun(), TIME_LIMIT_NS + 1);
+    assert!(q.overrun() > TIME_LIMIT_NS, "the run loop sees the limit passed");
+}
+
+#[test]
+fn pops_in_time_then_schedule_order() {
+    let mut q = EventQueue::default();
+    q.at(10, 'a');
+    q.at(5, 'b');
+    q.at(10, 'c');
+    q.at(5, 'd');
+    let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+    assert_eq!(order, vec![(5, 'b'), (5, 'd'), (10, 'a'), (10, 'c')]);
+    assert_eq!(q.now(), 10);
+}
+
+#[test]
+fn matches_a_sort_by_time_then_insertion_on_random_interleavings() {
+    // 0..1023 ns ahead, many ties; a pop after every third push or so.
+    interleave(12345, 5000, |x| x >> 54, |x| x.is_multiple_of(3), false);
+}
+
+#[test]
+fn a_remembered_head_gives_way_to_an_earlier_event() {
+    // Peek after every push and pop, so the remembered earliest event
+    // must be replaced by earlier ones, kept by later ones and found
+    // again after a pop, on the wheel and in the far heap (up to ~0.3 s).
+    interleave(7, 20_000, |x| ((x >> 33) % 1_000_000) * (1 + (x >> 62) * 300), |x| (x >> 17) % 5 < 2, true);
+}
+
+#[test]
+fn wheel_and_far_heap_keep_global_order() {
+    // Delays from nanoseconds to seconds cross slots, wrap the wheel and
+    // land in the far heap; equal times (common) must still pop in
+    // schedule order.
+    let scales = [1u64, 1 << 10, 1 << 14, 1 << 20, 1 << 24, 1 << 30];
+    interleave(
+        99,
+        20_000,
+        |x| ((x >> 40) % 4) * scales[(x >> 61) as usize % scales.len()],
+        |x| (x >> 20).is_multiple_of(2),
+        false,
+    );
+}
