@@ -37,9 +37,9 @@ impl<O: Observer> Ssd<O> {
         let map = setup.config.precondition.map_trace;
         let needed = crate::warmup::needed_stripes(&setup.stripes, setup.layout.page_bytes, map, requests);
         // No requests held: a stream, of the configured synthetic workload.
-        let workload = setup.config.workload.clone();
+        let (workload, seed) = (setup.config.workload.clone(), setup.config.seed);
         let reach = match requests {
-            [] => Reach::Synthetic(&workload),
+            [] => Reach::Synthetic(&workload, seed),
             r => Reach::Requests(r),
         };
         Self::build_needed(setup, obs, verify, requests, &needed, reach)
