@@ -11,6 +11,12 @@
 //! +0.00 s at 58 %, −0.012 s at 73 % (the default workload). So a run
 //! expected to reach at least [`EAGER_SHARE`] of the segments has them all
 //! laid out at set-up.
+//!
+//! Left on demand, set-up still writes the forward map's pages the run will
+//! read (`Mapping::defer`), so the segments themselves are wanted too: a
+//! held trace names them, and so does a synthetic stream short enough to be
+//! read through once ([`STREAM_REQUESTS_PER_MAP_PAGE`]); otherwise every
+//! page is written.
 
 use crate::raid::stripe::StripeLayout;
 use rainsim_trace::synthetic::SyntheticSpec;
@@ -173,7 +179,6 @@ mod tests {
         // The same segments by name (the forward map's pages set-up writes).
         let bits = Reach::Requests(&reqs).touched(&st, 4096, 1).segments.expect("held requests name them");
         assert_eq!(bits, vec![1 << 0 | 1 << 3 | 1 << 4 | 1 << 31]);
-
         // An address past the logical space counts in the last segment, as
         // the device clips it; an empty trace reaches nothing.
         let past = [request(1 << 40, 4096)];
