@@ -14,7 +14,7 @@
 //!
 //! The paper gives neither the BER function nor the ECC limit; this
 //! reconstruction is linear in wear (its growth rate is a BER per 1000 P/E
-//! cycles, Pan et al. [11]) and a power κ of the step (a larger step leaves
+//! cycles, Pan et al. \[11\]) and a power κ of the step (a larger step leaves
 //! less noise margin). The default ECC limit is where the worst block
 //! (mean + 3 sd) at 15 K cycles, the paper's last wear stage, just needs the
 //! slowest step. Detection runs when a block is erased and never raises its
