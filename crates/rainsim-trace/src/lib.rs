@@ -15,10 +15,10 @@
 //! valid lines that are not requests, such as fio `open` lines or `blkparse`
 //! events of another action, are counted by reason in [`TraceInfo::skipped`].)
 //!
-//! Modules: [`format`] (names, auto-detection rule), [`parse`] (one line →
+//! Modules: [`format`](mod@format) (names, auto-detection rule), [`parse`] (one line →
 //! [`Request`]), [`textlog`] (`blkparse`, fio), [`reader`] ([`load`], [`read`]),
-//! [`transform`], [`edit`] (windows, merge), [`write`] (other formats),
-//! [`synthetic`], [`stats`], [`error`].
+//! [`transform`], [`edit`] (windows, merge), [`write`](mod@write) (other formats),
+//! [`synthetic`], [`stats`](mod@stats), [`error`].
 //!
 //! ```no_run
 //! use rainsim_trace::{load, stats, TraceOptions};
