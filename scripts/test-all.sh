@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every test, Rust and Python: cargo test, then the Python package (built with
-# maturin into .venv) and its pytest suite. Exits non-zero if any test fails or
-# if pytest collects no test.
+# Every test, Rust and Python: cargo test and the API docs' links, then the
+# Python package (built with maturin into .venv) and its pytest suite. Exits
+# non-zero if any test fails or if pytest collects no test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -9,6 +9,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 echo "== cargo test --workspace --locked"
 cargo test --workspace --locked
+
+echo "== cargo doc (a broken or ambiguous link in the API docs fails)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
 echo "== release CLI (the Python tests compare against it)"
 cargo build --release --locked -p rainsim
