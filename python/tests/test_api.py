@@ -107,8 +107,10 @@ def test_gil_is_released_while_simulating():
     done = threading.Event()
     result = {}
 
+    # Long enough (about 0.2 s) for the ticks to mean something: with the GIL
+    # held through the run, the loop below would tick once or twice.
     def work():
-        result["r"] = rainsim.run(config="rep-raid-8ch", set=SHORT)
+        result["r"] = rainsim.run(config="rep-raid-8ch", set={"workload.requests": 100000})
         done.set()
 
     t = threading.Thread(target=work)
@@ -119,5 +121,5 @@ def test_gil_is_released_while_simulating():
         ticks += 1
         time.sleep(0.001)
     t.join()
-    assert result["r"]["trace"]["requests"] == 2000
+    assert result["r"]["trace"]["requests"] == 100000
     assert time.perf_counter() - t0 > 0.05 and ticks > 20, ticks
