@@ -60,12 +60,8 @@ pub const STREAM_REQUESTS_PER_MAP_PAGE: u64 = 10;
 
 impl Reach<'_> {
     /// The share of the segments of 2^`zbits` stripes the run's requests
-    /// touch (held requests: exactly; a synthetic spec: expected).
-    pub fn share(&self, stripes: &StripeLayout, page_bytes: u32, zbits: u32) -> f64 {
-        self.touched(stripes, page_bytes, zbits).share
-    }
-
-    /// [`Self::share`], with the segments themselves when they are known.
+    /// touch (held requests, or a stream read through: exactly; else
+    /// expected from the synthetic spec), and which, when known.
     pub fn touched(&self, stripes: &StripeLayout, page_bytes: u32, zbits: u32) -> Touched {
         let segments = (stripes.stripes as u64).div_ceil(1 << zbits).max(1);
         let pb = page_bytes as u64;
@@ -174,7 +170,7 @@ mod tests {
         // Segment 0 (twice), segment 3's last page and segment 4's first
         // (one request across the boundary), segment 31 (the last).
         let reqs = [request(0, 4096), request(4096, 8192), request(4 * seg - 4096, 8192), request(31 * seg, 4096)];
-        let share = Reach::Requests(&reqs).share(&st, 4096, 1);
+        let share = Reach::Requests(&reqs).touched(&st, 4096, 1).share;
         assert_eq!(share, 4.0 / 32.0);
         // The same segments by name (the forward map's pages set-up writes).
         let bits = Reach::Requests(&reqs).touched(&st, 4096, 1).segments.expect("held requests name them");
@@ -182,9 +178,9 @@ mod tests {
         // An address past the logical space counts in the last segment, as
         // the device clips it; an empty trace reaches nothing.
         let past = [request(1 << 40, 4096)];
-        assert_eq!(Reach::Requests(&past).share(&st, 4096, 1), 1.0 / 32.0);
-        assert_eq!(Reach::Requests(&[]).share(&st, 4096, 1), 0.0);
-        assert_eq!(Reach::Unknown.share(&st, 4096, 1), 0.0);
+        assert_eq!(Reach::Requests(&past).touched(&st, 4096, 1).share, 1.0 / 32.0);
+        assert_eq!(Reach::Requests(&[]).touched(&st, 4096, 1).share, 0.0);
+        assert_eq!(Reach::Unknown.touched(&st, 4096, 1).share, 0.0);
     }
 
     /// A synthetic spec: the expected share against the formula's extremes.
