@@ -107,6 +107,8 @@ pub fn window_len(t: u32, f: f64) -> u64 {
 }
 
 const EPOCHS: u16 = 1 << 14;
+/// Counters in a 4 KiB page of memory.
+const COUNTERS_PER_PAGE: usize = 4096 / std::mem::size_of::<u16>();
 
 /// Rep-RAID's replication model.
 pub struct RepRaid {
@@ -119,6 +121,10 @@ pub struct RepRaid {
     epoch: u16,
     /// Per chunk: epoch (14 bits) and count (2 bits).
     counters: Vec<u16>,
+    /// One bit per 4 KiB page of `counters`: written since it was allocated.
+    /// An untouched page is all zero; the first access to it is a store (see
+    /// [`Replication::replicate`]).
+    written: Vec<u64>,
     last: WindowSums,
     current: WindowSums,
     xor_plus_soft_ns: f64,
@@ -139,6 +145,7 @@ impl RepRaid {
             window_start: 0,
             epoch: 0,
             counters: vec![0; chunks as usize],
+            written: vec![0; (chunks as usize).div_ceil(COUNTERS_PER_PAGE * 64)],
             last: WindowSums::default(),
             current: WindowSums::default(),
             xor_plus_soft_ns: xor_plus_soft_ns as f64,
@@ -200,6 +207,21 @@ impl Replication for RepRaid {
         }
     }
     fn replicate(&mut self, _view: &DeviceView, chunk: u32, _bytes: u32) -> bool {
+        // The table is left as the allocator gave it (untouched zero pages).
+        // Read first, a page would be mapped to the kernel's shared zero page
+        // and copied on the store after: a second fault, and in a process
+        // running several devices (`compare`) a TLB shoot-down of every other
+        // thread. So the first access to each page is a store of the zero
+        // it holds.
+        let page = chunk as usize / COUNTERS_PER_PAGE;
+        let (word, bit) = (page / 64, 1u64 << (page % 64));
+        if self.written[word] & bit == 0 {
+            self.written[word] |= bit;
+            // SAFETY: the index is in bounds (as `count` below checks); a
+            // volatile store keeps it ahead of the load.
+            let c = &mut self.counters[chunk as usize];
+            unsafe { std::ptr::write_volatile(c, 0) };
+        }
         let n = (self.count(chunk) + 1).min(3);
         self.counters[chunk as usize] = (self.epoch << 2) | n as u16;
         let yes = n as f64 >= self.f;
@@ -372,6 +394,37 @@ mod tests {
         m.on_request();
         assert_eq!((m.epoch, m.count(7)), (1, 0));
         assert!(m.counters.iter().all(|&c| c == 0));
+    }
+
+    /// The first store to each page of the counters (the zero it holds) never
+    /// clears a count: random updates over 130 pages, across word and page
+    /// boundaries and through a window roll, against counts kept in a map.
+    #[test]
+    fn counts_survive_the_first_store_to_each_page() {
+        use rand::{RngExt, SeedableRng};
+        let chunks = 130 * COUNTERS_PER_PAGE as u64 + 5;
+        let mut m =
+            RepRaid::new(&RepRaidParams { window: 500, initial_threshold: 4.0, ..Default::default() }, chunks, XS);
+        let b = Bench::new(4, 1);
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        let mut want = std::collections::HashMap::new();
+        // Chunks at page and word edges first, then anywhere.
+        let edges =
+            [0, COUNTERS_PER_PAGE as u64 - 1, COUNTERS_PER_PAGE as u64, 64 * COUNTERS_PER_PAGE as u64, chunks - 1];
+        for i in 0..3_000u64 {
+            m.on_request();
+            if m.requests - m.window_start == 1 && i > 0 {
+                want.clear();
+            }
+            let c = if i < 40 { edges[i as usize % edges.len()] } else { rng.random_range(0..chunks) } as u32;
+            m.replicate(&b.view(), c, 4096);
+            let n = want.entry(c).or_insert(0u8);
+            *n = (*n + 1).min(3);
+            let probe = edges[rng.random_range(0..edges.len())] as u32;
+            assert_eq!(m.count(c), want[&c], "update {i}, chunk {c}");
+            assert_eq!(m.count(probe), want.get(&probe).copied().unwrap_or(0), "update {i}, chunk {probe}");
+        }
+        assert!(m.window_start > 0, "the test crossed a window roll");
     }
 
     /// T* is at least one request, however large f* (T = 1, f* = 4: 0.25 → 1).
