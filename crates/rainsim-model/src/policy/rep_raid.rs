@@ -121,8 +121,9 @@ pub struct RepRaid {
     epoch: u16,
     /// Per chunk: epoch (14 bits) and count (2 bits).
     counters: Vec<u16>,
-    /// One bit per 4 KiB page of `counters`: written since it was allocated.
-    /// An untouched page is all zero; the first access to it is a store (see
+    /// One bit per 4 KiB page of memory under `counters` (the first is the
+    /// page of its first byte): stored to since it was allocated. A page not
+    /// stored to is all zero; the first access to it is a store (see
     /// [`Replication::replicate`]).
     written: Vec<u64>,
     last: WindowSums,
@@ -145,7 +146,8 @@ impl RepRaid {
             window_start: 0,
             epoch: 0,
             counters: vec![0; chunks as usize],
-            written: vec![0; (chunks as usize).div_ceil(COUNTERS_PER_PAGE * 64)],
+            // A table that does not start on a page boundary ends on the next page.
+            written: vec![0; (chunks as usize / COUNTERS_PER_PAGE + 2).div_ceil(64)],
             last: WindowSums::default(),
             current: WindowSums::default(),
             xor_plus_soft_ns: xor_plus_soft_ns as f64,
@@ -161,6 +163,13 @@ impl RepRaid {
         } else {
             0
         }
+    }
+
+    /// The page of memory holding `chunk`'s counter, counted from the page of
+    /// the table's first byte.
+    fn page_of(&self, chunk: u32) -> usize {
+        let base = self.counters.as_ptr() as usize;
+        (base + chunk as usize * std::mem::size_of::<u16>()) / 4096 - base / 4096
     }
 
     /// Current window length T*.
@@ -213,7 +222,7 @@ impl Replication for RepRaid {
         // running several devices (`compare`) a TLB shoot-down of every other
         // thread. So the first access to each page is a store of the zero
         // it holds.
-        let page = chunk as usize / COUNTERS_PER_PAGE;
+        let page = self.page_of(chunk);
         let (word, bit) = (page / 64, 1u64 << (page % 64));
         if self.written[word] & bit == 0 {
             self.written[word] |= bit;
@@ -398,7 +407,7 @@ mod tests {
 
     /// The first store to each page of the counters (the zero it holds) never
     /// clears a count: random updates over 130 pages, across word and page
-    /// boundaries and through a window roll, against counts kept in a map.
+    /// boundaries and through window rolls, against counts kept in a map.
     #[test]
     fn counts_survive_the_first_store_to_each_page() {
         use rand::{RngExt, SeedableRng};
@@ -408,9 +417,11 @@ mod tests {
         let b = Bench::new(4, 1);
         let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
         let mut want = std::collections::HashMap::new();
-        // Chunks at page and word edges first, then anywhere.
-        let edges =
-            [0, COUNTERS_PER_PAGE as u64 - 1, COUNTERS_PER_PAGE as u64, 64 * COUNTERS_PER_PAGE as u64, chunks - 1];
+        // Chunks at page and word edges first (the table need not start on a
+        // page boundary), then anywhere.
+        let first_on = |p: usize| (0..chunks).find(|&c| m.page_of(c as u32) == p).expect("the table spans the page");
+        let (p1, p64) = (first_on(1), first_on(64));
+        let edges = [0, p1 - 1, p1, p64 - 1, p64, chunks - 1];
         for i in 0..3_000u64 {
             m.on_request();
             if m.requests - m.window_start == 1 && i > 0 {
