@@ -89,11 +89,8 @@ impl Mapping {
             None => touch(0..t.len()),
             Some(bits) => {
                 for (w, &word) in bits.iter().enumerate() {
-                    let mut rest = word;
-                    while rest != 0 {
-                        let g = w * 64 + rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        let r = deal.chunks_of_segment(g);
+                    for b in crate::raid::replica_job::ones(word) {
+                        let r = deal.chunks_of_segment(w * 64 + b as usize);
                         touch(r.start.min(t.len())..r.end.min(t.len()));
                     }
                 }

@@ -215,11 +215,17 @@ impl LazyDeal {
         self.zbits
     }
 
+    /// Segment `g`'s stripes (the last segment may be partial; none past it).
+    fn stripes_of_segment(&self, g: usize) -> std::ops::Range<u32> {
+        let s0 = ((g as u64) << self.zbits).min(self.stripes as u64) as u32;
+        s0..self.stripes.min(s0 + (1 << self.zbits))
+    }
+
     /// The chunk ids of segment `g`'s stripes.
     pub(crate) fn chunks_of_segment(&self, g: usize) -> std::ops::Range<usize> {
-        let s0 = (g << self.zbits).min(self.stripes as usize);
-        let s1 = ((g + 1) << self.zbits).min(self.stripes as usize);
-        s0 * self.width as usize..s1 * self.width as usize
+        let s = self.stripes_of_segment(g);
+        let w = self.width as usize;
+        s.start as usize * w..s.end as usize * w
     }
 
     /// Chunks dealt to each plane (global plane order): a channel deals
@@ -356,9 +362,9 @@ impl LazyDeal {
         let (w, m) = (self.width, self.channels);
         let (fi, rem) = self.starts[g];
         let mut t = Taken::resume(&self.forced, self.rest_all, self.rest_want, fi as usize, rem);
-        let s0 = (g as u32) << self.zbits;
-        let mut first = ((s0 as u64 * w as u64) % m as u64) as u32;
-        for s in s0..self.stripes.min(s0 + (1 << self.zbits)) {
+        let stripes = self.stripes_of_segment(g);
+        let mut first = ((stripes.start as u64 * w as u64) % m as u64) as u32;
+        for s in stripes {
             if t.take(s) {
                 // Chunk j of the stripe lies on channel first + j (mod channels).
                 let head = (m - first).min(w);
