@@ -72,7 +72,15 @@ pub fn needed_stripes(stripes: &StripeLayout, page_bytes: u32, mode: MapTrace, r
             }
         }
     }
-    out.stripes = (0..stripes.stripes).filter(|&s| bit(&stripe_set, s as u64)).collect();
+    // Word by word: the set is sparse and the device may hold tens of
+    // millions of stripes.
+    for (w, &bits) in stripe_set.iter().enumerate() {
+        let mut b = bits;
+        while b != 0 {
+            out.stripes.push(w as u32 * 64 + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
     out
 }
 
@@ -217,7 +225,40 @@ impl WarmupWorkload {
 
 #[cfg(test)]
 mod tests {
-    use super::WarmupWorkload;
+    use super::{needed_stripes, WarmupWorkload};
+    use crate::ftl::precondition::params::MapTrace;
+    use crate::raid::stripe::StripeLayout;
+    use rainsim_trace::{Op, Request};
+
+    #[test]
+    fn needed_stripes_across_words_in_order() {
+        // 3 data chunks + parity a stripe, 1 KiB pages: stripe s holds
+        // pages 3s..3s+2. Stripes 0, 63, 64, 127 and 200 straddle words of
+        // the stripe set; a read after a write of its page needs nothing.
+        let l = StripeLayout::new(4, 4, true, 256);
+        let r = |t: u64, page: u64, pages: u32, op| Request {
+            time_ns: t,
+            offset: page * 1024,
+            size: pages * 1024,
+            device: 0,
+            op,
+        };
+        let reqs = [
+            r(0, 600, 2, Op::Read),  // pages 600, 601: stripe 200
+            r(1, 189, 6, Op::Read),  // pages 189..194: stripes 63, 64
+            r(2, 381, 1, Op::Write), // page 381 (stripe 127) written first
+            r(3, 381, 3, Op::Read),  // pages 381..383: 382, 383 needed, stripe 127
+            r(4, 0, 1, Op::Read),    // stripe 0
+            r(5, 600, 1, Op::Read),  // needed already
+        ];
+        let n = needed_stripes(&l, 1024, MapTrace::Reads, &reqs);
+        assert_eq!(n.stripes, vec![0, 63, 64, 127, 200]);
+        assert_eq!(n.pages, 2 + 6 + 2 + 1);
+        let f = needed_stripes(&l, 1024, MapTrace::Footprint, &reqs);
+        assert_eq!(f.stripes, vec![0, 63, 64, 127, 200]);
+        assert_eq!(f.pages, 2 + 6 + 3 + 1);
+        assert!(needed_stripes(&l, 1024, MapTrace::None, &reqs).stripes.is_empty());
+    }
 
     #[test]
     fn the_synthetic_warm_up_never_replays_the_runs_own_stream() {
