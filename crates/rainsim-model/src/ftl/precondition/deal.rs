@@ -59,20 +59,8 @@ pub(super) fn deal(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u
 
 /// The stripes that hold data, ascending: the `forced` ones and the rest
 /// spread evenly, `want` in all; `f(stripe, channel of its first chunk)`.
-fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, mut f: impl FnMut(u32, u32)) {
-    let (w, channels) = (stripes.width, stripes.channels);
-    let mut t = Taken::new(stripes, forced, want);
-    // (s·k) mod m, kept reduced (k ≤ m).
-    let mut first = 0u32;
-    for s in 0..stripes.stripes {
-        if t.take(s) {
-            f(s, first);
-        }
-        first += w;
-        if first >= channels {
-            first -= channels;
-        }
-    }
+fn taken(stripes: &StripeLayout, forced: &[u32], want: u64, f: impl FnMut(u32, u32)) {
+    Taken::new(stripes, forced, want).each_in(0..stripes.stripes, stripes.width, stripes.channels, f);
 }
 
 /// Which stripes [`taken`] takes, asked in stripe order; its state can be
@@ -120,7 +108,70 @@ impl<'a> Taken<'a> {
         }
         t
     }
+
+    /// The first stripe from `s` (the one after the last asked) below `end`
+    /// that holds data, as if [`Self::take`] were asked each stripe up to
+    /// it; `None`, every stripe below `end` asked, when none does. Runs of
+    /// the rest are crossed by arithmetic: the j-th of them (from 1) is the
+    /// first taken when rem + j·W ≥ S.
+    #[inline]
+    pub fn next_taken(&mut self, s: u32, end: u32) -> Option<u32> {
+        let stop = self.next_forced.min(end);
+        if s < stop {
+            let n = (stop - s) as u64;
+            if self.rest_want > 0 {
+                // rem < S, so j ≥ 1; rem + j·W < 2S fits easily.
+                let j = (self.rest_all - self.rem).div_ceil(self.rest_want);
+                if j <= n {
+                    self.rem = self.rem + j * self.rest_want - self.rest_all;
+                    return Some(s + j as u32 - 1);
+                }
+            }
+            // None of the n taken: rem + n·W < S.
+            self.rem += n * self.rest_want;
+        }
+        if stop == end {
+            return None;
+        }
+        self.fi += 1;
+        self.next_forced = self.forced.get(self.fi).copied().unwrap_or(u32::MAX);
+        Some(stop)
+    }
+
+    /// Asks stripes `range` in order (its first is the one after the last
+    /// asked): `f(stripe, channel of its first chunk)` for each that holds
+    /// data, on `channels` channels and stripes `width` wide. When few of
+    /// the rest are taken (the trace's stripes on a device otherwise
+    /// empty), it jumps from one taken stripe to the next rather than
+    /// asking each of tens of millions.
+    #[inline(always)]
+    pub fn each_in(&mut self, range: std::ops::Range<u32>, width: u32, channels: u32, mut f: impl FnMut(u32, u32)) {
+        let first_of = |s: u32| ((s as u64 * width as u64) % channels as u64) as u32;
+        if self.rest_want.saturating_mul(SPARSE) < self.rest_all {
+            let mut s = range.start;
+            while let Some(x) = self.next_taken(s, range.end) {
+                f(x, first_of(x));
+                s = x + 1;
+            }
+            return;
+        }
+        // (s·k) mod m, kept reduced (k ≤ m).
+        let mut first = first_of(range.start);
+        for s in range {
+            if self.take(s) {
+                f(s, first);
+            }
+            first += width;
+            if first >= channels {
+                first -= channels;
+            }
+        }
+    }
 }
+
+/// The rest is sparse, and crossed by jumps ([`Taken::each_in`]), when
+/// fewer than one stripe in this many of it is taken.
+const SPARSE: u64 = 8;
 
 /// Chunks dealt to each plane. Stripes not bound to a die deal each
 /// channel's chunks round-robin over its planes from plane 0, so counting
@@ -207,6 +258,49 @@ mod tests {
         assert_eq!(got.len(), 20);
         assert!(got.windows(2).all(|p| p[0] < p[1]));
         assert!([7, 8, 49].iter().all(|s| got.contains(s)));
+    }
+
+    /// Jumping between taken stripes asks exactly what asking each stripe
+    /// does: the same stripes, first channels and state, across forced
+    /// stripes and range ends, sparse and dense (every want from 0 to all).
+    #[test]
+    fn each_in_takes_what_take_takes_stripe_by_stripe() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let (mut sparse, mut dense) = (0, 0);
+        for _ in 0..400 {
+            let m = rng.random_range(1..9u32);
+            let w = rng.random_range(1..=m);
+            let n = rng.random_range(1..3000u32);
+            let st = StripeLayout::new(m, w, w > 1, n);
+            let mut forced: Vec<u32> = (0..rng.random_range(0..20)).map(|_| rng.random_range(0..n)).collect();
+            forced.sort_unstable();
+            forced.dedup();
+            // Half of them sparse (a rest of at most a tenth), half anything.
+            let rest = n as u64 - forced.len() as u64;
+            let most = if rng.random_bool(0.5) { rest / 10 } else { rest };
+            let want = forced.len() as u64 + rng.random_range(0..=most);
+            let mut by_one = Taken::new(&st, &forced, want);
+            let expected: Vec<(u32, u32)> = (0..n).filter(|&s| by_one.take(s)).map(|s| (s, s * w % m)).collect();
+            assert_eq!(expected.len() as u64, want);
+            // In pieces, as the lazy deal asks segment by segment.
+            let mut cuts: Vec<u32> = (0..rng.random_range(0..5)).map(|_| rng.random_range(0..=n)).collect();
+            cuts.extend([0, n]);
+            cuts.sort_unstable();
+            let mut t = Taken::new(&st, &forced, want);
+            let mut got = Vec::new();
+            for c in cuts.windows(2) {
+                t.each_in(c[0]..c[1], w, m, |s, first| got.push((s, first)));
+            }
+            assert_eq!(got, expected, "m={m} k={w} n={n} forced={forced:?} want={want}");
+            assert_eq!((t.fi, t.rem), (by_one.fi, by_one.rem));
+            if (want - forced.len() as u64) * SPARSE < n as u64 - forced.len() as u64 {
+                sparse += 1;
+            } else {
+                dense += 1;
+            }
+        }
+        assert!(sparse > 50 && dense > 50, "both paths: {sparse} sparse, {dense} dense");
     }
 
     /// Dealing through the cursors a channel slice at a time places every

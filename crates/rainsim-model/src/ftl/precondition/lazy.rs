@@ -32,6 +32,8 @@ use std::cell::Cell;
 const COUNT_ENTRIES_LOG2: u32 = 17;
 /// Fewest stripes in a segment, as a power of two.
 const MIN_SEGMENT_LOG2: u32 = 8;
+/// A plane cursor not yet found (no run index is this large).
+const UNSET: u32 = u32::MAX;
 
 /// Where the packed deal stands at each segment's start.
 #[derive(Debug, Clone)]
@@ -324,15 +326,10 @@ impl LazyDeal {
         } else {
             // Each channel: (its first plane, the next plane's index within it).
             let mut at: Vec<(u32, u32)> = row.iter().zip(0..).map(|(&n, ch)| (ch * ppc, n % ppc)).collect();
-            // Each plane: (next page, pages left in its run, run index).
-            let mut cur: Vec<(Ppn, u32, u32)> = Vec::with_capacity((m * ppc) as usize);
-            for (&n, ch) in row.iter().zip(0..) {
-                for local in 0..ppc {
-                    // Chunks the plane was dealt before: its slot index.
-                    let k = n / ppc + u32::from(local < n % ppc);
-                    cur.push(self.slots.cursor((ch * ppc + local) as usize, k));
-                }
-            }
+            // Each plane: (next page, pages left in its run, run index),
+            // found at its first chunk (`UNSET` until then): a segment of a
+            // sparse deal reaches few of the planes.
+            let mut cur: Vec<(Ppn, u32, u32)> = vec![(0, 0, UNSET); (m * ppc) as usize];
             let slots = &self.slots;
             self.deal_segment(g, &mut at, |at, chunk| {
                 map.place_run(chunk, at, |a| {
@@ -340,6 +337,11 @@ impl LazyDeal {
                     a.1 = if local + 1 == ppc { 0 } else { local + 1 };
                     let plane = (base + local) as usize;
                     let c = &mut cur[plane];
+                    if c.2 == UNSET {
+                        // Chunks the plane was dealt before: its slot index.
+                        let n = row[(base / ppc) as usize];
+                        *c = slots.cursor(plane, n / ppc + u32::from(local < n % ppc));
+                    }
                     let page = c.0;
                     (c.0, c.1) = (page + 1, c.1 - 1);
                     if c.1 == 0 && c.2 + 1 < slots.first[plane + 1] {
@@ -362,20 +364,12 @@ impl LazyDeal {
         let (w, m) = (self.width, self.channels);
         let (fi, rem) = self.starts[g];
         let mut t = Taken::resume(&self.forced, self.rest_all, self.rest_want, fi as usize, rem);
-        let stripes = self.stripes_of_segment(g);
-        let mut first = ((stripes.start as u64 * w as u64) % m as u64) as u32;
-        for s in stripes {
-            if t.take(s) {
-                // Chunk j of the stripe lies on channel first + j (mod channels).
-                let head = (m - first).min(w);
-                step(&mut at[first as usize..(first + head) as usize], s * w);
-                step(&mut at[..(w - head) as usize], s * w + head);
-            }
-            first += w;
-            if first >= m {
-                first -= m;
-            }
-        }
+        t.each_in(self.stripes_of_segment(g), w, m, |s, first| {
+            // Chunk j of the stripe lies on channel first + j (mod channels).
+            let head = (m - first).min(w);
+            step(&mut at[first as usize..(first + head) as usize], s * w);
+            step(&mut at[..(w - head) as usize], s * w + head);
+        });
     }
 }
 

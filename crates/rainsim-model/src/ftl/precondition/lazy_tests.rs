@@ -81,14 +81,25 @@ const CASES: [(u32, u32, u32, u32); 5] = [(8, 4, 4, 4), (8, 8, 1, 2), (5, 3, 2, 
 /// order, by chunk or by page, or all at once first, the deal gives
 /// every chunk and every page what the chunk-by-chunk deal gives them;
 /// over widths that do and do not divide the channel count, forced
-/// stripes, and segments of 1 to 256 stripes (the last one partial).
+/// stripes, sparse deals, and segments of 1 to 256 stripes (the last one
+/// partial).
 #[test]
 fn the_lazy_deal_reads_as_the_eager_one() {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
     for (channels, width, dies, planes) in CASES {
         let lay = layout(channels, dies, planes);
         let st = StripeLayout::new(channels, width, width > 1, 97);
-        for (forced, want) in [(vec![], 97), (vec![], 40), (vec![3, 4, 50, 96], 41), (vec![0, 1, 2], 3), (vec![], 0)] {
+        // The last four are sparse (crossed by jumps, `Taken::each_in`).
+        let wants = [
+            (vec![], 97),
+            (vec![], 40),
+            (vec![3, 4, 50, 96], 41),
+            (vec![3, 4, 50, 96], 12),
+            (vec![], 9),
+            (vec![0, 1, 2], 3),
+            (vec![], 0),
+        ];
+        for (forced, want) in wants {
             for (zbits, shape) in [(0, Shape::Packed), (1, Shape::Steady), (3, Shape::Uniform), (8, Shape::Steady)] {
                 let case = format!(
                     "m={channels} k={width} planes {dies}x{planes} want={want} forced {forced:?} z={zbits} {shape:?}"
