@@ -24,6 +24,10 @@ pub enum Binding {
 pub struct DieBound {
     per_die: Vec<Sched>,
     binding: Binding,
+    /// Reads and programs queued over all dies: the channel's counts, asked
+    /// on every dispatch, kept rather than summed.
+    reads: u32,
+    writes: u32,
 }
 
 impl DieBound {
@@ -32,7 +36,9 @@ impl DieBound {
         if let Binding::Column(l) = &binding {
             debug_assert!(l.column(0).is_some());
         }
-        DieBound { per_die, binding }
+        let reads = per_die.iter().map(|s| s.reads_queued()).sum();
+        let writes = per_die.iter().map(|s| s.writes_queued()).sum();
+        DieBound { per_die, binding, reads, writes }
     }
 
     /// The channel-local die a program of `chunk` is bound to.
@@ -47,29 +53,39 @@ impl DieBound {
 
 impl ChannelScheduler for DieBound {
     fn push_read(&mut self, die: u32, op: FlashOp) {
+        self.reads += 1;
         self.per_die[die as usize].push_read(0, op);
     }
     fn push_read_front(&mut self, die: u32, op: FlashOp) {
+        self.reads += 1;
         self.per_die[die as usize].push_read_front(0, op);
     }
     fn push_write(&mut self, op: FlashOp) {
         let d = self.die_of(op.chunk);
+        self.writes += 1;
         self.per_die[d].push_write(op);
     }
     fn push_write_for(&mut self, die: u32, op: FlashOp) {
+        self.writes += 1;
         self.per_die[die as usize].push_write(op);
     }
     fn pop_for(&mut self, die: u32, writes_ok: bool) -> Option<FlashOp> {
-        self.per_die[die as usize].pop_for(0, writes_ok)
+        let s = &mut self.per_die[die as usize];
+        let (r, w) = (s.reads_queued(), s.writes_queued());
+        let op = s.pop_for(0, writes_ok);
+        (self.reads, self.writes) = (self.reads - (r - s.reads_queued()), self.writes - (w - s.writes_queued()));
+        op
     }
     fn reads_queued(&self) -> u32 {
-        self.per_die.iter().map(|s| s.reads_queued()).sum()
+        debug_assert_eq!(self.reads, self.per_die.iter().map(|s| s.reads_queued()).sum::<u32>());
+        self.reads
     }
     fn reads_queued_for(&self, die: u32) -> u32 {
         self.per_die[die as usize].reads_queued_for(0)
     }
     fn writes_queued(&self) -> u32 {
-        self.per_die.iter().map(|s| s.writes_queued()).sum()
+        debug_assert_eq!(self.writes, self.per_die.iter().map(|s| s.writes_queued()).sum::<u32>());
+        self.writes
     }
     fn bound_die(&self, chunk: u32) -> Option<u32> {
         Some(self.die_of(chunk) as u32)
