@@ -7,6 +7,9 @@ use super::allocation::Lane;
 use super::{Ftl, OutOfSpace};
 use crate::flash::address::Ppn;
 
+/// Planes of a die compared for a page, at most.
+const CANDIDATES: usize = 64;
+
 impl Ftl {
     /// Allocates a page for a host program on `die` in a block of `lane`
     /// (`ftl/allocation/variation_aware.rs`): each plane keeps one open block
@@ -33,7 +36,9 @@ impl Ftl {
     fn take_lane_page(&mut self, die: u32, lane: Lane) -> Option<Ppn> {
         let (first, ppd) = (self.layout.first_plane(die), self.layout.planes_per_die);
         let start = self.plane_cursor[die as usize];
-        let mut open = [(0u32, 0u8); 64];
+        // The best open block so far (plane, step): `VariationAware::pick`
+        // over the first `CANDIDATES` planes that can serve, kept as they come.
+        let mut best: Option<(u32, u8)> = None;
         let mut n = 0;
         // From the die's plane cursor, so that equally fast blocks rotate.
         for plane in (0..ppd).map(|i| first + (start + i) % ppd) {
@@ -43,15 +48,17 @@ impl Ftl {
             // Keep one erased block for GC, as host programs always do (an
             // open block always has room).
             let ok = pm.free.len() >= 2 || (slot.is_some() && !pm.free.is_empty());
-            if n < open.len() && ok {
+            if n < CANDIDATES && ok {
                 if let Some(b) = self.open_block(plane, lane) {
-                    open[n] = (plane, self.blocks[(fb + b) as usize].dvp_step);
+                    let step = self.blocks[(fb + b) as usize].dvp_step;
+                    if best.is_none_or(|(_, s)| VariationAware::better(step, s, lane)) {
+                        best = Some((plane, step));
+                    }
                     n += 1;
                 }
             }
         }
-        let i = VariationAware::pick(open[..n].iter().map(|o| o.1), lane)?;
-        let plane = open[i].0;
+        let (plane, _) = best?;
         self.plane_cursor[die as usize] = (plane - first + 1) % ppd;
         if lane == Lane::Fast {
             let b = self.open_block(plane, lane)?;

@@ -45,17 +45,22 @@ impl VariationAware {
     pub fn pick(steps: impl Iterator<Item = u8>, lane: Lane) -> Option<usize> {
         let mut best: Option<(usize, u8)> = None;
         for (i, s) in steps.enumerate() {
-            let better = match (best, lane) {
-                (None, _) => true,
-                (Some(_), Lane::Any) => false,
-                (Some((_, b)), Lane::Fast) => s > b,
-                (Some((_, b)), Lane::Slow) => s < b,
-            };
-            if better {
+            if best.is_none_or(|(_, b)| Self::better(s, b, lane)) {
                 best = Some((i, s));
             }
         }
         best.map(|(i, _)| i)
+    }
+
+    /// Whether step `s` beats `best`, the first best so far, for `lane`
+    /// (never for `Any`: the first stays).
+    #[inline]
+    pub fn better(s: u8, best: u8, lane: Lane) -> bool {
+        match lane {
+            Lane::Any => false,
+            Lane::Fast => s > best,
+            Lane::Slow => s < best,
+        }
     }
 }
 
