@@ -32,13 +32,38 @@ impl Ftl {
         (first..first + self.layout.planes_per_die).find(|&p| self.needs_gc(p))
     }
 
-    /// Counts again, per die, the planes below the GC trigger (after free
-    /// lists were set from outside, as preconditioning does).
-    pub fn recount_low_planes(&mut self) {
+    /// Counts again what the FTL keeps about the free lists, after they
+    /// were set from outside (as preconditioning does): per die, the planes
+    /// below the GC trigger; under process variation, each plane's free
+    /// blocks by speed step.
+    pub fn recount_free_lists(&mut self) {
         let ppd = self.layout.planes_per_die;
         for die in 0..self.layout.dies() {
             let first = die * ppd;
             self.low_planes[die as usize] = (first..first + ppd).filter(|&p| self.needs_gc(p)).count() as u32;
+        }
+        let steps = self.free_steps.len() / self.planes.len().max(1);
+        for plane in 0..self.planes.len() as u32 {
+            let first = self.layout.first_block(plane) as usize;
+            let blocks = &self.blocks[first..first + self.layout.blocks_per_plane as usize];
+            let n = super::count_steps(&self.planes[plane as usize].free, blocks, steps);
+            self.free_steps[plane as usize * steps..(plane as usize + 1) * steps].copy_from_slice(&n);
+        }
+    }
+
+    /// Global block `gblock` of `plane` joined (`true`) or left its free
+    /// list: its speed step's count follows (under process variation).
+    #[inline]
+    pub(super) fn count_free(&mut self, plane: u32, gblock: u32, joined: bool) {
+        if self.free_steps.is_empty() {
+            return;
+        }
+        let steps = self.free_steps.len() / self.planes.len();
+        let n = &mut self.free_steps[plane as usize * steps + self.blocks[gblock as usize].dvp_step as usize];
+        if joined {
+            *n += 1;
+        } else {
+            *n -= 1;
         }
     }
 
@@ -244,6 +269,7 @@ impl Ftl {
         let before = pm.free.len();
         pm.free.remove(at);
         self.free_changed(plane, before);
+        self.count_free(plane, first + hot, false);
         let start = self.gather_valid(first + cold);
         let n = self.moves.len() - start;
         let hot_first = self.layout.first_page(first + hot);
@@ -291,5 +317,6 @@ impl Ftl {
             }
         }
         self.free_changed(plane, free_before);
+        self.count_free(plane, gblock, true);
     }
 }

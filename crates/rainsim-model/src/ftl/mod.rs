@@ -42,11 +42,18 @@ pub struct Ftl {
     pub layout: Layout,
     /// Chunk ↔ page map.
     pub map: Mapping,
-    /// Per-block metadata, indexed by global block.
+    /// Per-block metadata, indexed by global block. A free block's speed
+    /// step set from outside is followed by [`Ftl::recount_free_lists`].
     pub blocks: Vec<BlockMeta>,
     /// Per-plane free lists, indexed by global plane. Changed only through
-    /// the FTL's own methods (or followed by [`Ftl::recount_low_planes`]).
+    /// the FTL's own methods (or followed by [`Ftl::recount_free_lists`]).
     pub planes: Vec<PlaneMeta>,
+    /// Each plane's free blocks by speed step (plane p's at p·S..(p+1)·S, S
+    /// grid steps, or 256 without process variation) under an allocator by
+    /// lane or process variation; empty otherwise. They tell the
+    /// variation-aware allocator the fastest and slowest step free, so that
+    /// it reads the free list only up to that step's first block.
+    free_steps: Vec<u32>,
     /// Per die, how many of its planes are below the GC trigger: the dispatch
     /// loop asks "does this die need GC?" before every operation, and the
     /// answer is almost always no.
@@ -116,6 +123,7 @@ impl Ftl {
             ),
             blocks: vec![BlockMeta::default(); layout.blocks() as usize],
             planes,
+            free_steps: Vec::new(),
             gc_trigger_blocks: trigger,
             wl_spread,
             plane_cursor: vec![0; layout.dies() as usize],
@@ -131,7 +139,7 @@ impl Ftl {
             plain: true,
             layout,
         };
-        ftl.recount_low_planes();
+        ftl.recount_free_lists();
         ftl
     }
 
@@ -140,6 +148,21 @@ impl Ftl {
         self.lanes = alloc.uses_lanes();
         self.plain = !self.lanes && self.pv.is_none();
         self.alloc = alloc;
+        self.count_steps_if_needed();
+    }
+
+    /// Keeps the free lists' counts by speed step when something reads them
+    /// (an allocator by lane) or speeds differ (process variation: a step per
+    /// grid value; without it the model leaves every block at step 0, and a
+    /// caller may set any).
+    fn count_steps_if_needed(&mut self) {
+        let steps = match &self.pv {
+            Some(pv) => pv.grid().len(),
+            None if self.lanes => u8::MAX as usize + 1,
+            None => 0,
+        };
+        self.free_steps = vec![0; self.planes.len() * steps];
+        self.recount_free_lists();
     }
 
     /// Whether programs need neither lanes nor process variation (the
@@ -163,6 +186,7 @@ impl Ftl {
         }
         self.pv = Some(pv);
         self.plain = false;
+        self.count_steps_if_needed();
     }
 
     /// Program time of page `ppn` under process variation (its block's
@@ -195,13 +219,16 @@ impl Ftl {
     fn open_block(&mut self, plane: u32, lane: Lane) -> Option<u32> {
         let first = self.layout.first_block(plane);
         let fast = lane == Lane::Fast && self.lanes;
+        let steps = self.free_steps.len() / self.planes.len();
         let pm = &mut self.planes[plane as usize];
         let slot = if fast { pm.fast } else { pm.active };
         let open = match slot {
             Some(b) => b,
             None => {
                 let blocks = &self.blocks[first as usize..(first + self.layout.blocks_per_plane) as usize];
-                let i = self.alloc.choose(&pm.free, blocks, lane)?;
+                let free_steps = &self.free_steps[plane as usize * steps..(plane as usize + 1) * steps];
+                debug_assert_eq!(free_steps, &count_steps(&pm.free, blocks, steps)[..], "plane {plane}'s step counts");
+                let i = self.alloc.choose(&pm.free, blocks, free_steps, lane)?;
                 let before = pm.free.len();
                 let b = pm.free.remove(i).expect("the allocator chose a position in the free list");
                 if fast {
@@ -210,6 +237,7 @@ impl Ftl {
                     pm.active = Some(b);
                 }
                 self.free_changed(plane, before);
+                self.count_free(plane, first + b, false);
                 // Only erased blocks are opened, so the block takes its first page now.
                 self.blocks[(first + b) as usize].opened_at_s = self.clock_s;
                 b
@@ -365,4 +393,15 @@ impl Ftl {
         let mean = self.blocks.iter().map(|b| b.erases as f64).sum::<f64>() / self.blocks.len().max(1) as f64;
         (min, max, mean)
     }
+}
+
+/// Free blocks of `free` at each of `steps` speed steps (none if 0).
+fn count_steps(free: &std::collections::VecDeque<u32>, blocks: &[BlockMeta], steps: usize) -> Vec<u32> {
+    let mut n = vec![0; steps];
+    if steps > 0 {
+        for &b in free {
+            n[blocks[b as usize].dvp_step as usize] += 1;
+        }
+    }
+    n
 }

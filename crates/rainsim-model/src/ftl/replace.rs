@@ -51,7 +51,7 @@ impl Ftl {
         for die in first..first + n {
             self.plane_cursor[die as usize] = 0;
         }
-        self.recount_low_planes();
+        self.recount_free_lists();
         lost
     }
 }

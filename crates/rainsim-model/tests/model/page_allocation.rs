@@ -58,9 +58,9 @@ fn a_die_needs_gc_from_the_program_that_takes_a_plane_below_the_trigger() {
     assert_eq!(ftl.die_needs_gc(1), None);
     // Die 1 is planes 2 and 3.
     ftl.planes[3].free.truncate(1);
-    ftl.recount_low_planes();
+    ftl.recount_free_lists();
     assert_eq!((ftl.die_needs_gc(0), ftl.die_needs_gc(1)), (Some(0), Some(3)));
     ftl.planes[2].free.clear();
-    ftl.recount_low_planes();
+    ftl.recount_free_lists();
     assert_eq!((ftl.die_needs_gc(0), ftl.die_needs_gc(1)), (Some(0), Some(2)));
 }

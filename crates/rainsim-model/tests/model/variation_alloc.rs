@@ -195,6 +195,8 @@ fn two_speed_die(
         let plane = ssd.ftl.layout.plane_of_block(b);
         ssd.ftl.blocks[b as usize].dvp_step = if plane == 0 { fast } else { slow };
     }
+    // Speeds set from outside: the free lists' counts by speed follow.
+    ssd.ftl.recount_free_lists();
     ssd
 }
 

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 pub struct InOrder;
 
 impl BlockAllocator for InOrder {
-    fn choose(&mut self, free: &VecDeque<u32>, _plane_blocks: &[BlockMeta], _lane: Lane) -> Option<usize> {
+    fn choose(&mut self, free: &VecDeque<u32>, _blocks: &[BlockMeta], _steps: &[u32], _lane: Lane) -> Option<usize> {
         (!free.is_empty()).then_some(0)
     }
 }

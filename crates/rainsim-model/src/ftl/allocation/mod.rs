@@ -24,8 +24,16 @@ pub enum Lane {
 pub trait BlockAllocator {
     /// The position in `free` (plane-local block indices, erased) of the
     /// block to open next for a page of `lane`; `None` when it would rather
-    /// not open any.
-    fn choose(&mut self, free: &VecDeque<u32>, plane_blocks: &[BlockMeta], lane: Lane) -> Option<usize>;
+    /// not open any. `free_steps`: how many of the free blocks are at each
+    /// speed step (`BlockMeta::dvp_step`) when the FTL counts them (under an
+    /// allocator by lane or process variation), else empty.
+    fn choose(
+        &mut self,
+        free: &VecDeque<u32>,
+        plane_blocks: &[BlockMeta],
+        free_steps: &[u32],
+        lane: Lane,
+    ) -> Option<usize>;
     /// Whether it places pages by lane (the device then passes one with
     /// every program, and the FTL picks the die's open block by it).
     fn uses_lanes(&self) -> bool {

@@ -65,8 +65,28 @@ impl VariationAware {
 }
 
 impl BlockAllocator for VariationAware {
-    fn choose(&mut self, free: &VecDeque<u32>, plane_blocks: &[BlockMeta], lane: Lane) -> Option<usize> {
-        Self::pick(free.iter().map(|&b| plane_blocks[b as usize].dvp_step), self.lane(lane))
+    fn choose(
+        &mut self,
+        free: &VecDeque<u32>,
+        plane_blocks: &[BlockMeta],
+        free_steps: &[u32],
+        lane: Lane,
+    ) -> Option<usize> {
+        let lane = self.lane(lane);
+        // The fastest (slowest) step among the free blocks, when counted:
+        // its first block is `pick`'s answer, found without reading the
+        // rest of the list (thousands of blocks on a fresh device).
+        let target = match lane {
+            _ if free_steps.is_empty() => None,
+            Lane::Any => return (!free.is_empty()).then_some(0),
+            Lane::Fast => Some(free_steps.iter().rposition(|&n| n > 0)?),
+            Lane::Slow => Some(free_steps.iter().position(|&n| n > 0)?),
+        };
+        let mut steps = free.iter().map(|&b| plane_blocks[b as usize].dvp_step);
+        match target {
+            Some(t) => steps.position(|s| s as usize == t),
+            None => Self::pick(steps, lane),
+        }
     }
     fn uses_lanes(&self) -> bool {
         true
@@ -75,6 +95,43 @@ impl BlockAllocator for VariationAware {
         match (lane, self.slow) {
             (Lane::Slow, SlowBlock::InOrder) => Lane::Any,
             _ => lane,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// With the free blocks counted by step, the choice is the first fastest
+    /// (slowest) block, as `pick` finds it reading the whole list: random
+    /// lists over every lane and both readings of "slow".
+    #[test]
+    fn the_counted_choice_is_the_first_fastest_or_slowest() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(4);
+        for _ in 0..500 {
+            let (nblocks, steps) = (rng.random_range(1..200usize), rng.random_range(1..12usize));
+            let blocks: Vec<BlockMeta> = (0..nblocks)
+                .map(|_| BlockMeta { dvp_step: rng.random_range(0..steps as u8), ..Default::default() })
+                .collect();
+            let mut free: Vec<u32> = (0..nblocks as u32).filter(|_| rng.random_bool(0.7)).collect();
+            // In freed order, not block order.
+            for i in (1..free.len()).rev() {
+                free.swap(i, rng.random_range(0..=i));
+            }
+            let free: VecDeque<u32> = free.into();
+            let mut counts = vec![0u32; steps];
+            free.iter().for_each(|&b| counts[blocks[b as usize].dvp_step as usize] += 1);
+            for slow in [SlowBlock::Slowest, SlowBlock::InOrder] {
+                let mut va = VariationAware { slow };
+                for lane in [Lane::Fast, Lane::Slow, Lane::Any] {
+                    let by_list =
+                        VariationAware::pick(free.iter().map(|&b| blocks[b as usize].dvp_step), va.lane(lane));
+                    assert_eq!(va.choose(&free, &blocks, &counts, lane), by_list, "{lane:?} {slow:?} {free:?}");
+                    assert_eq!(va.choose(&free, &blocks, &[], lane), by_list, "uncounted, {lane:?} {slow:?}");
+                }
+            }
         }
     }
 }

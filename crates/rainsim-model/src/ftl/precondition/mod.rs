@@ -220,7 +220,7 @@ pub fn precondition(
         rep.hot_valid_share = Some(if rep.valid_pages == 0 { 0.0 } else { hot_valid as f64 / rep.valid_pages as f64 });
     }
     ftl.rebuild_index();
-    ftl.recount_low_planes();
+    ftl.recount_free_lists();
     Ok(rep)
 }
 
