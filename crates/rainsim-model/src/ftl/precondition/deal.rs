@@ -182,7 +182,8 @@ pub(super) fn plane_counts(stripes: &StripeLayout, lay: &Layout, forced: &[u32],
         deal(stripes, lay, forced, want, |_, plane| counts[plane as usize] += 1);
         return counts;
     }
-    super::lazy::LazyDeal::build(stripes, lay, forced, want).plane_counts()
+    // Counted as one segment: the totals are all that is asked here.
+    super::lazy::LazyDeal::build_in(stripes, lay, forced, want, 32).plane_counts()
 }
 
 /// [`deal`] of stripes not bound to dies, each chunk placed at its plane's

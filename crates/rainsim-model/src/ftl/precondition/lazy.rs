@@ -118,7 +118,7 @@ impl LazyDeal {
     /// stripe's first channel (s·k) mod m depends on s mod L only (L =
     /// m / gcd(k, m)), the forced stripes are counted one by one, and the
     /// rest between them by floor sums ([`rest_taken`]).
-    fn build_in(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> LazyDeal {
+    pub(super) fn build_in(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> LazyDeal {
         debug_assert!(stripes.column(0).is_none(), "stripes bound to dies are dealt by die");
         let (w, m) = (stripes.width, stripes.channels as usize);
         let all = stripes.stripes;

@@ -99,11 +99,7 @@ pub fn precondition(
     rep.stripes_written = want;
     // Two passes: count each plane's chunks, then (once each plane's plan
     // fixes its slots) map them in stripe order.
-    let lazy = stripes.column(0).is_none().then(|| LazyDeal::build(stripes, &lay, &needed.stripes, want));
-    let counts = match &lazy {
-        Some(d) => d.plane_counts(),
-        None => plane_counts(stripes, &lay, &needed.stripes, want),
-    };
+    let counts = plane_counts(stripes, &lay, &needed.stripes, want);
     let mut slots: Vec<Slots> = Vec::with_capacity(counts.len());
     let ppb = lay.pages_per_block as u64;
     let bpp = lay.blocks_per_plane as u64;
@@ -189,10 +185,12 @@ pub fn precondition(
     // Each chunk takes its plane's next slot; the slots' valid bits are
     // set run by run afterwards (a plane's slots are all taken).
     let runs: usize = slots.iter().map(|s| s.runs.len()).sum();
-    if let (true, Some(d)) = (runs <= lay.blocks() as usize, lazy) {
+    if runs <= lay.blocks() as usize && stripes.column(0).is_none() {
         // A run of slots per block or fewer (packed, steady-state): the deal
         // is laid out as the run reads it (`lazy.rs`), or now if the run
         // will reach most of it (`reach.rs`).
+        let d = LazyDeal::build(stripes, &lay, &needed.stripes, want);
+        debug_assert_eq!(d.plane_counts(), counts, "segments count what one segment counts");
         let touched = reach.touched(stripes, lay.page_bytes, d.zbits());
         let now = touched.share >= reach::EAGER_SHARE;
         ftl.map.defer(d.with_slots(slots.iter().map(|s| &s.runs[..])), touched.segments.as_deref());
