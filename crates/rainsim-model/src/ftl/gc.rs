@@ -34,8 +34,8 @@ impl Ftl {
 
     /// Counts again what the FTL keeps about the free lists, after they
     /// were set from outside (as preconditioning does): per die, the planes
-    /// below the GC trigger; under process variation, each plane's free
-    /// blocks by speed step.
+    /// below the GC trigger; when they are counted (an allocator by lane,
+    /// process variation), each plane's free blocks by speed step.
     pub fn recount_free_lists(&mut self) {
         let ppd = self.layout.planes_per_die;
         for die in 0..self.layout.dies() {
@@ -52,7 +52,7 @@ impl Ftl {
     }
 
     /// Global block `gblock` of `plane` joined (`true`) or left its free
-    /// list: its speed step's count follows (under process variation).
+    /// list: its speed step's count follows, when steps are counted.
     #[inline]
     pub(super) fn count_free(&mut self, plane: u32, gblock: u32, joined: bool) {
         if self.free_steps.is_empty() {
