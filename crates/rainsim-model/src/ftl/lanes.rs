@@ -49,7 +49,9 @@ impl Ftl {
             // open block always has room).
             let ok = pm.free.len() >= 2 || (slot.is_some() && !pm.free.is_empty());
             if n < CANDIDATES && ok {
-                if let Some(b) = self.open_block(plane, lane) {
+                // The plane's open block of the lane, opened if it has none
+                // (`open_block`, out of line: the common case needs no call).
+                if let Some(b) = slot.or_else(|| self.open_block(plane, lane)) {
                     let step = self.blocks[(fb + b) as usize].dvp_step;
                     if best.is_none_or(|(_, s)| VariationAware::better(step, s, lane)) {
                         best = Some((plane, step));
