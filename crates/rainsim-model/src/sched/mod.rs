@@ -127,3 +127,54 @@ impl ChannelScheduler for Sched {
         delegate!(self.bound_die(chunk))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flash::op::{tests_owner, Origin};
+    use rand::{RngExt, SeedableRng};
+
+    /// What dispatch relies on to pass a die by (`Ssd::may_take`): a die
+    /// with no read and no program it may take gets nothing from `pop_for`;
+    /// and the counts a die-bound scheduler keeps are its dies' sums. Random
+    /// pushes and pops on the channel FIFO (with bound programs) and on a
+    /// die-bound one.
+    #[test]
+    fn a_die_with_nothing_it_may_take_gets_nothing() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(8);
+        let dies = 4;
+        for case in 0..200 {
+            let mut s: Box<dyn ChannelScheduler> = if case % 2 == 0 {
+                Box::new(SchedulerKind::Fifo.build(dies, rng.random_bool(0.5)))
+            } else {
+                let per_die = (0..dies).map(|_| SchedulerKind::Fifo.build(1, true)).collect();
+                Box::new(chip_bound::chip_bound(per_die, 3))
+            };
+            let (mut pushed, mut popped) = (0u32, 0u32);
+            for seq in 0..300 {
+                let die = rng.random_range(0..dies);
+                let origin = if rng.random_bool(0.5) { Origin::HostRead } else { Origin::HostProgram };
+                let op =
+                    FlashOp { chunk: rng.random_range(0..64), owner: tests_owner(origin), enqueued: 0, ppn: 0, seq };
+                match rng.random_range(0..6) {
+                    0 => s.push_read(die, op),
+                    1 => s.push_read_front(die, op),
+                    2 => s.push_write(op),
+                    3 => s.push_write_for(die, op),
+                    _ => {
+                        let ok = rng.random_bool(0.8);
+                        let has = s.reads_queued_for(die) > 0 || (ok && s.writes_queued_for(die) > 0);
+                        let got = s.pop_for(die, ok);
+                        assert!(has || got.is_none(), "case {case}: die {die} took {got:?} with nothing of its own");
+                        popped += u32::from(got.is_some());
+                        continue;
+                    }
+                }
+                pushed += 1;
+            }
+            let sums = (0..dies).map(|d| s.reads_queued_for(d)).sum::<u32>();
+            assert_eq!(s.reads_queued(), sums, "case {case}");
+            assert_eq!(s.reads_queued() + s.writes_queued(), pushed - popped, "case {case}");
+        }
+    }
+}

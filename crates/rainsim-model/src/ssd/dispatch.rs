@@ -8,7 +8,7 @@ use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Origin, Owner};
 use crate::ftl::allocation::Lane;
 use crate::metrics::observer::Observer;
-use crate::sched::ChannelScheduler;
+use crate::sched::{ChannelScheduler, Sched};
 use crate::verify::Verifier;
 
 impl<O: Observer> Ssd<O> {
@@ -46,10 +46,31 @@ impl<O: Observer> Ssd<O> {
             Some(d) => c.sched.push_write_for(d, op),
             None => c.sched.push_write(op),
         }
+        // The inline FIFO binds no program to a die (one test, not a match).
+        if bound.is_some() || !matches!(c.sched, Sched::Fifo(_)) && c.sched.bound_die(chunk).is_some() {
+            return self.start_bound_program(ch);
+        }
         // Any idle die of the channel may take it; stop at the first that does.
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {
             if self.flash.idle(die) && self.try_start(die) && self.channels[ch as usize].sched.writes_queued() == 0 {
+                break;
+            }
+        }
+    }
+
+    /// [`Self::enqueue_program`]'s loop for a program bound to one die: the
+    /// dies with nothing of their own to take are passed by (`try_start`
+    /// would find nothing for them).
+    #[inline(never)]
+    fn start_bound_program(&mut self, ch: u32) {
+        let first = self.layout.first_die(ch);
+        for die in first..first + self.layout.dies_per_channel {
+            if self.flash.idle(die)
+                && self.may_take(die)
+                && self.try_start(die)
+                && self.channels[ch as usize].sched.writes_queued() == 0
+            {
                 break;
             }
         }
@@ -64,6 +85,17 @@ impl<O: Observer> Ssd<O> {
         s.writes_queued() > 0
             || s.reads_queued_for(die - self.layout.first_die(ch)) > 0
             || self.ftl.die_needs_gc(die).is_some()
+    }
+
+    /// [`Self::has_work`] counting only the programs `die` may take (a
+    /// die-bound scheduler's other dies' are not): `pop_for` finds nothing
+    /// for it otherwise.
+    #[inline]
+    fn may_take(&self, die: u32) -> bool {
+        let ch = self.layout.channel_of_die(die);
+        let s = &self.channels[ch as usize].sched;
+        let local = die - self.layout.first_die(ch);
+        s.writes_queued_for(local) > 0 || s.reads_queued_for(local) > 0 || self.ftl.die_needs_gc(die).is_some()
     }
 
     /// Starts work on every idle die of channel `ch`.
