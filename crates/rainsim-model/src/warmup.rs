@@ -75,11 +75,7 @@ pub fn needed_stripes(stripes: &StripeLayout, page_bytes: u32, mode: MapTrace, r
     // Word by word: the set is sparse and the device may hold tens of
     // millions of stripes.
     for (w, &bits) in stripe_set.iter().enumerate() {
-        let mut b = bits;
-        while b != 0 {
-            out.stripes.push(w as u32 * 64 + b.trailing_zeros());
-            b &= b - 1;
-        }
+        out.stripes.extend(crate::raid::replica_job::ones(bits).map(|b| w as u32 * 64 + b));
     }
     out
 }
