@@ -48,32 +48,33 @@ impl<O: Observer> Ssd<O> {
         }
         // The inline FIFO binds no program to a die (one test, not a match).
         if bound.is_some() || !matches!(c.sched, Sched::Fifo(_)) && c.sched.bound_die(chunk).is_some() {
-            return self.start_bound_program(ch);
+            return self.offer_bound_program(ch);
         }
-        // Any idle die of the channel may take it; stop at the first that does.
-        let first = self.layout.first_die(ch);
-        for die in first..first + self.layout.dies_per_channel {
-            if self.flash.idle(die) && self.try_start(die) && self.channels[ch as usize].sched.writes_queued() == 0 {
-                break;
-            }
-        }
+        self.offer_program(ch, false);
     }
 
-    /// [`Self::enqueue_program`]'s loop for a program bound to one die: the
-    /// dies with nothing of their own to take are passed by (`try_start`
-    /// would find nothing for them).
-    #[inline(never)]
-    fn start_bound_program(&mut self, ch: u32) {
+    /// Offers a program just queued on channel `ch` to its idle dies; stop at
+    /// the first that takes it. With `pass_by` (a program bound to one die),
+    /// the dies with nothing of their own to take are passed by: `try_start`
+    /// would find nothing for them.
+    #[inline(always)]
+    fn offer_program(&mut self, ch: u32, pass_by: bool) {
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {
             if self.flash.idle(die)
-                && self.may_take(die)
+                && (!pass_by || self.may_take(die))
                 && self.try_start(die)
                 && self.channels[ch as usize].sched.writes_queued() == 0
             {
                 break;
             }
         }
+    }
+
+    /// [`Self::offer_program`] of a program bound to one die, out of line.
+    #[inline(never)]
+    fn offer_bound_program(&mut self, ch: u32) {
+        self.offer_program(ch, true);
     }
 
     /// Whether [`Self::try_start`] on idle `die` has anything to do: work
@@ -89,7 +90,8 @@ impl<O: Observer> Ssd<O> {
 
     /// [`Self::has_work`] counting only the programs `die` may take (a
     /// die-bound scheduler's other dies' are not): `pop_for` finds nothing
-    /// for it otherwise.
+    /// for it otherwise. Kept apart: the channel's count is the cheaper
+    /// test on the hot paths, where either will do.
     #[inline]
     fn may_take(&self, die: u32) -> bool {
         let ch = self.layout.channel_of_die(die);
