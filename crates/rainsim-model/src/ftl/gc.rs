@@ -42,13 +42,19 @@ impl Ftl {
             let first = die * ppd;
             self.low_planes[die as usize] = (first..first + ppd).filter(|&p| self.needs_gc(p)).count() as u32;
         }
-        let steps = self.free_steps.len() / self.planes.len().max(1);
+        let steps = self.counted_steps();
         for plane in 0..self.planes.len() as u32 {
             let first = self.layout.first_block(plane) as usize;
             let blocks = &self.blocks[first..first + self.layout.blocks_per_plane as usize];
             let n = super::count_steps(&self.planes[plane as usize].free, blocks, steps);
             self.free_steps[plane as usize * steps..(plane as usize + 1) * steps].copy_from_slice(&n);
         }
+    }
+
+    /// Speed steps counted per plane in `free_steps` (0: none counted).
+    #[inline]
+    pub(super) fn counted_steps(&self) -> usize {
+        self.free_steps.len() / self.planes.len().max(1)
     }
 
     /// Global block `gblock` of `plane` joined (`true`) or left its free
@@ -58,7 +64,7 @@ impl Ftl {
         if self.free_steps.is_empty() {
             return;
         }
-        let steps = self.free_steps.len() / self.planes.len();
+        let steps = self.counted_steps();
         let n = &mut self.free_steps[plane as usize * steps + self.blocks[gblock as usize].dvp_step as usize];
         if joined {
             *n += 1;

@@ -219,7 +219,7 @@ impl Ftl {
     fn open_block(&mut self, plane: u32, lane: Lane) -> Option<u32> {
         let first = self.layout.first_block(plane);
         let fast = lane == Lane::Fast && self.lanes;
-        let steps = self.free_steps.len() / self.planes.len();
+        let steps = self.counted_steps();
         let pm = &mut self.planes[plane as usize];
         let slot = if fast { pm.fast } else { pm.active };
         let open = match slot {
