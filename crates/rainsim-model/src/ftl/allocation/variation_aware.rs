@@ -42,7 +42,10 @@ impl VariationAware {
     /// Of `steps` (detected ISPP steps, larger = faster), the position the
     /// lane picks: the first fastest for `Fast`, the first slowest for
     /// `Slow`, the first for `Any`.
-    pub fn pick(steps: impl Iterator<Item = u8>, lane: Lane) -> Option<usize> {
+    pub fn pick(mut steps: impl Iterator<Item = u8>, lane: Lane) -> Option<usize> {
+        if lane == Lane::Any {
+            return steps.next().map(|_| 0);
+        }
         let mut best: Option<(usize, u8)> = None;
         for (i, s) in steps.enumerate() {
             if best.is_none_or(|(_, b)| Self::better(s, b, lane)) {
@@ -73,20 +76,18 @@ impl BlockAllocator for VariationAware {
         lane: Lane,
     ) -> Option<usize> {
         let lane = self.lane(lane);
-        // The fastest (slowest) step among the free blocks, when counted:
-        // its first block is `pick`'s answer, found without reading the
-        // rest of the list (thousands of blocks on a fresh device).
-        let target = match lane {
-            _ if free_steps.is_empty() => None,
-            Lane::Any => return (!free.is_empty()).then_some(0),
-            Lane::Fast => Some(free_steps.iter().rposition(|&n| n > 0)?),
-            Lane::Slow => Some(free_steps.iter().position(|&n| n > 0)?),
-        };
         let mut steps = free.iter().map(|&b| plane_blocks[b as usize].dvp_step);
-        match target {
-            Some(t) => steps.position(|s| s as usize == t),
-            None => Self::pick(steps, lane),
+        if lane == Lane::Any || free_steps.is_empty() {
+            return Self::pick(steps, lane);
         }
+        // The fastest (slowest) step among the free blocks: its first block
+        // is `pick`'s answer, found without reading the rest of the list
+        // (thousands of blocks on a fresh device).
+        let target = match lane {
+            Lane::Fast => free_steps.iter().rposition(|&n| n > 0)?,
+            _ => free_steps.iter().position(|&n| n > 0)?,
+        };
+        steps.position(|s| s as usize == target)
     }
     fn uses_lanes(&self) -> bool {
         true
