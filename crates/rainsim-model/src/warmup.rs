@@ -152,7 +152,7 @@ impl Writer<'_> {
         let (first, dpc) = (lay.first_die(ch), lay.dies_per_channel);
         let ppd = lay.planes_per_die;
         // A stripe bound to a die column (rotating GC) may use only that die.
-        let column = stripes.column(chunk / stripes.width);
+        let column = stripes.column(stripes.stripe_of(chunk));
         let tries = if column.is_some() { 1 } else { dpc };
         for attempt in 0..tries {
             let local = column.unwrap_or((self.cursor[ch as usize] + attempt) % dpc);

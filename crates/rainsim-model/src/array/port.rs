@@ -105,7 +105,7 @@ impl Core {
     /// `chunk` and takes a free slot there (`None`: no device may take it;
     /// the chunk is written in place).
     fn allocate(&mut self, chunk: u32) -> Option<(u32, u32)> {
-        let s = chunk / self.stripes.width;
+        let s = self.stripes.stripe_of(chunk);
         let parity_device = self.stripes.parity_pos(s);
         let allowed: Vec<bool> = (0..self.devices.len() as u32)
             .map(|d| d != parity_device && self.failed != Some(d) && self.loads[d as usize].has_room())

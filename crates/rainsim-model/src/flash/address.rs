@@ -36,6 +36,8 @@ struct Divisors {
     die: Divisor,
     channel_of_die: Divisor,
     channel: Divisor,
+    /// log2 of the page size, when a power of two.
+    page_shift: Option<u32>,
 }
 
 /// A `u32` divisor whose quotients take a shift (a power of two) or a
@@ -69,6 +71,16 @@ impl Divisor {
         } else {
             ((self.magic as u128 * n as u128) >> 64) as u32
         }
+    }
+    /// n mod d.
+    #[inline(always)]
+    pub fn remainder(self, n: u32) -> u32 {
+        n - self.quotient(n) * self.d
+    }
+    /// d.
+    #[inline(always)]
+    pub fn get(self) -> u32 {
+        self.d
     }
 }
 
@@ -109,6 +121,7 @@ impl Layout {
                 die: Divisor::new(pages_per_die),
                 channel_of_die: Divisor::new(dies_per_channel),
                 channel: Divisor::new(pages_per_die * dies_per_channel),
+                page_shift: page_bytes.is_power_of_two().then(|| page_bytes.trailing_zeros()),
             },
         }
     }
@@ -164,6 +177,16 @@ impl Layout {
     pub fn channel_of_die(&self, die: u32) -> u32 {
         debug_assert!(self.div.channel_of_die.d == self.dies_per_channel, "a field changed after the layout was built");
         self.div.channel_of_die.quotient(die)
+    }
+    /// Logical page holding byte `offset` (a shift for the usual page
+    /// sizes, powers of two; a request computes two).
+    #[inline]
+    pub fn page_of_byte(&self, offset: u64) -> u64 {
+        debug_assert!(self.div.page_shift.is_none_or(|s| 1 << s == self.page_bytes), "page_bytes changed");
+        match self.div.page_shift {
+            Some(s) => offset >> s,
+            None => offset / self.page_bytes as u64,
+        }
     }
     /// Channel of a page.
     #[inline]
@@ -258,6 +281,22 @@ mod tests {
             }
             for n in ns {
                 assert_eq!(f.quotient(n), n / d, "{n} / {d}");
+                assert_eq!(f.remainder(n), n % d, "{n} mod {d}");
+            }
+        }
+    }
+
+    /// A byte's page by shift (powers of two) or division (other multiples
+    /// of 512 bytes) equals the division, at page edges and far offsets.
+    #[test]
+    fn page_of_byte_equals_division() {
+        for pb in [512u32, 1536, 2048, 4096, 6144, 16_384, 1 << 20] {
+            let l = Layout::of(2, 2, 1, 4, 4, pb);
+            let pb64 = pb as u64;
+            for page in [0u64, 1, 2, 1000, 1 << 31, (1 << 32) - 1] {
+                for off in [page * pb64, page * pb64 + 1, page * pb64 + pb64 - 1] {
+                    assert_eq!(l.page_of_byte(off), off / pb64, "byte {off}, page size {pb}");
+                }
             }
         }
     }

@@ -52,7 +52,7 @@ impl RaidLayer {
         gc_tolerant: bool,
         port: &mut impl RaidPort,
     ) {
-        let s = chunk / self.stripes.width;
+        let s = self.stripes.stripe_of(chunk);
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
         if let Some(t) = port.replicas() {
             t.locked.insert(s);
@@ -94,7 +94,7 @@ impl RaidLayer {
         if self.verify {
             port.act(RaidAction::CheckRebuilt { chunk: r.chunk, token: r.acc });
         }
-        let s = r.chunk / self.stripes.width;
+        let s = self.stripes.stripe_of(r.chunk);
         self.release_read_share(s, port);
         port.act(RaidAction::UnitDone(r.req));
     }

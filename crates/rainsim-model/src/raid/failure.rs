@@ -370,7 +370,7 @@ impl RaidLayer {
         if let Some(f) = &mut self.failure {
             f.counters.reads_reconstructed += 1;
         }
-        let s = chunk / self.stripes.width;
+        let s = self.stripes.stripe_of(chunk);
         let id = self.degraded_reads.insert(crate::raid::degraded_read::DegradedRead {
             req,
             chunk,
@@ -396,7 +396,7 @@ impl RaidLayer {
         let r = self.degraded_reads[id];
         let mut partners = std::mem::take(&mut self.scratch);
         partners.clear();
-        let s = r.chunk / self.stripes.width;
+        let s = self.stripes.stripe_of(r.chunk);
         self.stripe_partners(s, r.chunk, |c| port.member(c), &mut partners);
         self.locks.entry(s).or_insert_with(StripeLock::free).readers += 1;
         self.degraded_reads[id].pending = partners.len() as u32;

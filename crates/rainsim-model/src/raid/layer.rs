@@ -365,10 +365,12 @@ impl RaidLayer {
 
     /// The channel a chunk of stripe `s` at position `pos` is written to by a
     /// normal update: where it lives now, or its layout home if never written.
+    #[inline]
     pub(crate) fn chunk_channel(&self, port: &impl RaidPort, s: u32, pos: u32) -> u32 {
-        match port.member(s * self.stripes.width + pos) {
+        let chunk = s * self.stripes.width + pos;
+        match port.member(chunk) {
             Some(m) => m.channel,
-            None => self.stripes.channel(s, pos),
+            None => self.stripes.home_channel(chunk),
         }
     }
 }

@@ -25,8 +25,8 @@ impl RaidLayer {
     #[inline]
     pub(crate) fn position_of(&self, id: u32, t: Option<&ReplicaTable>) -> u32 {
         match t {
-            Some(t) if t.is_copy(id) => t.owner_of(id).map_or(0, |(c, _)| c) % self.stripes.width,
-            _ => id % self.stripes.width,
+            Some(t) if t.is_copy(id) => self.stripes.position_of(t.owner_of(id).map_or(0, |(c, _)| c)),
+            _ => self.stripes.position_of(id),
         }
     }
 
@@ -255,7 +255,7 @@ impl RaidLayer {
         if !table.is_copy(chunk) {
             return false;
         }
-        let pos = table.owner_of(chunk).map_or(0, |(c, _)| c) % self.stripes.width;
+        let pos = self.stripes.position_of(table.owner_of(chunk).map_or(0, |(c, _)| c));
         let hi = usize::from(pos != j.partial.trailing_zeros());
         j.merge_old[hi] = t;
         if j.partial.count_ones() == 1 {

@@ -14,6 +14,8 @@
 //!
 //! Chunks are numbered `s·k + j`; this chunk id is the FTL's logical page.
 
+use crate::flash::address::Divisor;
+
 /// Chunk id: stripe × width + position.
 pub type ChunkId = u32;
 
@@ -32,6 +34,18 @@ pub struct StripeLayout {
     period: u32,
     /// Die columns a stripe is bound to (0 = unbound, dies chosen at dispatch).
     columns: u32,
+    /// The quotients of every request (its pages' stripes, positions and
+    /// channels) by multiply or shift, not the CPU's division.
+    div: StripeDivisors,
+}
+
+/// Divisors of the fields above (which are not changed after `new`).
+#[derive(Debug, Clone, Copy)]
+struct StripeDivisors {
+    data: Divisor,
+    period: Divisor,
+    width: Divisor,
+    channels: Divisor,
 }
 
 fn gcd(a: u32, b: u32) -> u32 {
@@ -45,7 +59,16 @@ fn gcd(a: u32, b: u32) -> u32 {
 impl StripeLayout {
     /// Layout with `stripes` stripes of `width` chunks over `channels`.
     pub fn new(channels: u32, width: u32, parity: bool, stripes: u32) -> Self {
-        StripeLayout { channels, width, parity, stripes, period: channels / gcd(channels, width), columns: 0 }
+        let period = channels / gcd(channels, width);
+        let div = StripeDivisors {
+            // A one-chunk stripe with parity holds no data (some test
+            // set-ups build one without mapping pages through it).
+            data: Divisor::new((width - parity as u32).max(1)),
+            period: Divisor::new(period),
+            width: Divisor::new(width),
+            channels: Divisor::new(channels),
+        };
+        StripeLayout { channels, width, parity, stripes, period, columns: 0, div }
     }
     /// The layout with each stripe bound to one of `columns` channel-local dies.
     pub fn with_columns(mut self, columns: u32) -> Self {
@@ -73,7 +96,7 @@ impl StripeLayout {
     /// Position of the parity chunk of stripe `s`.
     #[inline]
     pub fn parity_pos(&self, s: u32) -> u32 {
-        self.width - 1 - (s / self.period) % self.width
+        self.width - 1 - self.div.width.remainder(self.div.period.quotient(s))
     }
     /// Position of data index `d` (0..k−1) in stripe `s`.
     #[inline]
@@ -97,14 +120,35 @@ impl StripeLayout {
     /// `c / width`): the chunk ids run along the channels.
     #[inline]
     pub fn home_channel(&self, c: ChunkId) -> u32 {
-        (c as u64 % self.channels as u64) as u32
+        self.div.channels.remainder(c)
+    }
+    /// Stripe of chunk `c`.
+    #[inline]
+    pub fn stripe_of(&self, c: ChunkId) -> u32 {
+        debug_assert!(self.div.width.get() == self.width, "a field changed after the layout was built");
+        self.div.width.quotient(c)
+    }
+    /// Position of chunk `c` in its stripe.
+    #[inline]
+    pub fn position_of(&self, c: ChunkId) -> u32 {
+        self.div.width.remainder(c)
+    }
+    /// Stripe of logical page `lpn` and the page's data index in it. Logical
+    /// pages are chunk ids, which fit a `u32` (the geometry's validation
+    /// keeps the physical pages below 2^32).
+    #[inline]
+    pub fn split_lpn(&self, lpn: u64) -> (u32, u32) {
+        debug_assert!(lpn <= u32::MAX as u64, "logical page {lpn} beyond the chunk ids");
+        debug_assert!(self.data_per_stripe() > 0, "a stripe of parity alone holds no logical page");
+        debug_assert!(self.div.data.get() == self.data_per_stripe(), "a field changed after the layout was built");
+        let l = lpn as u32;
+        let s = self.div.data.quotient(l);
+        (s, l - s * self.div.data.get())
     }
     /// Chunk id holding logical page `lpn`, and its stripe.
     #[inline]
     pub fn chunk_of_lpn(&self, lpn: u64) -> (u32, ChunkId) {
-        let dps = self.data_per_stripe() as u64;
-        let s = (lpn / dps) as u32;
-        let d = (lpn % dps) as u32;
+        let (s, d) = self.split_lpn(lpn);
         (s, s * self.width + self.data_pos(s, d))
     }
     /// Parity chunk of stripe `s`.
@@ -115,7 +159,7 @@ impl StripeLayout {
     /// Whether chunk `c` is its stripe's parity.
     #[inline]
     pub fn is_parity(&self, c: ChunkId) -> bool {
-        self.parity && c % self.width == self.parity_pos(c / self.width)
+        self.parity && self.position_of(c) == self.parity_pos(self.stripe_of(c))
     }
 }
 
@@ -167,6 +211,35 @@ mod tests {
             }
             assert!(parity.iter().all(|&p| p == parity[0]), "parity unbalanced for m={m} k={k}: {parity:?}");
             assert!(all.iter().all(|&a| a == all[0]), "chunks unbalanced: {all:?}");
+        }
+    }
+
+    /// The quotients by divisor equal the arithmetic of the module's doc
+    /// written out, for widths and channel counts powers of two or not,
+    /// with and without parity, up to the top of the chunk ids.
+    #[test]
+    fn quotients_equal_the_arithmetic_written_out() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for (m, k, parity) in
+            [(8, 8, true), (8, 4, true), (8, 6, true), (6, 5, true), (16, 7, true), (5, 1, false), (3, 3, false)]
+        {
+            let l = StripeLayout::new(m, k, parity, 0);
+            let (dps, period) = (k - parity as u32, m / gcd(m, k));
+            let mut cs: Vec<u32> = (0..500).chain([u32::MAX - 1, u32::MAX]).collect();
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                cs.push(x as u32);
+            }
+            for c in cs {
+                assert_eq!((l.stripe_of(c), l.position_of(c)), (c / k, c % k), "chunk {c}, m={m} k={k}");
+                assert_eq!(l.home_channel(c), c % m, "chunk {c}, m={m} k={k}");
+                assert_eq!(l.split_lpn(c as u64), (c / dps, c % dps), "page {c}, m={m} k={k}");
+                let s = c / k;
+                assert_eq!(l.parity_pos(s), k - 1 - (s / period) % k, "stripe {s}, m={m} k={k}");
+                assert_eq!(l.channel(s, c % k), ((s as u64 * k as u64 + (c % k) as u64) % m as u64) as u32);
+            }
         }
     }
 

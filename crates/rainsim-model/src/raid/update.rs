@@ -371,7 +371,7 @@ impl RaidLayer {
                 return self.phase_step(id, port);
             }
             let j = &self.jobs[id];
-            let pos = op.chunk % self.stripes.width;
+            let pos = self.stripes.position_of(op.chunk);
             let contributes = if j.kind == JobKind::Rebuild {
                 true
             } else if j.lost != NO_POS && j.routine == Routine::Rcw {

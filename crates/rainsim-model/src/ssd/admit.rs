@@ -38,9 +38,9 @@ impl<O: Observer> Ssd<O> {
     pub(crate) fn admit(&mut self, id: u32) {
         let r = *self.host.req(id);
         let pb = self.layout.page_bytes as u64;
-        let first = r.offset / pb;
+        let first = self.layout.page_of_byte(r.offset);
         let end = r.offset + r.size as u64;
-        let last = (end - 1) / pb;
+        let last = self.layout.page_of_byte(end - 1);
         // Hold one pending unit while splitting so nothing completes early.
         self.host.req_mut(id).pending = 1;
         if self.repl.is_some() {
@@ -51,11 +51,11 @@ impl<O: Observer> Ssd<O> {
             let dps = self.stripes.data_per_stripe() as u64;
             let mut lpn = first;
             while lpn <= last {
-                let stripe = (lpn / dps) as u32;
+                let (stripe, d0) = self.stripes.split_lpn(lpn);
                 let stripe_end = ((stripe as u64 + 1) * dps - 1).min(last);
                 let (mut written, mut partial) = (0u64, 0u64);
                 for l in lpn..=stripe_end {
-                    let pos = self.stripes.data_pos(stripe, (l % dps) as u32);
+                    let pos = self.stripes.data_pos(stripe, d0 + (l - lpn) as u32);
                     written |= 1 << pos;
                     if l * pb < r.offset || (l + 1) * pb > end {
                         partial |= 1 << pos;
@@ -148,7 +148,7 @@ impl<O: Observer> Ssd<O> {
         };
         let mut partners = std::mem::take(&mut self.scratch);
         partners.clear();
-        let stripe = chunk / self.stripes.width;
+        let stripe = self.stripes.stripe_of(chunk);
         if self.stripes.parity
             && self.policies.read.wants_partners()
             && self.raid().readable(stripe)

@@ -110,11 +110,10 @@ impl<O: Observer> Ssd<O> {
     /// its arrival, after the events before it, looks them all up.
     #[inline]
     fn prefetch_stripes(&self, r: &Request) {
-        let pb = self.layout.page_bytes as u64;
         let w = self.stripes.width;
         // A stripe's chunk ids are consecutive (`raid/stripe.rs`).
-        let (first, _) = self.stripes.chunk_of_lpn(r.offset / pb);
-        let (last, _) = self.stripes.chunk_of_lpn((r.offset + r.size as u64 - 1) / pb);
+        let (first, _) = self.stripes.split_lpn(self.layout.page_of_byte(r.offset));
+        let (last, _) = self.stripes.split_lpn(self.layout.page_of_byte(r.offset + r.size as u64 - 1));
         self.ftl.map.prefetch(first * w, last * w + w - 1);
     }
 }

@@ -74,7 +74,8 @@ impl<O: Observer> Ssd<O> {
         if !self.direct() || (write && !(r.offset.is_multiple_of(pb) && (r.size as u64).is_multiple_of(pb))) {
             return false;
         }
-        let (first, last) = (r.offset / pb, (r.offset + r.size as u64 - 1) / pb);
+        let (first, last) =
+            (self.layout.page_of_byte(r.offset), self.layout.page_of_byte(r.offset + r.size as u64 - 1));
         if first == last {
             self.enter_page(first as u32, r.size, write, tag);
         } else {

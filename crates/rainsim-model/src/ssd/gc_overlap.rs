@@ -64,7 +64,7 @@ impl GcOverlapCheck {
         if was == Some(now) {
             return;
         }
-        let s = chunk / stripes.width;
+        let s = stripes.stripe_of(chunk);
         for j in 0..stripes.width {
             let c = s * stripes.width + j;
             let Some(p) = ftl.lookup(c).filter(|_| c != chunk) else { continue };

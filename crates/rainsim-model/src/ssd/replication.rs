@@ -299,7 +299,7 @@ impl<O: Observer> Ssd<O> {
             r.idle_at = Some(self.totals.admitted);
         }
         if let Some(c) = self.table().oldest() {
-            self.convert_stripe(c / self.stripes.width, 0);
+            self.convert_stripe(self.stripes.stripe_of(c), 0);
         }
     }
 
@@ -424,7 +424,7 @@ impl<O: Observer> Ssd<O> {
     /// (0; tests break the recompute with it).
     pub(super) fn start_reorganisation(&mut self, x: &Match, skew: u32) {
         self.repl.as_mut().expect("on").reorganising.insert(x.stripe);
-        let pos = 1u64 << (x.chunk % self.stripes.width);
+        let pos = 1u64 << self.stripes.position_of(x.chunk);
         let (known, acc) = if x.case_b {
             let acc = self.verifier.as_ref().map_or(0, |v| {
                 let t = self.table();
