@@ -122,7 +122,8 @@ struct CompareArgs {
     /// Runs at once, each computing. Default: every run held at once (as
     /// many as the memory available holds), taking turns on the cores so
     /// that the one furthest behind goes next and runs of unequal length
-    /// finish together. The reports do not depend on it.
+    /// finish together (on Linux each computing run is pinned to its core's
+    /// CPU). The reports do not depend on it.
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
 }

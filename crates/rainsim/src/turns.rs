@@ -5,7 +5,8 @@
 //! requests and finish together, where runs started two by two leave a core
 //! idle at the end, and four runs left to the OS at once evict each other's
 //! caches every few milliseconds. A turn lasts a few percent of a run (tens
-//! of milliseconds or more), so its cache refill is small.
+//! of milliseconds or more), so its cache refill is small. Each core slot is
+//! a CPU, and a computing run is pinned to its slot's CPU (Linux).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -16,7 +17,7 @@ enum Phase {
     Out,
     /// Waiting for a core.
     Queued,
-    /// Computing.
+    /// Computing, on core slot `State::slot[run]`.
     Running,
 }
 
@@ -25,9 +26,26 @@ struct State {
     /// Fraction of its requests each run has completed.
     progress: Vec<f64>,
     phase: Vec<Phase>,
+    /// Core slot of each running run.
+    slot: Vec<usize>,
+    /// Core slots no run holds.
+    free: Vec<usize>,
+    /// Thread of each run that has entered (to pin a run handed a core).
+    thread: Vec<Option<pin::Thread>>,
 }
 
 impl State {
+    fn new(runs: usize, cores: usize) -> State {
+        State {
+            progress: vec![0.0; runs],
+            phase: vec![Phase::Out; runs],
+            slot: vec![usize::MAX; runs],
+            free: (0..cores).rev().collect(),
+            thread: vec![None; runs],
+        }
+    }
+
+    #[cfg(test)]
     fn running(&self) -> usize {
         self.phase.iter().filter(|&&p| p == Phase::Running).count()
     }
@@ -38,46 +56,80 @@ impl State {
         queued.min_by(|&a, &b| self.progress[a].total_cmp(&self.progress[b]).then(a.cmp(&b)))
     }
 
-    /// Queued `run` takes a core if one is free and its turn has come.
-    fn take_core(&mut self, run: usize, cores: usize) -> bool {
-        let turn = self.running() < cores && self.furthest_behind() == Some(run);
-        if turn {
-            self.phase[run] = Phase::Running;
+    /// Whether queued `run` holds a core: one was handed to it, or one is
+    /// free and its turn has come (then it takes it).
+    fn take_core(&mut self, run: usize) -> bool {
+        if self.phase[run] == Phase::Running {
+            return true;
         }
-        turn
+        if self.furthest_behind() != Some(run) {
+            return false;
+        }
+        let Some(slot) = self.free.pop() else { return false };
+        (self.phase[run], self.slot[run]) = (Phase::Running, slot);
+        true
     }
 
-    /// Running `run` is at `fraction`: it gives up its core (and is queued)
-    /// when a queued run is more than `slack` behind it.
-    fn report(&mut self, run: usize, fraction: f64, slack: f64) -> bool {
+    /// Running `run` is at `fraction`: when a queued run is more than
+    /// `slack` behind it, `run` is queued and its core handed to the run
+    /// furthest behind, which is returned.
+    fn report(&mut self, run: usize, fraction: f64, slack: f64) -> Option<usize> {
         self.progress[run] = fraction;
-        let yields = self.furthest_behind().is_some_and(|j| self.progress[j] + slack < fraction);
-        if yields {
-            self.phase[run] = Phase::Queued;
+        let behind = self.furthest_behind().filter(|&j| self.progress[j] + slack < fraction)?;
+        self.phase[run] = Phase::Queued;
+        self.hand(self.slot[run], behind);
+        Some(behind)
+    }
+
+    /// `run` gives up its core for good (it ended, or will not start): the
+    /// core goes to the queued run furthest behind (returned), or is freed.
+    fn leave(&mut self, run: usize) -> Option<usize> {
+        let was = std::mem::replace(&mut self.phase[run], Phase::Out);
+        if was != Phase::Running {
+            return None;
         }
-        yields
+        match self.furthest_behind() {
+            Some(j) => {
+                self.hand(self.slot[run], j);
+                Some(j)
+            }
+            None => {
+                self.free.push(self.slot[run]);
+                None
+            }
+        }
+    }
+
+    fn hand(&mut self, slot: usize, to: usize) {
+        (self.phase[to], self.slot[to]) = (Phase::Running, slot);
     }
 }
 
 /// The turns of `runs` runs on `cores` cores.
 #[derive(Debug)]
 pub struct Turns {
-    cores: usize,
     slack: f64,
+    /// The CPU of each core slot, when runs are pinned to their cores (a
+    /// run handed a core then starts on it at once, where the OS may wake
+    /// it on the busy core it last ran on and leave the freed one idle for
+    /// tens of milliseconds).
+    cpus: Option<Vec<usize>>,
+    /// Every CPU the process may use (a thread's own set after its turns).
+    all: Vec<usize>,
     state: Mutex<State>,
     wake: Condvar,
 }
 
 impl Turns {
     /// Turns for runs `0..runs` on `cores` cores (at least 1); a run yields
-    /// once it is `slack` (a fraction of its requests) ahead of a waiting run.
+    /// once it is `slack` (a fraction of its requests) ahead of a waiting
+    /// run. Each core slot is one of the CPUs the process may use, where the
+    /// system says which (Linux).
     pub fn new(runs: usize, cores: usize, slack: f64) -> Turns {
-        Turns {
-            cores: cores.max(1),
-            slack,
-            state: Mutex::new(State { progress: vec![0.0; runs], phase: vec![Phase::Out; runs] }),
-            wake: Condvar::new(),
-        }
+        let cores = cores.max(1);
+        let all = pin::allowed();
+        let cpus = (all.len() >= cores).then(|| all[..cores].to_vec());
+        Turns { slack, cpus, all, state: Mutex::new(State::new(runs, cores)), wake: Condvar::new() }
     }
 
     /// Run `run` will start: from now on it counts as waiting (at its
@@ -91,10 +143,11 @@ impl Turns {
     }
 
     /// Queued run `run` will not start after all (an earlier run failed):
-    /// no run waits for it any more.
+    /// no run waits for it any more, and a core handed to it moves on.
     pub fn withdraw(&self, run: usize) {
         let mut s = self.lock();
-        s.phase[run] = Phase::Out;
+        let next = s.leave(run);
+        self.pin_handed(&s, next);
         self.wake.notify_all();
     }
 
@@ -102,7 +155,10 @@ impl Turns {
     /// when the returned guard drops (the run ended, or failed).
     pub fn enter(&self, run: usize) -> Turn<'_> {
         let mut s = self.lock();
-        s.phase[run] = Phase::Queued;
+        if s.phase[run] != Phase::Running {
+            s.phase[run] = Phase::Queued;
+        }
+        s.thread[run] = Some(pin::Thread::current());
         self.wait_for_core(s, run);
         Turn { turns: self, run }
     }
@@ -113,14 +169,28 @@ impl Turns {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits (queued) until a core is free and `run` is the queued run
-    /// furthest behind, then takes the core.
+    /// Waits (queued) until `run` holds a core, then runs on it.
     fn wait_for_core(&self, mut s: MutexGuard<'_, State>, run: usize) {
-        while !s.take_core(run, self.cores) {
+        while !s.take_core(run) {
             s = self.wake.wait(s).unwrap_or_else(|e| e.into_inner());
         }
+        let slot = s.slot[run];
         // Another core may be free for the next run behind.
         self.wake.notify_all();
+        drop(s);
+        if let Some(cpus) = &self.cpus {
+            pin::set(pin::Thread::current(), &cpus[slot..=slot]);
+        }
+    }
+
+    /// Pins the thread of the run just handed a core to that core's CPU
+    /// before it wakes, so that it wakes there.
+    fn pin_handed(&self, s: &State, handed: Option<usize>) {
+        let (Some(cpus), Some(j)) = (&self.cpus, handed) else { return };
+        if let Some(t) = s.thread[j] {
+            let slot = s.slot[j];
+            pin::set(t, &cpus[slot..=slot]);
+        }
     }
 }
 
@@ -139,7 +209,8 @@ impl Turn<'_> {
     pub fn progress(&self, fraction: f64) {
         let t = self.turns;
         let mut s = t.lock();
-        if s.report(self.run, fraction, t.slack) {
+        if let Some(next) = s.report(self.run, fraction, t.slack) {
+            t.pin_handed(&s, Some(next));
             t.wake.notify_all();
             t.wait_for_core(s, self.run);
         }
@@ -148,10 +219,77 @@ impl Turn<'_> {
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        let mut s = self.turns.lock();
-        s.phase[self.run] = Phase::Out;
-        self.turns.wake.notify_all();
+        let t = self.turns;
+        let mut s = t.lock();
+        let next = s.leave(self.run);
+        s.thread[self.run] = None;
+        t.pin_handed(&s, next);
+        t.wake.notify_all();
+        drop(s);
+        if t.cpus.is_some() {
+            // The worker goes on (writing its report) on any CPU.
+            pin::set(pin::Thread::current(), &t.all);
+        }
     }
+}
+
+/// Pinning threads to CPUs, where the system offers it (Linux); elsewhere
+/// nothing is pinned and the turns work the same.
+mod pin {
+    /// A thread, as the system names it.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Thread(#[cfg_attr(not(target_os = "linux"), allow(dead_code))] i32);
+
+    #[cfg(target_os = "linux")]
+    impl Thread {
+        pub fn current() -> Thread {
+            // SAFETY: gettid has no preconditions.
+            Thread(unsafe { libc::gettid() })
+        }
+    }
+
+    /// The CPUs this process may run on, in order.
+    #[cfg(target_os = "linux")]
+    pub fn allowed() -> Vec<usize> {
+        // SAFETY: a zeroed cpu_set_t is a valid empty set, and the size
+        // passed is its own.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+                return Vec::new();
+            }
+            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+        }
+    }
+
+    /// Lets `thread` run only on `cpus` (best effort: a refusal leaves it
+    /// where the OS puts it, which costs time, not correctness).
+    #[cfg(target_os = "linux")]
+    pub fn set(thread: Thread, cpus: &[usize]) {
+        // SAFETY: as in `allowed`; CPU_SET is given CPUs below CPU_SETSIZE.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+                libc::CPU_SET(c, &mut set);
+            }
+            libc::sched_setaffinity(thread.0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    impl Thread {
+        pub fn current() -> Thread {
+            Thread(0)
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn allowed() -> Vec<usize> {
+        Vec::new()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn set(_: Thread, _: &[usize]) {}
 }
 
 #[cfg(test)]
@@ -211,25 +349,25 @@ mod tests {
     #[test]
     fn runs_of_unequal_length_finish_together() {
         let steps = [100u32, 100, 100, 300];
-        let mut s = State { progress: vec![0.0; 4], phase: vec![Phase::Queued; 4] };
+        let mut s = State::new(4, 2);
+        s.phase.fill(Phase::Queued);
         let mut done = [0u32; 4];
         let mut ticks = 0;
         let mut last_done = [0u32; 4];
         while done.iter().zip(&steps).any(|(d, n)| d < n) {
             while let Some(j) = s.furthest_behind() {
-                if !s.take_core(j, 2) {
+                if !s.take_core(j) {
                     break;
                 }
             }
             assert!(s.running() <= 2);
             ticks += 1;
-            for run in 0..4 {
-                if s.phase[run] != Phase::Running {
-                    continue;
-                }
+            // The runs computing this tick (a core handed on takes effect next tick).
+            let running: Vec<usize> = (0..4).filter(|&r| s.phase[r] == Phase::Running).collect();
+            for run in running {
                 done[run] += 1;
                 if done[run] == steps[run] {
-                    s.phase[run] = Phase::Out;
+                    s.leave(run);
                     last_done[run] = ticks;
                 } else {
                     s.report(run, done[run] as f64 / steps[run] as f64, 0.02);
@@ -282,6 +420,61 @@ mod tests {
                     for k in 1..=50 {
                         t.progress(k as f64 / 50.0);
                     }
+                });
+            }
+        });
+    }
+
+    /// A core given up goes straight to the queued run furthest behind,
+    /// and one handed to a run that then leaves without computing moves
+    /// on: no core is lost and none is held twice.
+    #[test]
+    fn a_core_is_handed_on_never_lost() {
+        let mut s = State::new(3, 1);
+        s.phase.fill(Phase::Queued);
+        assert!(s.take_core(0));
+        assert!(!s.take_core(1), "one core, already taken");
+        assert_eq!(s.report(0, 0.05, 0.1), None, "within the slack");
+        assert_eq!(s.report(0, 0.5, 0.1), Some(1), "the furthest behind (first among equals) gets it");
+        assert_eq!((s.phase[0], s.phase[1]), (Phase::Queued, Phase::Running));
+        assert!(s.take_core(1) && !s.take_core(0) && !s.take_core(2));
+        assert_eq!(s.leave(1), Some(2), "run 2 (at 0) is behind run 0 (at 0.5)");
+        assert_eq!(s.leave(2), Some(0));
+        assert_eq!(s.leave(0), None);
+        assert_eq!(s.free, vec![0], "the core is free again");
+        assert_eq!(s.leave(0), None, "leaving twice frees nothing");
+        assert_eq!(s.free, vec![0]);
+    }
+
+    /// Runs compute pinned to their core's CPU, never two on one, and a
+    /// run's thread may use every CPU again once its turn ends.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn runs_compute_on_their_cores_cpus_then_anywhere() {
+        use super::pin;
+        use std::sync::atomic::AtomicBool;
+        let all = pin::allowed();
+        assert!(!all.is_empty(), "sched_getaffinity names no CPU");
+        let cores = all.len().min(2);
+        let turns = Turns::new(4, cores, 0.0);
+        let busy: Vec<AtomicBool> = (0..cores).map(|_| AtomicBool::new(false)).collect();
+        (0..4).for_each(|i| turns.queue(i));
+        std::thread::scope(|sc| {
+            for run in 0..4 {
+                let (turns, busy, all) = (&turns, &busy, &all);
+                sc.spawn(move || {
+                    let turn = turns.enter(run);
+                    for k in 1..=40 {
+                        let mine = pin::allowed();
+                        assert_eq!(mine.len(), 1, "run {run} computes on {mine:?}, not one CPU");
+                        let c = all[..cores].iter().position(|&c| c == mine[0]).expect("one of the cores' CPUs");
+                        assert!(!busy[c].swap(true, Ordering::SeqCst), "two runs on CPU {}", mine[0]);
+                        std::thread::yield_now();
+                        busy[c].store(false, Ordering::SeqCst);
+                        turn.progress(k as f64 / 40.0);
+                    }
+                    drop(turn);
+                    assert_eq!(&pin::allowed(), all, "run {run}'s thread is still pinned after its turn");
                 });
             }
         });
