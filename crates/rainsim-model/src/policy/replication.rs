@@ -161,7 +161,10 @@ pub fn least_loaded_other(view: &DeviceView, home: u32) -> u32 {
 /// first minimum). Ties to the lowest index would send nearly every copy of
 /// a lightly loaded device to channel 0.
 pub fn least_loaded_after<L: Ord>(m: u32, home: u32, load: impl Fn(u32) -> L) -> u32 {
-    (1..m).map(|d| (home + d) % m).min_by_key(|&c| load(c)).unwrap_or(home)
+    debug_assert!(home < m, "channel {home} of {m}");
+    // Wrapped by a subtraction, not `% m`: a division per channel, per copy.
+    let wrap = |c: u32| if c >= m { c - m } else { c };
+    (1..m).map(|d| wrap(home + d)).min_by_key(|&c| load(c)).unwrap_or(home)
 }
 
 /// RAID-5 without replicas.
@@ -227,5 +230,16 @@ mod tests {
         // A tie between 1 and 6 from home 5: 6 comes first in rotation.
         assert_eq!(least_loaded_after(8, 5, |c| if c == 1 || c == 6 { 0 } else { 9 }), 6);
         assert_eq!(least_loaded_after(1, 0, |_| 0), 0, "one channel: nowhere else");
+        // Every width and home against the rotation written with `%`, under
+        // loads with ties.
+        for m in 1..=12u32 {
+            for home in 0..m {
+                for seed in 0..20u32 {
+                    let load = |c: u32| (c.wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(40_503)) % 4;
+                    let want = (1..m).map(|d| (home + d) % m).min_by_key(|&c| load(c)).unwrap_or(home);
+                    assert_eq!(least_loaded_after(m, home, load), want, "m {m}, home {home}, seed {seed}");
+                }
+            }
+        }
     }
 }

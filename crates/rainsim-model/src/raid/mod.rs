@@ -10,6 +10,7 @@ pub mod layer;
 pub mod params;
 pub mod replica;
 pub(crate) mod replica_job;
+pub(crate) mod replica_order;
 pub mod rmw_rcw;
 pub mod stripe;
 pub mod stripe_lock;

@@ -168,9 +168,7 @@ impl RaidLayer {
             let c = j.stripe * w + pos;
             let Some(t) = port.replicas() else { return };
             if !did_work {
-                if let Some(e) = t.get_mut(c) {
-                    e.converting = false;
-                }
+                t.stop_converting(c);
                 continue;
             }
             let Some(e) = t.remove(c) else { continue };
