@@ -107,6 +107,10 @@ pub struct GcRoles {
 pub trait Replication {
     /// A host request arrived (Rep-RAID's windows, Eq. 3).
     fn on_request(&mut self) {}
+    /// A request just read will ask [`Self::replicate`] about chunks among
+    /// `chunks`: a cache hint for a policy with a large table (no result
+    /// depends on it).
+    fn prefetch(&self, _chunks: std::ops::RangeInclusive<u32>) {}
     /// A partial-stripe write of a request of `bytes` updates written chunk
     /// `chunk`: write it as two copies?
     fn replicate(&mut self, view: &DeviceView, chunk: u32, bytes: u32) -> bool;

@@ -115,6 +115,9 @@ impl<O: Observer> Ssd<O> {
         let (first, _) = self.stripes.split_lpn(self.layout.page_of_byte(r.offset));
         let (last, _) = self.stripes.split_lpn(self.layout.page_of_byte(r.offset + r.size as u64 - 1));
         self.ftl.map.prefetch(first * w, last * w + w - 1);
+        if self.replicating() {
+            self.policies.replication.prefetch(first * w..=last * w + w - 1);
+        }
     }
 }
 
