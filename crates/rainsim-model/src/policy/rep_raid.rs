@@ -319,7 +319,7 @@ mod tests {
             hinted.prefetch(chunk..=chunk + 3);
             hinted.prefetch(60..=63);
             hinted.prefetch(62..=200);
-            hinted.prefetch(9..=8);
+            hinted.prefetch(std::ops::RangeInclusive::new(9, 8));
             let (h, p) = (hinted.replicate(&b.view(), chunk, 4096), plain.replicate(&b.view(), chunk, 4096));
             assert_eq!(h, p, "update {k} of chunk {chunk}");
             assert_eq!(hinted.count(chunk), plain.count(chunk));
