@@ -147,8 +147,7 @@ impl Turns {
     pub fn withdraw(&self, run: usize) {
         let mut s = self.lock();
         let next = s.leave(run);
-        self.pin_handed(&s, next);
-        self.wake.notify_all();
+        self.hand_over(&s, next);
     }
 
     /// Run `run` starts: returns once it has a core. The core is given back
@@ -178,18 +177,23 @@ impl Turns {
         // Another core may be free for the next run behind.
         self.wake.notify_all();
         drop(s);
-        if let Some(cpus) = &self.cpus {
-            pin::set(pin::Thread::current(), &cpus[slot..=slot]);
-        }
+        self.pin(pin::Thread::current(), slot);
     }
 
-    /// Pins the thread of the run just handed a core to that core's CPU
-    /// before it wakes, so that it wakes there.
-    fn pin_handed(&self, s: &State, handed: Option<usize>) {
-        let (Some(cpus), Some(j)) = (&self.cpus, handed) else { return };
-        if let Some(t) = s.thread[j] {
-            let slot = s.slot[j];
-            pin::set(t, &cpus[slot..=slot]);
+    /// Wakes the waiting runs after a core was given up; the run it was
+    /// handed to (`handed`) is first pinned to that core's CPU, so that it
+    /// wakes there.
+    fn hand_over(&self, s: &State, handed: Option<usize>) {
+        if let Some((t, slot)) = handed.and_then(|j| Some((s.thread[j]?, s.slot[j]))) {
+            self.pin(t, slot);
+        }
+        self.wake.notify_all();
+    }
+
+    /// Lets `thread` run only on core slot `slot`'s CPU (when pinning).
+    fn pin(&self, thread: pin::Thread, slot: usize) {
+        if let Some(cpus) = &self.cpus {
+            pin::set(thread, &cpus[slot..=slot]);
         }
     }
 }
@@ -210,8 +214,7 @@ impl Turn<'_> {
         let t = self.turns;
         let mut s = t.lock();
         if let Some(next) = s.report(self.run, fraction, t.slack) {
-            t.pin_handed(&s, Some(next));
-            t.wake.notify_all();
+            t.hand_over(&s, Some(next));
             t.wait_for_core(s, self.run);
         }
     }
@@ -223,8 +226,7 @@ impl Drop for Turn<'_> {
         let mut s = t.lock();
         let next = s.leave(self.run);
         s.thread[self.run] = None;
-        t.pin_handed(&s, next);
-        t.wake.notify_all();
+        t.hand_over(&s, next);
         drop(s);
         if t.cpus.is_some() {
             // The worker goes on (writing its report) on any CPU.

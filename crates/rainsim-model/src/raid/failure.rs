@@ -228,8 +228,8 @@ impl RaidLayer {
         }
         f.cursor = c + 1;
         f.in_flight += 1;
-        let w = self.stripes.width;
-        self.enqueue_job(NO_JOB, c / w, 1 << (c % w), 0, JobKind::Rebuild, port);
+        let (s, pos) = (self.stripes.stripe_of(c), self.stripes.position_of(c));
+        self.enqueue_job(NO_JOB, s, 1 << pos, 0, JobKind::Rebuild, port);
     }
 
     /// A rebuild job ended (its chunk rebuilt, or found written meanwhile).

@@ -121,7 +121,7 @@ impl<O: Observer> Ssd<O> {
         let high = self.policies_high_water();
         if self.table().len() > high {
             if let Some(c) = self.table().oldest() {
-                self.convert_stripe(c / w, 1);
+                self.convert_stripe(self.stripes.stripe_of(c), 1);
             }
         }
     }
