@@ -58,13 +58,14 @@ pub fn compare(
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
     }
     // Resolve every configuration first, so a bad name fails before any run.
+    let named = |i: usize| {
+        let what = if i < schemes.len() { "scheme" } else { "--variant" };
+        format!("{what} '{}'", runs[i].0)
+    };
     let cfgs = runs
         .iter()
         .enumerate()
-        .map(|(i, (name, scheme, sets))| {
-            let what = if i < schemes.len() { "scheme" } else { "--variant" };
-            resolve(setup, *scheme, sets).map_err(|e| format!("{what} '{name}': {e}"))
-        })
+        .map(|(i, (_, scheme, sets))| resolve(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i))))
         .collect::<Result<Vec<_>, _>>()?;
     if cfgs.iter().any(|c| c.array.is_some()) {
         return Err("compare does not take an array ([array]); run each allocation with `rainsim run`".into());
@@ -73,12 +74,14 @@ pub fn compare(
     // in the device share it).
     let mut traces: Vec<(String, Workload)> = Vec::new();
     let mut which = Vec::with_capacity(cfgs.len());
-    for cfg in &cfgs {
+    for (run, cfg) in cfgs.iter().enumerate() {
         let key = workload::identity(cfg);
         let i = match traces.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {
-                let trace = workload::open(cfg, setup.trace.as_deref(), true)?;
+                // The first run to need a workload names it in its errors.
+                let trace =
+                    workload::open(cfg, setup.trace.as_deref(), true).map_err(|e| format!("{}: {e}", named(run)))?;
                 warn_detection(trace.info());
                 traces.push((key, trace));
                 traces.len() - 1

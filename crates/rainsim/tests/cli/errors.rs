@@ -154,6 +154,22 @@ fn compare_without_runs() {
         let err = rainsim(["compare", "--set", "workload.requests=100", "--variant", "seed=5", "--variant", v]).fails();
         assert_mentions(&err, words);
     }
+    // A workload a variant asks for and that cannot be made or read is
+    // named by that variant, too.
+    let err = rainsim([
+        "compare",
+        "--set",
+        "workload.requests=100",
+        "--variant",
+        "seed=5",
+        "--variant",
+        "workload.read_ratio=2",
+    ])
+    .fails();
+    assert_mentions(&err, &["--variant 'workload.read_ratio=2'", "read_ratio"]);
+    let t = trace("msr_hm_0_slice1000.csv");
+    let err = rainsim(["compare", "--trace", p(&t), "--schemes", "baseline", "--variant", "trace.device=7"]).fails();
+    assert_mentions(&err, &["--variant 'trace.device=7'", "device 7"]);
 }
 
 /// Arrival times beyond the simulator's clock are refused with a message,
