@@ -173,6 +173,13 @@ impl<E: Copy> Default for EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// Events scheduled so far (every event the run will have run, once it
+    /// has run them): a clock of work done, for progress.
+    #[inline]
+    pub fn scheduled(&self) -> u64 {
+        self.seq
+    }
+
     /// Current simulated time (the time of the last popped event).
     pub fn now(&self) -> SimTime {
         self.now

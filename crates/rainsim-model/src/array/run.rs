@@ -12,7 +12,7 @@ use rainsim_trace::{Op, Request};
 
 impl Array {
     /// Replays `requests` (sorted by time) to completion; `progress` gets the
-    /// completed count every few thousand requests.
+    /// completed count every [`crate::ssd::PROGRESS_EVENTS`] events.
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<(), SimError> {
         self.check(requests)?;
         self.issued = 0;
@@ -31,7 +31,7 @@ impl Array {
             }
         }
         let mut done = Vec::new();
-        let mut reported = 0;
+        let mut checked = crate::ssd::PROGRESS_EVENTS;
         // What the devices scheduled at the start goes to the queue first.
         self.core.touched.extend(0..self.core.devices.len() as u32);
         loop {
@@ -61,9 +61,9 @@ impl Array {
                     self.core.touched.push(d);
                 }
             }
-            if self.completed >= reported + 4096 {
-                reported = self.completed;
-                progress(reported);
+            if self.core.q.scheduled() >= checked {
+                checked = self.core.q.scheduled() + crate::ssd::PROGRESS_EVENTS;
+                progress(self.completed);
             }
         }
         progress(self.completed);

@@ -125,6 +125,12 @@ pub(crate) enum Ev {
 // a stall on every event.
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 
+/// Events scheduled between two progress calls (about 3,700 requests of the
+/// default workload): counted in events, not completions, because a request
+/// of many pages (a large array chunk) may take millions of events, and the
+/// progress call is where an interrupt stops the run.
+pub const PROGRESS_EVENTS: u64 = 1 << 15;
+
 /// Counters the run loop keeps for its own bookkeeping.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunTotals {
@@ -308,7 +314,9 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Replays `requests` (sorted by time) to completion. `progress` is called
-    /// with the number of completed requests every few thousand completions.
+    /// with the number of completed requests every [`PROGRESS_EVENTS`]
+    /// events (a few thousand requests; events, not completions, so that a
+    /// caller may stop a run whose requests are slow to complete).
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<RunTotals, SimError> {
         self.check_requests(requests)?;
         self.run_stream(&mut arrivals::Held::new(requests), requests.len(), progress)
@@ -323,11 +331,11 @@ impl<O: Observer> Ssd<O> {
         progress: &mut dyn FnMut(u64),
     ) -> Result<RunTotals, SimError> {
         self.begin(requests, total)?;
-        let mut reported = 0;
+        let mut checked = PROGRESS_EVENTS;
         while self.step(requests)? {
-            if self.totals.completed >= reported + 4096 {
-                reported = self.totals.completed;
-                progress(reported);
+            if self.q.scheduled() >= checked {
+                checked = self.q.scheduled() + PROGRESS_EVENTS;
+                progress(self.totals.completed);
             }
         }
         progress(self.totals.completed);

@@ -217,3 +217,32 @@ fn a_signal_stops_a_run_without_a_partial_report() {
         assert!(left.is_empty(), "SIG{sig} left files behind: {left:?}");
     }
 }
+
+/// A signal stops a run whose requests are slow to complete (an array of
+/// 256 MiB chunks: every request is tens of thousands of page operations)
+/// at once, not after the next few thousand completions.
+#[test]
+#[cfg(unix)]
+fn a_signal_stops_a_run_of_slow_requests_between_completions() {
+    let t = trace("msr_hm_0_slice1000.csv");
+    let child = Command::new(BIN)
+        .args(["run", "--quiet", "--trace", p(&t), "--set", "array.devices=3", "--set", "array.chunk_kib=262144"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rainsim");
+    std::thread::sleep(Duration::from_millis(1500));
+    let k = Command::new("kill").args(["-TERM".to_string(), child.id().to_string()]).status().expect("kill");
+    assert!(k.success());
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    // Stopped with most of the trace still to run (it takes minutes).
+    let n: u64 = err
+        .split("stopped after ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no count of requests in: {err}"));
+    assert!(n < 500, "stopped only after {n} of 1000 requests: {err}");
+}
