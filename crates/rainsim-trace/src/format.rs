@@ -29,13 +29,18 @@
 //!    of 512 → `msr-window` (ms, bytes, bytes);
 //! 2. some time field contains `.` otherwise → `disksim` with [`TimeUnit::Ms`]
 //!    (addresses and sizes in 512-byte sectors);
-//! 3. all time fields are integers → `disksim` with [`TimeUnit::Ns`]. This is
-//!    also what an SSDsim file is detected as: `ssdsim` and `disksim`+`ns`
-//!    read every line identically, so the label is the only difference.
+//! 3. all time fields are integers and some address or size is not a
+//!    multiple of 512 → `disksim` with [`TimeUnit::Ns`]. This is also what an
+//!    SSDsim file is detected as: `ssdsim` and `disksim`+`ns` read every line
+//!    identically, so the label is the only difference;
+//! 4. all time fields are integers and every address and size is a multiple
+//!    of 512 → an error asking for the format: whole nanoseconds and sectors,
+//!    or whole milliseconds and bytes (an `msr-window` file of whole-ms times)?
 //!
-//! Rule 1 relies on block traces in bytes being sector-aligned, while sector
-//! numbers and sector counts of a DiskSim file are essentially never all
-//! multiples of 512. An explicit format always overrides detection.
+//! Rules 1 and 4 rely on block traces in bytes being sector-aligned, while
+//! sector numbers and sector counts of a DiskSim file are essentially never
+//! all multiples of 512. Rules 1 and 2 warn (the choice rested on alignment
+//! alone). An explicit format always overrides detection.
 
 use crate::fields::is_blank;
 use serde::{Deserialize, Serialize};
@@ -426,7 +431,16 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
                     first_unaligned.unwrap_or(0)
                 )),
             ),
-            (false, _) => (Format::Disksim, Some(TimeUnit::Ns), None),
+            (false, false) => (Format::Disksim, Some(TimeUnit::Ns), None),
+            (false, true) => {
+                return Err(format!(
+                    "ambiguous: every time in the first {} lines is a whole number and every address and size a \
+                     multiple of 512, which reads as disksim/ssdsim (ns, 512-byte sectors) or as msr-window (whole \
+                     milliseconds, bytes), sizes 512 times apart; set the format explicitly (disksim, ssdsim or \
+                     msr-window)",
+                    lines.len()
+                ))
+            }
         }),
         _ => match first_unknown {
             None => Err("no non-empty line".to_string()),
@@ -504,5 +518,12 @@ mod tests {
         assert!(detect::<&str>(&[]).is_err());
         // An unrecognised line is left to the parser when others decide.
         assert_eq!(detect(&["0,657728,8192,R,0.011413", "garbage"]).unwrap(), (Format::Spc, None));
+        // Whole-number times with every address and size a multiple of 512:
+        // ns and sectors, or whole ms and bytes (4 KiB requests 1 ms apart,
+        // or 2 MiB requests 1 ns apart)? Not guessed.
+        let e = detect(&["0 0 0 4096 1", "1 0 4096 4096 0", "2 0 8192 4096 0"]).unwrap_err();
+        assert!(e.contains("ambiguous") && e.contains("msr-window") && e.contains("first 3 lines"), "{e}");
+        // One unaligned size settles it: sectors.
+        assert_eq!(detect(&["0 0 0 4096 1", "1 0 4096 8 0"]).unwrap(), (Format::Disksim, Some(TimeUnit::Ns)));
     }
 }
