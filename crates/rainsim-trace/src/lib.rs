@@ -35,6 +35,7 @@ pub mod error;
 mod fields;
 pub mod format;
 mod lines;
+mod members;
 pub mod parse;
 pub mod reader;
 pub mod stats;

@@ -134,7 +134,7 @@ impl<R: Read> Read for Hashing<R> {
     }
 }
 
-const BUF_BYTES: usize = 1 << 16;
+pub(crate) const BUF_BYTES: usize = 1 << 16;
 
 /// Compression of a trace file, recognised by its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -326,19 +326,9 @@ fn read_limited(
     let mut raw = BufReader::with_capacity(BUF_BYTES, Hashing { inner: file, hash: Sha256::new(), bytes: 0 });
     let compression = Compression::sniff(raw.fill_buf().map_err(io_err)?);
     let (parsing, mut raw) = match compression {
-        Compression::Gzip => {
-            let mut text = BufReader::with_capacity(BUF_BYTES, GzMembers::new(raw));
-            let p = parse_stream(&mut text, path, format, time_unit, limit)?;
-            (p, text.into_inner().into_inner())
-        }
-        Compression::Zstd => {
-            let decoder = zstd::stream::read::Decoder::with_buffer(raw).map_err(io_err)?;
-            let mut text = BufReader::with_capacity(BUF_BYTES, decoder);
-            let p = parse_stream(&mut text, path, format, time_unit, limit)?;
-            (p, text.into_inner().finish())
-        }
-        Compression::Xz => {
-            let mut text = BufReader::with_capacity(BUF_BYTES, liblzma::bufread::XzDecoder::new_multi_decoder(raw));
+        Compression::Gzip | Compression::Zstd | Compression::Xz => {
+            let members = crate::members::Members::new(compression, raw).map_err(io_err)?;
+            let mut text = BufReader::with_capacity(BUF_BYTES, members);
             let p = parse_stream(&mut text, path, format, time_unit, limit)?;
             (p, text.into_inner().into_inner())
         }
@@ -366,61 +356,6 @@ fn read_limited(
         detection,
         stopped_at_line,
     })
-}
-
-/// gzip members one after another, as one stream (like `MultiGzDecoder`),
-/// except that bytes after the last member that do not start another member
-/// are an error naming them, where `MultiGzDecoder` reports a misleading
-/// "unexpected end of file" or "invalid gzip header".
-struct GzMembers<R: BufRead> {
-    member: Option<flate2::bufread::GzDecoder<R>>,
-    done: Option<R>,
-}
-
-impl<R: BufRead> GzMembers<R> {
-    fn new(r: R) -> Self {
-        GzMembers { member: Some(flate2::bufread::GzDecoder::new(r)), done: None }
-    }
-
-    fn into_inner(self) -> R {
-        match (self.member, self.done) {
-            (Some(m), _) => m.into_inner(),
-            (None, Some(r)) => r,
-            (None, None) => unreachable!("one of the two is always set"),
-        }
-    }
-}
-
-impl<R: BufRead> Read for GzMembers<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            let Some(m) = self.member.as_mut() else { return Ok(0) };
-            let n = m.read(buf)?;
-            if n > 0 || buf.is_empty() {
-                return Ok(n);
-            }
-            let mut r = self.member.take().expect("checked").into_inner();
-            let next = r.fill_buf()?;
-            if next.is_empty() {
-                self.done = Some(r);
-                return Ok(0);
-            }
-            if !next.starts_with(&[0x1f, 0x8b]) {
-                let head = crate::error::printable(&next[..next.len().min(16)]);
-                let n = next.len();
-                self.done = Some(r);
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!(
-                        "trailing data after the gzip stream ({}{n} bytes that are not gzip, starting `{head}`); \
-                         the file is damaged or was appended to: cut it at the end of the gzip data",
-                        if n >= BUF_BYTES { "at least " } else { "" }
-                    ),
-                ));
-            }
-            self.member = Some(flate2::bufread::GzDecoder::new(r));
-        }
-    }
 }
 
 /// SHA-256 (lower-case hex) of the file at `path` as stored, as

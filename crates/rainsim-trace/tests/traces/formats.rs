@@ -227,6 +227,15 @@ fn zstd_and_xz_are_recognised_by_their_magic_bytes() {
     let p = tmp.file("cut.xz", &xz[..xz.len() / 2]);
     let msg = load_err(&p, &opts(None), BIG).to_string();
     assert!(msg.starts_with(&p.display().to_string()), "{msg}");
+    // Bytes appended after the last frame or stream are named as such, not
+    // as a file cut short; xz's zero padding after a stream is no error.
+    for (name, bytes, what) in [("tail.zst", &zst, "zstd"), ("tail.xz", &xz, "xz")] {
+        let p = tmp.file(name, &[&bytes[..], b"garbage\n"].concat());
+        let msg = load_err(&p, &opts(None), BIG).to_string();
+        assert!(msg.contains(&format!("trailing data after the {what} stream")) && !msg.contains("cut short"), "{msg}");
+    }
+    let padded = load(&tmp.file("padded.xz", &[&xz[..], &[0; 8]].concat()), &opts(None), BIG, PAGE).unwrap();
+    assert_eq!(padded.requests, plain.requests);
 }
 
 #[test]
