@@ -200,14 +200,19 @@ impl Config {
         // pages and leave GC no victim, whatever the placement of updates.
         let spare = g.blocks_per_plane as f64 * g.over_provisioning;
         if spare < 1.0 {
+            let min_op = 1.0 / g.blocks_per_plane as f64;
+            let min_blocks = (1.0 / g.over_provisioning).ceil().min(u32::MAX as f64) as u64;
+            // over_provisioning stays below 1: a plane of one block has no spare to give.
+            let raise = if min_op < 1.0 {
+                format!("raise over_provisioning to at least {min_op:.3} or blocks_per_plane to at least {min_blocks}")
+            } else {
+                format!("raise blocks_per_plane to at least {min_blocks}")
+            };
             return err(format!(
                 "geometry.over_provisioning = {} leaves {spare:.2} spare blocks per plane (blocks_per_plane = {} × \
                  over_provisioning); GC needs at least one block of spare pages in every plane to make progress: \
-                 raise over_provisioning to at least {:.3} or blocks_per_plane to at least {}",
-                g.over_provisioning,
-                g.blocks_per_plane,
-                1.0 / g.blocks_per_plane as f64,
-                (1.0 / g.over_provisioning).ceil().min(u32::MAX as f64) as u64
+                 {raise}",
+                g.over_provisioning, g.blocks_per_plane,
             ));
         }
         if self.raid.level == RaidLevel::Raid5 {

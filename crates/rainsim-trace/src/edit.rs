@@ -48,10 +48,10 @@ pub fn prepare(
         return Err(empty("no request in the file".into()));
     }
     if let Some(d) = device {
-        transform::filter_device(&mut rs, d);
-        if rs.is_empty() {
-            return Err(empty(format!("no request for device {d}")));
+        if !rs.iter().any(|r| r.device == d) {
+            return Err(empty(transform::no_request_for(d, &rs)));
         }
+        transform::filter_device(&mut rs, d);
     }
     transform::sort_by_time(&mut rs);
     transform::rebase(&mut rs);

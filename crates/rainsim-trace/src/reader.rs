@@ -15,7 +15,7 @@ use crate::transform::{self, AddressMap};
 use crate::{Request, TraceError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -263,12 +263,7 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     let mut filtered = 0;
     if let Some(dev) = opts.device {
         if !requests.iter().any(|r| r.device == dev) {
-            let devs: BTreeSet<u32> = requests.iter().map(|r| r.device).collect();
-            let list: Vec<String> = devs.iter().map(u32::to_string).collect();
-            return Err(TraceError::Empty {
-                path: name,
-                msg: format!("no request for device {dev}; devices present: {}", list.join(", ")),
-            });
+            return Err(TraceError::Empty { path: name, msg: transform::no_request_for(dev, &requests) });
         }
         filtered = transform::filter_device(&mut requests, dev);
     }

@@ -25,6 +25,13 @@ pub enum AddressMap {
     Compact,
 }
 
+/// Why a device filter kept nothing: the devices the requests have.
+pub fn no_request_for(device: u32, requests: &[Request]) -> String {
+    let devs: std::collections::BTreeSet<u32> = requests.iter().map(|r| r.device).collect();
+    let list: Vec<String> = devs.iter().map(u32::to_string).collect();
+    format!("no request for device {device}; devices present: {}", list.join(", "))
+}
+
 /// Keeps only the requests of `device`; returns how many were removed.
 pub fn filter_device(requests: &mut Vec<Request>, device: u32) -> u64 {
     let before = requests.len();

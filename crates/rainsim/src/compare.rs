@@ -55,7 +55,10 @@ pub fn compare(
         return Err("compare --jobs must be at least 1".into());
     }
     if let Some(d) = out_dir {
-        std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
+        if d.exists() && !d.is_dir() {
+            return Err(format!("--out-dir {}: not a directory", d.display()).into());
+        }
+        std::fs::create_dir_all(d).map_err(|e| format!("--out-dir {}: {e}", d.display()))?;
     }
     // Resolve every configuration first, so a bad name fails before any run.
     let named = |i: usize| {

@@ -148,9 +148,9 @@ enum TraceCmd {
         /// Time unit of a disksim trace.
         #[arg(long)]
         time_unit: Option<String>,
-        /// Page size for the update ratio, bytes (512 to 1 MiB). Default: 8192 for a
-        /// file, the config's page size for `--workload`.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(512..=1 << 20))]
+        /// Page size for the update ratio, bytes (a multiple of 512 up to 1 MiB).
+        /// Default: 8192 for a file, the config's page size for `--workload`.
+        #[arg(long, value_parser = page_bytes)]
         page_bytes: Option<u32>,
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -223,8 +223,8 @@ pub struct SelectArgs {
     /// Device capacity for `--address-map`, bytes (KiB/MiB/GiB/TiB suffixes allowed).
     #[arg(long, value_name = "BYTES")]
     pub capacity: Option<String>,
-    /// Page size for `--address-map`, bytes (512 to 1 MiB).
-    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(512..=1 << 20))]
+    /// Page size for `--address-map`, bytes (a multiple of 512 up to 1 MiB).
+    #[arg(long, default_value_t = 4096, value_parser = page_bytes)]
     pub page_bytes: u32,
 }
 
@@ -271,6 +271,15 @@ pub(crate) struct BenchArgs {
     /// Extra config overrides.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub(crate) sets: Vec<String>,
+}
+
+/// A page size argument: whole 512-byte sectors, 512 B to 1 MiB.
+fn page_bytes(s: &str) -> Result<u32, String> {
+    let v: u32 = s.parse().map_err(|_| format!("`{s}` is not a whole number of bytes"))?;
+    if !(512..=1 << 20).contains(&v) || v % 512 != 0 {
+        return Err(format!("{v} is not a multiple of 512 from 512 to 1048576 (whole sectors up to 1 MiB)"));
+    }
+    Ok(v)
 }
 
 fn main() -> ExitCode {

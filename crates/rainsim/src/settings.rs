@@ -248,13 +248,23 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
     for s in req.sets {
         apply_set(&mut table, s)?;
     }
-    let what = if req.sets.is_empty() { origin.clone() } else { format!("{origin} with --set") };
+    // Errors of the merged configuration name everything merged into it.
+    let mut what = origin;
+    if let Some(s) = req.scheme {
+        what += &format!(", scheme {s}");
+    }
+    if let Some(w) = req.workload {
+        what += &format!(", workload {w}");
+    }
+    if !req.sets.is_empty() {
+        what += " with --set";
+    }
     let cfg: Config = Table::try_into(table).map_err(|e| SettingsError(format!("{what}: {e}")))?;
-    cfg.validate().map_err(|e| SettingsError(format!("{origin}: {e}")))?;
+    cfg.validate().map_err(|e| SettingsError(format!("{what}: {e}")))?;
     if let Some(a) = &cfg.array {
         if rainsim_model::array::shape(&cfg, a).0 == 0 {
             return Err(SettingsError(format!(
-                "{origin}: array.chunk_kib = {} is more than a device holds ({} bytes host-visible): lower \
+                "{what}: array.chunk_kib = {} is more than a device holds ({} bytes host-visible): lower \
                  array.chunk_kib or enlarge the device ([geometry])",
                 a.chunk_kib,
                 rainsim_model::run::device_capacity_bytes(&cfg)
@@ -276,6 +286,25 @@ mod tests {
                     .unwrap_or_else(|e| panic!("preset {p} scheme {s}: {e}"));
             }
         }
+    }
+
+    /// An invalid merged configuration is named by all that went into it,
+    /// and a plane of one block is not told to raise over-provisioning
+    /// (which stays below 1).
+    #[test]
+    fn invalid_merges_name_their_parts() {
+        let sets = vec!["geometry.blocks_per_plane=1".to_string()];
+        let req = Request { config: Some("default"), scheme: Some("bpu"), sets: &sets, workload: None };
+        let e = resolve(&req).unwrap_err().to_string();
+        assert!(e.starts_with("default, scheme bpu with --set: invalid configuration"), "{e}");
+        assert!(e.contains("blocks_per_plane to at least 7") && !e.contains("over_provisioning to"), "{e}");
+        let sets = vec!["geometry.blocks_per_plane=2".to_string()];
+        let req = Request { config: None, scheme: None, sets: &sets, workload: Some("vios-fin") };
+        let e = resolve(&req).unwrap_err().to_string();
+        assert!(
+            e.contains(", workload vios-fin with --set") && e.contains("over_provisioning to at least 0.500"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -381,9 +381,9 @@ fn a_workload_file_is_checked_by_its_own_name() {
 /// gigabytes on a profile) and is refused at once.
 #[test]
 fn page_sizes_are_whole_sectors_up_to_a_mebibyte() {
-    for v in ["0", "3", "4294967295"] {
+    for v in ["0", "3", "1000", "4294967295"] {
         let err = rainsim(["trace", "stats", "--workload", "rep-raid-hm_0", "--page-bytes", v]).fails();
-        assert_mentions(&err, &["--page-bytes", v]);
+        assert_mentions(&err, &["--page-bytes", v, "multiple of 512"]);
     }
     let t = trace("msr_hm_0_slice1000.csv");
     let err = rainsim([
@@ -397,11 +397,14 @@ fn page_sizes_are_whole_sectors_up_to_a_mebibyte() {
         "--capacity",
         "1GiB",
         "--page-bytes",
-        "3",
+        "1536",
         "/dev/null/x",
     ])
     .fails();
-    assert_mentions(&err, &["--page-bytes", "3"]);
+    // 1536 is whole sectors: what fails is the output path, after the argument.
+    assert_mentions(&err, &["/dev/null/x"]);
+    let err = rainsim(["trace", "convert", p(&t), "--to", "msr", "--page-bytes", "1000", "/dev/null/x"]).fails();
+    assert_mentions(&err, &["--page-bytes", "1000", "multiple of 512"]);
     for v in ["1000", "513", "0"] {
         let err = rainsim(["run", "--quiet", "--set", &format!("geometry.page_bytes={v}")]).fails();
         assert_mentions(&err, &[&format!("geometry.page_bytes = {v}"), "512-byte sectors"]);
@@ -431,4 +434,20 @@ fn a_request_ending_past_two_to_the_64_bytes_names_its_line() {
     std::fs::write(&f, format!("{MSR_LINE}\n128166385295514664,hm,0,Write,18446744073709551615,4096,1\n")).unwrap();
     let err = rainsim(["trace", "stats", p(&f)]).fails();
     assert_mentions(&err, &[&format!("{}:2", p(&f)), "passes 2^64 bytes"]);
+}
+
+/// `compare --out-dir` naming a file says it is not a directory; a device
+/// filter that keeps nothing lists the devices the trace has, in `trace
+/// slice` as in `run`.
+#[test]
+fn out_dir_files_and_missing_devices_are_named() {
+    let t = trace("msr_hm_0_slice1000.csv");
+    let err = rainsim(["compare", "--trace", p(&t), "--schemes", "baseline", "--out-dir", p(&t)]).fails();
+    assert_mentions(&err, &["--out-dir", "not a directory"]);
+    let dir = TempDir::new("slice-device");
+    let out = dir.join("o.csv");
+    let err = rainsim(["trace", "slice", p(&t), "--requests", "5", "--device", "1", p(&out)]).fails();
+    assert_mentions(&err, &["no request for device 1", "devices present: 0"]);
+    let err = rainsim(["run", "--quiet", "--trace", p(&t), "--set", "trace.device=1"]).fails();
+    assert_mentions(&err, &["no request for device 1", "devices present: 0"]);
 }
