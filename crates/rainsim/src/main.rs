@@ -276,7 +276,7 @@ pub(crate) struct BenchArgs {
 /// A page size argument: whole 512-byte sectors, 512 B to 1 MiB.
 fn page_bytes(s: &str) -> Result<u32, String> {
     let v: u32 = s.parse().map_err(|_| format!("`{s}` is not a whole number of bytes"))?;
-    if !(512..=1 << 20).contains(&v) || v % 512 != 0 {
+    if !(512..=1 << 20).contains(&v) || !v.is_multiple_of(512) {
         return Err(format!("{v} is not a multiple of 512 from 512 to 1048576 (whole sectors up to 1 MiB)"));
     }
     Ok(v)
