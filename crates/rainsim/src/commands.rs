@@ -336,6 +336,13 @@ pub fn config_show(setup: &Setup) -> Res {
         }
     }
     outf!("{text}");
+    let defaults = scheme_tables_at_defaults(&cfg)?;
+    if !defaults.is_empty() {
+        outln!("\n# in effect at their defaults (left out above and of the report's `config`):");
+        for line in defaults.lines() {
+            outln!("{}", if line.is_empty() { "#".to_string() } else { format!("# {line}") });
+        }
+    }
     // Keys that are absent by default do not appear above; say they exist.
     let p = &cfg.precondition;
     let unset: Vec<&str> = [
@@ -351,6 +358,33 @@ pub fn config_show(setup: &Setup) -> Res {
         outln!("\n# not set (optional keys, see the README): {}", unset.join(", "));
     }
     Ok(())
+}
+
+/// The parameter tables of the configuration's schemes that serialised
+/// configs leave out while at their defaults (so that reports of runs
+/// without them stay as they were), as TOML: empty when none is in effect.
+fn scheme_tables_at_defaults(cfg: &Config) -> Result<String, toml::ser::Error> {
+    use rainsim_model::policy::{replication::ReplicationKind, spec::BlockAllocationKind};
+    let p = &cfg.policy;
+    let defaults = Config::default();
+    let d = &defaults.policy;
+    let mut policy = toml::Table::new();
+    let mut put = |key: &str, value: Result<toml::Value, toml::ser::Error>| value.map(|v| policy.insert(key.into(), v));
+    if p.replication != ReplicationKind::None && p.replicas == d.replicas {
+        put("replicas", toml::Value::try_from(&p.replicas))?;
+    }
+    if p.replication == ReplicationKind::RepRaid && p.rep_raid == d.rep_raid {
+        put("rep_raid", toml::Value::try_from(&p.rep_raid))?;
+    }
+    if p.block_allocation == BlockAllocationKind::VariationAware && p.variation_aware == d.variation_aware {
+        put("variation_aware", toml::Value::try_from(&p.variation_aware))?;
+    }
+    if policy.is_empty() {
+        return Ok(String::new());
+    }
+    let mut root = toml::Table::new();
+    root.insert("policy".into(), toml::Value::Table(policy));
+    toml::to_string_pretty(&root)
 }
 
 /// `rainsim config list`.

@@ -99,3 +99,50 @@ fn list_names_every_preset_and_scheme() {
         show(&["--config", name]);
     }
 }
+
+/// A scheme's parameter tables left out while at their defaults are shown
+/// as comments, with the values a run takes: uncommented and given back as a
+/// config file, they change no report.
+#[test]
+fn show_lists_the_schemes_tables_at_their_defaults() {
+    let o = rainsim(["config", "show", "--scheme", "rep-raid"]).ok();
+    let (shown, commented) = o.stdout.split_once("# in effect at their defaults").expect("the defaults' block");
+    assert!(!shown.contains("[policy.rep_raid]") && !shown.contains("[policy.replicas]"), "{}", o.stdout);
+    let block: String = commented
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| l.trim_start_matches("# ").trim_start_matches('#').to_string() + "\n")
+        .collect();
+    let tables: toml::Table = block.parse().unwrap_or_else(|e| panic!("not TOML once uncommented: {e}\n{block}"));
+    assert_eq!(ti(&tables, "policy.rep_raid.window"), 1024);
+    assert_eq!(ti(&tables, "policy.replicas.high_water"), 65536);
+    // The values a run takes: a run with them written out reports as one without.
+    let dir = TempDir::new("show-defaults");
+    let file = dir.join("defaults.toml");
+    std::fs::write(&file, format!("extends = \"default\"\n{block}")).unwrap();
+    let run = |config: &str| {
+        let out = dir.join(&format!("{}.json", config.len()));
+        rainsim([
+            "run",
+            "--quiet",
+            "--config",
+            config,
+            "--scheme",
+            "rep-raid",
+            "--set",
+            "workload.requests=3000",
+            "--out",
+            p(&out),
+        ])
+        .ok();
+        without_timing(read_json(&out))
+    };
+    let (a, b) = (run("default"), run(p(&file)));
+    assert!(a == b, "differs in: {:?}", differing_keys(&a, &b));
+    // Set away from its default, a table is shown and drops out of the block.
+    let o = rainsim(["config", "show", "--scheme", "rep-raid", "--set", "policy.rep_raid.window=2048"]).ok();
+    let (shown, commented) = o.stdout.split_once("# in effect at their defaults").expect("replicas still at defaults");
+    assert!(shown.contains("[policy.rep_raid]") && !commented.contains("rep_raid"), "{}", o.stdout);
+    assert!(!rainsim(["config", "show"]).ok().stdout.contains("# in effect at their defaults"));
+}
