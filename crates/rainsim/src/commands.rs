@@ -241,6 +241,9 @@ fn run_array(cfg: &Config, trace: &Trace, scheme: &str, out: Option<&Path>, veri
     })
     .map_err(|e| -> Box<dyn std::error::Error> { e })?;
     progress.finish();
+    for n in &report.notes {
+        eprintln!("note: {n}");
+    }
     if let Some(p) = out {
         let text = serde_json::to_string_pretty(&report)? + "\n";
         rainsim_trace::write_atomic(p, &[], |f| f.write_all(text.as_bytes()))?;

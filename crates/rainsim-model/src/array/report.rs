@@ -125,6 +125,10 @@ pub struct ArrayReport {
     pub config: serde_json::Value,
     /// How long the simulation took (filled by the caller).
     pub timing: crate::metrics::report::RunTiming,
+    /// What the reader of the numbers should know about the model (left
+    /// out while empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A device's full report (timing left empty), as a single run would give it.
@@ -231,7 +235,23 @@ impl Array {
             trace,
             config: serde_json::to_value(cfg).expect("config serialises"),
             timing: Default::default(),
+            notes: self.notes(),
         }
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let (chunk, page) = (self.core.chunk_bytes, self.core.page_bytes as u64);
+        let mut notes = Vec::new();
+        if chunk > page {
+            notes.push(format!(
+                "array chunks of {} KiB ({} pages): a write pre-reads and programs whole chunks (data and parity), \
+                 as a chunk-granular array does; md's stripe cache works page by page and moves less for small \
+                 writes (reads move only the bytes asked for)",
+                chunk / 1024,
+                chunk / page
+            ));
+        }
+        notes
     }
 
     /// Whether the run replayed in closed loop.

@@ -56,6 +56,34 @@ fn single_chunk_write_is_rmw_on_its_device_and_the_parity_device() {
     assert_eq!(lat(&a, Op::Write), XOR_NS + PROG_NS);
 }
 
+/// Chunks of 4 pages: a one-page write is an RMW of whole chunks (the old
+/// data chunk and the old parity read, both programmed whole: 4 pages each),
+/// a one-page read moves that page alone, and the report says so.
+#[test]
+fn a_chunk_of_pages_is_the_unit_of_array_writes() {
+    let mut cfg = array_cfg(5, Allocation::Static);
+    cfg.array.as_mut().unwrap().chunk_kib = 16;
+    let reqs = [req(0, 1, 1, Op::Write), req(10_000_000, 2, 1, Op::Read)];
+    let a = run(&cfg, true, &reqs);
+    let c = a.counters();
+    assert_eq!(c.stripe_writes, [0, 1, 0, 0], "one RMW");
+    assert_eq!(c.device_bytes, vec![4 * PAGE, 0, 0, 0, 4 * PAGE], "whole chunks programmed");
+    // Each device's own count: the 4 pages of each chunk programmed, and on
+    // device 0 the one page read (the pre-reads found nothing written).
+    let ops: Vec<(u64, u64)> = (0..5)
+        .map(|d| {
+            let dc = rainsim_model::array::device_config(&cfg, d as u32);
+            let f = rainsim_model::array::report::device_report(&a.devices()[d], &dc, "baseline").flash_ops;
+            (f.host_program, f.host_read)
+        })
+        .collect();
+    assert_eq!(ops, [(4, 1), (0, 0), (0, 0), (0, 0), (4, 0)]);
+    let r = a.report(&cfg, "baseline", serde_json::Value::Null);
+    assert!(r.notes.iter().any(|n| n.contains("array chunks of 16 KiB (4 pages)")), "{:?}", r.notes);
+    let plain = run(&array_cfg(5, Allocation::Static), false, &reqs);
+    assert!(plain.report(&cfg, "baseline", serde_json::Value::Null).notes.is_empty(), "one-page chunks: no note");
+}
+
 #[test]
 fn two_chunk_write_is_rcw_and_an_aligned_stripe_is_a_full_stripe_write() {
     // Two chunks of stripe 0 (devices 0, 1): RMW would read 3, RCW reads the
