@@ -156,19 +156,19 @@ impl LineParser {
                 };
                 let sectors = format != Format::MsrWindow;
                 let mult = if sectors { SECTOR_BYTES } else { 1 };
-                let op = match f[4] {
-                    b"1" => Op::Read,
-                    b"0" => Op::Write,
-                    x => return Err(bad(col(4), "1 (read) or 0 (write)", x)),
-                };
                 let what_addr =
                     if sectors { "an unsigned integer (512-byte sectors)" } else { "an unsigned integer (bytes)" };
+                // Fields checked in their order: a line's first bad field is the one named.
                 Request {
                     time_ns: time(f[0], col(0), digits, what)?,
                     device: uint32(f[1], col(1), "an unsigned integer (device)")?,
                     offset: mul(uint(f[2], col(2), what_addr)?, mult, col(2))?,
                     size: size(f[3], col(3), mult)?,
-                    op,
+                    op: match f[4] {
+                        b"1" => Op::Read,
+                        b"0" => Op::Write,
+                        x => return Err(bad(col(4), "1 (read) or 0 (write)", x)),
+                    },
                 }
             }
         };
@@ -517,6 +517,9 @@ mod tests {
         assert!(e.contains("negative"), "{e}");
         let e = p.parse(b"5 0 1 1 2").unwrap_err();
         assert!(e.contains("1 (read) or 0 (write)"), "{e}");
+        // Two bad fields: the first in the line is named.
+        let e = p.parse(b"x5 0 1 1 2").unwrap_err();
+        assert!(e.contains("field 1") && e.contains("`x5`"), "{e}");
         // Sizes: not a number, zero, past 4 GiB (in bytes, after the sectors).
         let e = p.parse(b"5 0 1 8x 1").unwrap_err();
         assert!(
