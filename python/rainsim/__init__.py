@@ -17,6 +17,10 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _rainsim
 from ._rainsim import RainsimError
+
+# Pickled by reference as `rainsim.RainsimError` (the native module is not
+# importable as `_rainsim`), so that errors cross to and from worker processes.
+RainsimError.__module__ = "rainsim"
 from ._report import Report, load_report, read_request_log, set_frame_library
 from ._values import set_list
 

@@ -32,9 +32,12 @@ def main(argv=None) -> int:
             print(df)
         else:
             print(rainsim.report(a.runs, out=a.out, title=a.title))
-    except (rainsim.RainsimError, OSError, ImportError) as e:
+    except (ValueError, OSError, ImportError) as e:  # RainsimError is a ValueError
         print(f"error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("interrupted: the runs completed are stored; run the sweep again to finish it", file=sys.stderr)
+        return 130
     return 0
 
 

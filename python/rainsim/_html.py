@@ -64,12 +64,22 @@ def _load(runs: Any) -> List[Report]:
     out: List[Report] = []
     for r in runs:
         if isinstance(r, (str, os.PathLike)) and os.path.isdir(r):
-            names = sorted(n for n in os.listdir(r) if n.endswith(".json") and n != "sweep.json")
+            manifest = os.path.join(r, "sweep.json")
+            if os.path.isfile(manifest):
+                # A sweep's directory: its runs, stored, in its order (as load_results has them).
+                with open(manifest, encoding="utf-8") as f:
+                    keys = dict.fromkeys(run["key"] for run in json.load(f)["runs"])
+                names = [f"{k}.json" for k in keys if os.path.isfile(os.path.join(r, f"{k}.json"))]
+            else:
+                names = sorted(n for n in os.listdir(r) if n.endswith(".json"))
             out.extend(Report.load(os.path.join(r, n)) for n in names)
         else:
             out.extend(plots._reports(r))
     if not out:
         raise ValueError("report needs at least one run")
+    arrays = [x.path or "a run" for x in out if "array" in x.data and "devices" in x.data]
+    if arrays:
+        raise ValueError(f"{arrays[0]}: an array's report; the HTML report covers single devices only")
     return out
 
 

@@ -88,10 +88,33 @@ def run_spec(params: Mapping[str, Any]) -> Dict[str, Any]:
     if "seed" in params:
         sets.append(f"seed={toml_value(params['seed'])}")
     trace = params.get("trace")
-    return {"config": params.get("config"), "scheme": params.get("scheme"), "workload": params.get("workload"),
+    return {"config": _file_or_name(params.get("config")), "scheme": params.get("scheme"),
+            "workload": _file_or_name(params.get("workload")),
             "trace": None if trace is None else os.path.abspath(os.fspath(trace)), "sets": sets,
             "format": params.get("format"), "time_unit": params.get("time_unit"),
-            "verify": bool(params.get("verify", False))}
+            "verify": _flag(params.get("verify", False))}
+
+
+def _flag(v: Any) -> bool:
+    """A grid's ``verify`` value: a bool (or 0/1); the string "false" is not true."""
+    if isinstance(v, str):
+        if v.lower() in ("true", "false"):
+            return v.lower() == "true"
+        raise RainsimError(f"verify = {v!r}: expected true or false")
+    if hasattr(v, "item"):
+        v = v.item()
+    if v not in (True, False):
+        raise RainsimError(f"verify = {v!r}: expected true or false")
+    return bool(v)
+
+
+def _file_or_name(v: Any) -> Any:
+    """A config or workload that names an existing file, as an absolute path (workers
+    may run elsewhere); a preset or profile name stays as it is."""
+    if v is None:
+        return None
+    v = os.fspath(v)
+    return os.path.abspath(v) if os.path.isfile(v) else v
 
 
 def _file_sha256(path: str) -> str:
@@ -184,10 +207,27 @@ class Progress:
 
 
 def _local(todo, workers, finish):
-    with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-        futs = {pool.submit(_run_one, spec): key for key, spec in todo}
+    """Runs on local threads. On an interrupt (Ctrl-C) the runs not started are
+    cancelled, those under way stop at their next progress call, and the runs that
+    completed meanwhile are stored before the interrupt goes on: a sweep started
+    again runs only what is missing."""
+    stop = _rainsim.StopFlag()
+    pool = cf.ThreadPoolExecutor(max_workers=workers)
+    futs = {pool.submit(_run_one, {**spec, "stop": stop}): key for key, spec in todo}
+    finished = set()
+    try:
         for fut in cf.as_completed(futs):
+            finished.add(fut)
             finish(futs[fut], fut)
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for fut, key in futs.items():
+            if fut not in finished and fut.done() and not fut.cancelled() and fut.exception() is None:
+                finish(key, fut)
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 def _dask(todo, workers, finish, client):
@@ -264,6 +304,10 @@ def sweep(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, "os.P
     if backend not in BACKENDS:
         raise RainsimError(f"unknown backend '{backend}'; backends: {', '.join(BACKENDS)}")
     workers = int(workers or os.cpu_count() or 1)
+    if workers < 1:
+        raise RainsimError(f"workers = {workers}: at least 1")
+    if lib not in (None, "dict", "pandas", "polars"):
+        raise RainsimError(f"lib = {lib!r}: 'pandas', 'polars' or 'dict'")
     runs = plan(grid)
     os.makedirs(out, exist_ok=True)
     _clean_stale(out)
@@ -278,11 +322,13 @@ def sweep(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, "os.P
     bar = Progress(len(todo), progress)
     failed: List[str] = []
 
+    point = {k: p for p, _, k in runs}
+
     def finish(key: str, fut: Any) -> None:
         try:
             _write_atomic(os.path.join(out, f"{key}.json"), fut.result())
         except Exception as e:  # noqa: BLE001  (reported together at the end)
-            failed.append(f"{key}: {e}")
+            failed.append(f"grid point {point[key]} ({key}): {e}")
         bar.step()
 
     if todo:

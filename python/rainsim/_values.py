@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import json
+import numbers
 from typing import Any, Mapping, Sequence, Union
 
 
 def toml_value(v: Any) -> str:
-    """A Python value as a TOML literal; a plain string stays bare (as on the CLI)."""
+    """A Python value as a TOML literal; a plain string stays bare (as on the CLI).
+
+    NumPy scalars and arrays count as the Python values they hold (``np.float64(0.5)``
+    is ``0.5``), as do ``range`` objects.
+    """
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        v = v.tolist()  # a NumPy scalar gives its Python value, an array a list
+    if isinstance(v, range):
+        v = list(v)
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
     if isinstance(v, str):
         return v
     if isinstance(v, Mapping):

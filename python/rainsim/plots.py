@@ -43,6 +43,8 @@ def label(r: Report) -> str:
 
 def _labels(reports: Sequence[Report], labels: Optional[Sequence[str]]) -> List[str]:
     if labels is not None:
+        if len(labels) != len(reports):
+            raise ValueError(f"{len(labels)} labels for {len(reports)} runs: give one label per run")
         return list(labels)
     names = [label(r) for r in reports]
     # Same names (e.g. runs differing only by a config key): number them.

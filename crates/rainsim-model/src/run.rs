@@ -20,6 +20,9 @@ pub struct RunOptions<'a> {
     pub trace: serde_json::Value,
     /// Called with completed request counts.
     pub progress: &'a mut dyn FnMut(u64),
+    /// Once set (by another thread, or by `progress`), the run stops at its
+    /// next progress call with [`SimError::Interrupted`].
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 pub use crate::engine::cpu_seconds;
@@ -95,6 +98,7 @@ fn simulate_with(
         Requests::Stream { .. } => &[][..],
     };
     let mut ssd = Ssd::for_requests(cfg, obs, opts.verify, held)?;
+    ssd.stop = opts.stop;
     let setup_s = t0.elapsed().as_secs_f64();
     let (w0, c0) = (Instant::now(), cpu_seconds());
     let total = match requests {

@@ -7,6 +7,8 @@ use pyo3::prelude::*;
 use rainsim::settings::{self, PRESETS, SCHEMES, WORKLOADS};
 use rainsim::RunSpec;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 pyo3::create_exception!(
     _rainsim,
@@ -32,10 +34,35 @@ fn spec(
     RunSpec { config, scheme, workload, sets, trace, format, time_unit }
 }
 
+/// A flag that stops the runs given it at their next progress call (a few
+/// thousand requests): a sweep sets it to abandon the runs under way.
+#[pyclass(module = "rainsim._rainsim", frozen)]
+struct StopFlag(Arc<AtomicBool>);
+
+#[pymethods]
+impl StopFlag {
+    #[new]
+    fn new() -> Self {
+        StopFlag(Arc::new(AtomicBool::new(false)))
+    }
+
+    /// Stops every run holding this flag.
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the flag is set.
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// Runs one simulation (the GIL is released meanwhile); returns the report as JSON text.
-/// With `request_log`, also writes the per-request log there as Parquet.
+/// With `request_log`, also writes the per-request log there as Parquet. A
+/// signal (Ctrl-C) stops the run at its next progress call and raises as
+/// Python would; so does `stop` once set.
 #[pyfunction]
-#[pyo3(signature = (config=None, scheme=None, workload=None, trace=None, sets=vec![], format=None, time_unit=None, verify=false, request_log=None))]
+#[pyo3(signature = (config=None, scheme=None, workload=None, trace=None, sets=vec![], format=None, time_unit=None, verify=false, request_log=None, stop=None))]
 #[allow(clippy::too_many_arguments)]
 fn run_json(
     py: Python<'_>,
@@ -48,13 +75,32 @@ fn run_json(
     time_unit: Option<String>,
     verify: bool,
     request_log: Option<PathBuf>,
+    stop: Option<PyRef<'_, StopFlag>>,
 ) -> PyResult<String> {
     let s = spec(config, scheme, workload, trace, sets, format, time_unit);
-    py.detach(|| {
-        let report = rainsim::run_logged(&s, verify, request_log.as_deref()).map_err(|e| e.to_string())?;
+    // A flag of this run's own, set by a signal's exception or by `stop`.
+    let flag = Arc::new(AtomicBool::new(false));
+    let outer = stop.map(|f| f.0.clone());
+    let mut raised: Option<PyErr> = None;
+    let r = py.detach(|| {
+        let mut progress = |_| {
+            // Signal handlers run on the main thread only; elsewhere this is a no-op.
+            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                raised.get_or_insert(e);
+                flag.store(true, Ordering::Relaxed);
+            }
+            if outer.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+                flag.store(true, Ordering::Relaxed);
+            }
+        };
+        let report = rainsim::run_watched(&s, verify, request_log.as_deref(), &mut progress, Some(flag.clone()))
+            .map_err(|e| e.to_string())?;
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())
-    })
-    .map_err(err)
+    });
+    match (r, raised) {
+        (Err(_), Some(e)) => Err(e),
+        (r, _) => r.map_err(err),
+    }
 }
 
 /// The effective configuration (as `rainsim config show` resolves it) as JSON text.
@@ -81,8 +127,15 @@ fn trace_stats_json(
     path: PathBuf,
     format: Option<String>,
     time_unit: Option<String>,
-    page_bytes: u32,
+    page_bytes: i64,
 ) -> PyResult<String> {
+    // As the CLI's --page-bytes: whole 512-byte sectors up to 1 MiB.
+    if !(512..=1 << 20).contains(&page_bytes) || page_bytes % 512 != 0 {
+        return Err(err(format!(
+            "page_bytes = {page_bytes} is not a multiple of 512 from 512 to 1048576 (whole sectors up to 1 MiB)"
+        )));
+    }
+    let page_bytes = page_bytes as u32;
     py.detach(|| {
         let mut cfg = rainsim_model::Config::default();
         rainsim::workload::apply_format(&mut cfg, format.as_deref(), time_unit.as_deref())
@@ -133,6 +186,7 @@ fn check_set(set: &str) -> PyResult<()> {
 fn _rainsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("RainsimError", m.py().get_type::<RainsimError>())?;
+    m.add_class::<StopFlag>()?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(config_json, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats_json, m)?)?;

@@ -108,7 +108,7 @@ fn simulate_logged(
     stopped: &str,
 ) -> Result<(Report, Option<RequestLog>), Box<dyn std::error::Error>> {
     with_progress(trace.requests.len(), scheme, show_progress, stopped, &mut |_| {}, |p| {
-        rainsim::simulate_logged(cfg, trace, scheme, verify, request_log, p)
+        rainsim::simulate_logged(cfg, trace, scheme, verify, request_log, p, None)
     })
 }
 
@@ -168,8 +168,7 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
         warn_detection(w.info());
     }
     interrupt::check("stopped while loading; no report written");
-    let ignored = (setup.trace.is_none() && cfg.trace != rainsim_trace::TraceOptions::default())
-        .then(|| "the [trace] keys apply to a replayed trace (--trace); this synthetic run ignores them".to_string());
+    let ignored = rainsim::ignored_trace_keys(&cfg, setup.trace.as_deref());
     if let (Some(n), false) = (&ignored, quiet) {
         eprintln!("note: {n}");
     }

@@ -16,6 +16,8 @@ use rainsim_model::array::report::ArrayReport;
 use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{run::RunOptions, Config, Report};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
 
@@ -69,10 +71,11 @@ pub fn simulate(
     verify: bool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Report, Error> {
-    Ok(simulate_logged(cfg, trace, scheme, verify, false, progress)?.0)
+    Ok(simulate_logged(cfg, trace, scheme, verify, false, progress, None)?.0)
 }
 
-/// [`simulate`], with the per-request log when `request_log` is true.
+/// [`simulate`], with the per-request log when `request_log` is true; the
+/// run stops (an error) at its next progress call once `stop` is set.
 pub fn simulate_logged(
     cfg: &Config,
     trace: &rainsim_trace::Trace,
@@ -80,9 +83,10 @@ pub fn simulate_logged(
     verify: bool,
     request_log: bool,
     progress: &mut dyn FnMut(u64),
+    stop: Option<Arc<AtomicBool>>,
 ) -> Result<(Report, Option<RequestLog>), Error> {
     budget::check(cfg, trace.requests.len() as u64, verify, request_log)?;
-    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress };
+    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress, stop };
     Ok(if request_log {
         let (report, log) = rainsim_model::run::simulate_with_request_log(cfg, &trace.requests, opts)?;
         (report, Some(log))
@@ -106,7 +110,7 @@ pub fn simulate_workload(
         workload::Workload::Streamed { stream, info, span_known } => (stream, info, *span_known),
     };
     budget::check(cfg, 0, verify, false)?;
-    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(info)?, progress };
+    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(info)?, progress, stop: None };
     let mut requests = Checked { inner: stream.clone(), error: None, times: None };
     let mut report = rainsim_model::run::simulate_stream(cfg, &mut requests, w.len(), opts)?;
     if let Some(e) = requests.error {
@@ -184,17 +188,47 @@ pub fn run(spec: &RunSpec, verify: bool) -> Result<Report, Error> {
 /// [`run`], writing the per-request log to `request_log` as Parquet (see
 /// [`request_log`]); the path is checked before the run starts.
 pub fn run_logged(spec: &RunSpec, verify: bool, request_log: Option<&Path>) -> Result<Report, Error> {
+    run_watched(spec, verify, request_log, &mut |_| {}, None)
+}
+
+/// [`run_logged`] with a progress callback and a stop flag (see
+/// [`simulate_logged`]).
+pub fn run_watched(
+    spec: &RunSpec,
+    verify: bool,
+    request_log: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Report, Error> {
     let scheme = spec.scheme_name();
     let cfg = spec.resolve(Some(scheme), &[])?;
+    if spec.trace.is_none() && (spec.format.is_some() || spec.time_unit.is_some()) {
+        return Err("a trace format or time unit needs a trace file (trace=...)".into());
+    }
+    if cfg.array.is_some() {
+        return Err(format!(
+            "{}: an array ([array]) runs from the command line only (`rainsim run --config ...`)",
+            spec.config.as_deref().unwrap_or("default")
+        )
+        .into());
+    }
     if let Some(p) = request_log {
         check_writable(p, spec.trace.as_deref())?;
     }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
-    let (report, log) = simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), &mut |_| {})?;
+    let (mut report, log) = simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), progress, stop)?;
+    report.notes.extend(ignored_trace_keys(&cfg, spec.trace.as_deref()));
     if let (Some(p), Some(log)) = (request_log, &log) {
         request_log::write(p, log, &report)?;
     }
     Ok(report)
+}
+
+/// The note of a synthetic run given `[trace]` keys, which only a replayed
+/// trace uses.
+pub fn ignored_trace_keys(cfg: &Config, trace: Option<&Path>) -> Option<String> {
+    (trace.is_none() && cfg.trace != rainsim_trace::TraceOptions::default())
+        .then(|| "the [trace] keys apply to a replayed trace (--trace); this synthetic run ignores them".to_string())
 }
 
 /// Fails now, not after a long run, if `path` cannot be written: it must not

@@ -129,6 +129,7 @@ impl<O: Observer> Ssd<O> {
             prep,
             warmup: None,
             warmup_cpu_s: 0.0,
+            stop: None,
             rotating,
             gc_overlap: None,
             fault: None,

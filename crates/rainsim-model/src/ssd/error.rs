@@ -27,6 +27,12 @@ pub enum SimError {
         /// Programs queued on it.
         waiting: u32,
     },
+    /// The run was asked to stop ([`crate::run::RunOptions::stop`]).
+    #[error("the run was interrupted after {completed} completed requests")]
+    Interrupted {
+        /// Requests completed by then.
+        completed: u64,
+    },
     /// A policy asked for something the model cannot do yet.
     #[error("{0}")]
     Unsupported(String),

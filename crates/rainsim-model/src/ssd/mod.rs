@@ -181,6 +181,8 @@ pub struct Ssd<O: Observer> {
     pub warmup: Option<crate::warmup::WarmupReport>,
     /// CPU seconds the warm-up took.
     pub warmup_cpu_s: f64,
+    /// Once set, the run stops at its next progress call ([`SimError::Interrupted`]).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     pub(crate) rotating: Option<rotating_gc::RotatingGc>,
     pub(crate) gc_overlap: Option<gc_overlap::GcOverlapCheck>,
     pub(crate) fault: Option<Fault>,
@@ -336,6 +338,9 @@ impl<O: Observer> Ssd<O> {
             if self.q.scheduled() >= checked {
                 checked = self.q.scheduled() + PROGRESS_EVENTS;
                 progress(self.totals.completed);
+                if self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                    return Err(SimError::Interrupted { completed: self.totals.completed });
+                }
             }
         }
         progress(self.totals.completed);

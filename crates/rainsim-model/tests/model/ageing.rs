@@ -471,6 +471,7 @@ fn warm_up_is_deterministic_and_verifiable_with_every_layout_and_scheme() {
                             verify,
                             trace: serde_json::Value::Null,
                             progress: &mut |_| {},
+                            stop: None,
                         },
                     )
                     .unwrap_or_else(|e| panic!("{at}: {e}"));

@@ -22,6 +22,7 @@ fn report_with(seed: u64, tweak: impl Fn(&mut rainsim_model::config::Config)) ->
             verify: false,
             trace: serde_json::to_value(&trace.info).unwrap(),
             progress: &mut |_| {},
+            stop: None,
         },
     )
     .unwrap();

@@ -128,7 +128,8 @@ fn writes(c: &Config, n: u64) -> Vec<Request> {
 }
 
 fn report(c: &Config, reqs: &[Request]) -> Report {
-    let opts = RunOptions { scheme: "t", verify: true, trace: serde_json::Value::Null, progress: &mut |_| {} };
+    let opts =
+        RunOptions { scheme: "t", verify: true, trace: serde_json::Value::Null, progress: &mut |_| {}, stop: None };
     simulate(c, reqs, opts).unwrap()
 }
 

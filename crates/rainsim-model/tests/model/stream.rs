@@ -9,12 +9,12 @@ use rainsim_model::{SimError, Ssd};
 use rainsim_trace::{Op, Request};
 
 fn opts<'a>(progress: &'a mut dyn FnMut(u64)) -> RunOptions<'a> {
-    RunOptions { scheme: "baseline", verify: true, trace: serde_json::Value::Null, progress }
+    RunOptions { scheme: "baseline", verify: true, trace: serde_json::Value::Null, progress, stop: None }
 }
 
 /// A shared trace sample, held and streamed (under verify): byte-identical
-/// reports, timing aside, and the progress callback is called every 4,096
-/// completions and at the end.
+/// reports, timing aside, and the progress callback is called every
+/// `PROGRESS_EVENTS` events and at the end.
 #[test]
 fn a_streamed_trace_gives_the_held_report() {
     let mut cfg = preset("degraded-mode-8ch");
@@ -89,4 +89,34 @@ fn arrivals_up_to_2_pow_62_ns_are_accepted() {
     assert_eq!(totals.completed, 2);
     let mut ssd = Ssd::new(&cfg, Collector::new(4), false).unwrap();
     assert!(ssd.run_stream(&mut late.iter().copied(), 2, &mut |_| {}).is_err());
+}
+
+/// A stop flag set (here by the progress callback, as a signal handler
+/// would) ends the run at the next progress call with `Interrupted`, the
+/// requests completed by then named; unset, the same run completes.
+#[test]
+fn a_stop_flag_ends_the_run_at_the_next_progress_call() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut cfg = preset("default");
+    cfg.workload.requests = 50_000;
+    let requests = rainsim_trace::synthetic::generate(&cfg.workload, capacity_bytes(&cfg), cfg.seed).unwrap().requests;
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut calls = Vec::new();
+    let flag = stop.clone();
+    let mut progress = |n: u64| {
+        calls.push(n);
+        flag.store(true, Ordering::Relaxed);
+    };
+    let o = RunOptions { stop: Some(stop.clone()), ..opts(&mut progress) };
+    match simulate(&cfg, &requests, o) {
+        Err(SimError::Interrupted { completed }) => {
+            assert!(completed > 0 && completed < 50_000, "{completed}");
+            assert_eq!(calls, vec![completed], "stopped at the first progress call");
+        }
+        other => panic!("not interrupted: {:?}", other.map(|r| r.latency.all.count)),
+    }
+    let mut quiet = |_| {};
+    let o = RunOptions { stop: Some(Arc::new(AtomicBool::new(false))), ..opts(&mut quiet) };
+    assert_eq!(simulate(&cfg, &requests, o).unwrap().latency.all.count, 50_000);
 }

@@ -31,7 +31,13 @@ fn two_devices_in_one_loop_report_as_two_separate_runs() {
     let alone: Vec<serde_json::Value> = [&a, &b]
         .iter()
         .map(|(cfg, t)| {
-            let opts = RunOptions { scheme: "s", verify: true, trace: serde_json::Value::Null, progress: &mut |_| {} };
+            let opts = RunOptions {
+                scheme: "s",
+                verify: true,
+                trace: serde_json::Value::Null,
+                progress: &mut |_| {},
+                stop: None,
+            };
             json(&simulate(cfg, &t.requests, opts).unwrap())
         })
         .collect();

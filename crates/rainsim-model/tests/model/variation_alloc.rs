@@ -138,6 +138,7 @@ fn vios_with_static_allocation_and_gc_verifies() {
         verify: true,
         trace: serde_json::Value::Null,
         progress: &mut |_| {},
+        stop: None,
     };
     let r = rainsim_model::run::simulate(&c, &reqs, opts).unwrap();
     assert_eq!(r.latency.all.count, 3000);
