@@ -95,7 +95,8 @@ class Report:
     trace = property(lambda self: self.data["trace"], doc="Trace identity (path, format, sha256, ...).")
 
     def to_json(self, path: "os.PathLike[str] | str") -> None:
-        """Writes the report as the CLI does (pretty JSON, final newline)."""
+        """Writes the report as pretty JSON with a final newline: the CLI's values, though
+        Python may spell a float differently (``6.28e-05`` for the CLI's ``0.0000628``)."""
         with open(path, "w", encoding="utf-8") as f:
             f.write(json.dumps(self.data, indent=2) + "\n")
 

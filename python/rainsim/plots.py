@@ -62,15 +62,20 @@ def latency_cdf(runs: Any, path: Optional[str] = None, labels: Optional[Sequence
     for j, cls in enumerate(classes):
         top, tail = axes[0][j], axes[1][j]
         for r, name in zip(reports, names):
-            # Zero latencies (e.g. reads of unwritten pages) cannot sit on a log axis.
-            pts = [p for p in r.data["latency"][cls]["cdf"] if p[0] > 0]
+            # Zero latencies (e.g. reads of unwritten pages) cannot sit on a log axis:
+            # the curve starts at the first positive latency from their fraction (0
+            # without any), so the jump there is drawn.
+            cdf = r.data["latency"][cls]["cdf"]
+            pts = [p for p in cdf if p[0] > 0]
             if not pts:
                 continue
-            xs = [p[0] / 1e3 for p in pts]
-            ys = [p[1] for p in pts]
+            at_zero = max((p[1] for p in cdf if p[0] <= 0), default=0.0)
+            xs = [pts[0][0] / 1e3] + [p[0] / 1e3 for p in pts]
+            ys = [at_zero] + [p[1] for p in pts]
             top.step(xs, ys, where="post", label=name)
             tail.step(xs, [max(1 - y, 1e-7) for y in ys], where="post", label=name)
         top.set_title(f"{cls} latency CDF")
+        top.set_ylim(0, 1.02)
         top.set_xscale("log")
         top.set_xlabel("latency (µs)")
         top.set_ylabel("fraction ≤ x")
@@ -119,11 +124,15 @@ def interval(values: Sequence[float]) -> tuple:
 
 
 def _rows(data: Any) -> List[Dict[str, Any]]:
-    """Rows from a sweep frame (pandas or polars) or from reports."""
+    """Rows from a sweep frame (pandas, polars or ``lib="dict"``) or from reports."""
     if hasattr(data, "to_dicts"):
         return data.to_dicts()
     if hasattr(data, "to_dict") and hasattr(data, "columns"):
         return data.to_dict("records")
+    if isinstance(data, dict) and "latency" not in data and all(isinstance(v, list) for v in data.values()):
+        # A sweep frame as lib="dict" gives it: {column: values}.
+        n = len(next(iter(data.values()), []))
+        return [{k: v[i] for k, v in data.items()} for i in range(n)]
     return [{"scheme": r.scheme, "label": label(r), **metrics(r.data)} for r in _reports(data)]
 
 
@@ -134,7 +143,13 @@ def scheme_comparison(data: Any, metrics_: Iterable[str] = ("read_p99_9_ns", "wr
     rows = _rows(data)
     groups: Dict[Any, List[Dict[str, Any]]] = {}
     for r in rows:
-        groups.setdefault(r.get(by, r.get("scheme")), []).append(r)
+        # A sweep frame without the grid column has the run's own (`scheme_run`, `seed_run`).
+        key = r.get(by)
+        if key is None:
+            key = r.get(f"{by}_run")
+        if key is None:
+            raise ValueError(f"no column {by!r} (nor {by}_run) to group the runs by")
+        groups.setdefault(key, []).append(r)
     names = list(groups)
     ms = list(metrics_)
     fig = _figure(max(3.2 * len(ms), 6), 3.6)
