@@ -57,7 +57,7 @@ def load_sweep_file(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     def rel(p: Any) -> Any:
         return os.path.normpath(os.path.join(base, p)) if isinstance(p, str) and os.path.exists(os.path.join(base, p)) else p
 
-    grid = dict(doc["grid"])
+    grid = _dotted(doc["grid"])
     for k in ("trace", "config", "workload"):
         if k in grid:
             vals = grid[k] if isinstance(grid[k], list) else [grid[k]]
@@ -65,6 +65,18 @@ def load_sweep_file(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
     out = doc.get("out")
     return {"grid": grid, "out": None if out is None else os.path.normpath(os.path.join(base, out)),
             "backend": doc.get("backend"), "workers": doc.get("workers")}
+
+
+def _dotted(table: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
+    """A TOML table with its sub-tables as dotted keys: ``raid.stripe_width = [4, 8]``
+    (which TOML reads as a table ``raid``) is the grid key ``"raid.stripe_width"``."""
+    out: Dict[str, Any] = {}
+    for k, v in table.items():
+        if isinstance(v, Mapping):
+            out.update(_dotted(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
 
 
 def expand(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]) -> List[Dict[str, Any]]:

@@ -72,6 +72,13 @@ def test_polars_frame_and_sweep_file(traces, tmp_path):
     assert p.returncode == 0, p.stderr
     assert "2 stored already" in p.stderr and "running 0" in p.stderr
     assert pd.read_csv(tmp_path / "f.csv").shape[0] == 2
+    # Dotted keys unquoted (a TOML table) are the same grid key.
+    g = tmp_path / "dotted.toml"
+    g.write_text(f'out = "res"\n[grid]\nscheme = ["baseline", "bpu"]\n'
+                 f'trace = ["{traces / "msr_hm_0_slice1000.csv"}"]\nraid.stripe_width = [4]\n')
+    assert rainsim._sweep.load_sweep_file(g)["grid"]["raid.stripe_width"] == [4]
+    p = subprocess.run([sys.executable, "-m", "rainsim", "sweep", str(g)], capture_output=True, text=True)
+    assert p.returncode == 0 and "2 stored already" in p.stderr, p.stderr
 
 
 KILL_SCRIPT = """
