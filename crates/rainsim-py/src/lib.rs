@@ -149,28 +149,22 @@ fn trace_stats_json(
 }
 
 fn listing(items: &[(&str, &str)]) -> Vec<(String, String)> {
-    items
-        .iter()
-        .map(|(name, text)| {
-            let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
-            (name.to_string(), first.to_string())
-        })
-        .collect()
+    items.iter().map(|(name, text)| (name.to_string(), settings::describe(text, 400))).collect()
 }
 
-/// Presets as (name, first comment line).
+/// Presets as (name, the first sentence of its comment).
 #[pyfunction]
 fn presets() -> Vec<(String, String)> {
     listing(PRESETS)
 }
 
-/// Schemes as (name, first comment line).
+/// Schemes as (name, the first sentence of its comment).
 #[pyfunction]
 fn schemes() -> Vec<(String, String)> {
     listing(SCHEMES)
 }
 
-/// Workload profiles as (name, first comment line).
+/// Workload profiles as (name, the first sentence of its comment).
 #[pyfunction]
 fn workloads() -> Vec<(String, String)> {
     listing(WORKLOADS)

@@ -393,13 +393,11 @@ fn scheme_tables_at_defaults(cfg: &Config) -> Result<String, toml::ser::Error> {
 pub fn config_list() -> Res {
     outln!("presets (--config NAME):");
     for (name, text) in PRESETS {
-        let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
-        outln!("  {name:<22} {first}");
+        outln!("  {name:<22} {}", settings::describe(text, 160));
     }
     outln!("schemes (--scheme NAME):");
     for (name, text) in SCHEMES {
-        let first = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
-        outln!("  {name:<22} {first}");
+        outln!("  {name:<22} {}", settings::describe(text, 160));
     }
     outln!("workloads (--workload NAME; synthetic, matched to a paper's trace table):");
     for (name, text) in WORKLOADS {

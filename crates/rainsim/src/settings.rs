@@ -230,6 +230,28 @@ pub struct Request<'a> {
     pub sets: &'a [String],
 }
 
+/// The description of a preset, scheme or profile file: the first sentence
+/// of its leading comment, cut at a word before `max` characters (with `…`).
+pub fn describe(text: &str, max: usize) -> String {
+    let joined: Vec<&str> =
+        text.lines().map_while(|l| l.trim_start().strip_prefix('#')).map(str::trim).filter(|l| !l.is_empty()).collect();
+    let joined = joined.join(" ");
+    // A full stop ends the sentence unless it ends an abbreviation (`Fig. 7`, `Eq. 3`).
+    const ABBREVIATIONS: [&str; 10] = ["Fig", "Figs", "Eq", "Eqs", "Alg", "Sec", "al", "e.g", "i.e", "cf"];
+    let end = joined
+        .match_indices(". ")
+        .map(|(i, _)| i)
+        .find(|&i| !ABBREVIATIONS.contains(&joined[..i].rsplit([' ', '(']).next().unwrap_or("")))
+        .map_or(joined.len(), |i| i + 1);
+    let first = &joined[..end];
+    if first.chars().count() <= max {
+        return first.to_string();
+    }
+    let cut: String = first.chars().take(max).collect();
+    let at = cut.rfind(' ').unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end_matches([',', ';', ':']))
+}
+
 /// Builds and validates the effective configuration.
 pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
     let (mut table, origin) = load_base(req.config)?;
@@ -277,6 +299,22 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_description_is_the_first_sentence_of_the_comment() {
+        let text = "# gc-tolerant-read: a read (Yan et al., FAST'17),\n# rebuilt from its stripe. Every other\n# axis.\n[policy]\n# not this";
+        assert_eq!(describe(text, 200), "gc-tolerant-read: a read (Yan et al., FAST'17), rebuilt from its stripe.");
+        assert_eq!(describe(text, 30), "gc-tolerant-read: a read (Yan…");
+        assert_eq!(describe("#one line without a stop\nx = 1", 80), "one line without a stop");
+        assert_eq!(
+            describe("# the model (Eq. 3, Fig. 5, e.g. this). Not this.", 80),
+            "the model (Eq. 3, Fig. 5, e.g. this)."
+        );
+        for (name, text) in PRESETS.iter().chain(SCHEMES) {
+            let d = describe(text, 160);
+            assert!(d.ends_with('.') || d.ends_with('…'), "{name}: {d}");
+        }
+    }
 
     #[test]
     fn every_preset_and_scheme_resolves() {
