@@ -27,7 +27,7 @@ pub enum SimError {
         /// Programs queued on it.
         waiting: u32,
     },
-    /// The run was asked to stop ([`crate::run::RunOptions::stop`]).
+    /// The run was asked to stop (its stop flag was set: `RunOptions::stop`).
     #[error("the run was interrupted after {completed} completed requests")]
     Interrupted {
         /// Requests completed by then.
