@@ -48,10 +48,7 @@ pub fn prepare(
         return Err(empty("no request in the file".into()));
     }
     if let Some(d) = device {
-        if !rs.iter().any(|r| r.device == d) {
-            return Err(empty(transform::no_request_for(d, &rs)));
-        }
-        transform::filter_device(&mut rs, d);
+        transform::filter_device(&mut rs, d).map_err(empty)?;
     }
     transform::sort_by_time(&mut rs);
     transform::rebase(&mut rs);

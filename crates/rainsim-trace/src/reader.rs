@@ -262,10 +262,8 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     }
     let mut filtered = 0;
     if let Some(dev) = opts.device {
-        if !requests.iter().any(|r| r.device == dev) {
-            return Err(TraceError::Empty { path: name, msg: transform::no_request_for(dev, &requests) });
-        }
-        filtered = transform::filter_device(&mut requests, dev);
+        filtered = transform::filter_device(&mut requests, dev)
+            .map_err(|msg| TraceError::Empty { path: name.clone(), msg })?;
     }
     let inversions = transform::sort_by_time(&mut requests);
     transform::rebase(&mut requests);

@@ -25,18 +25,17 @@ pub enum AddressMap {
     Compact,
 }
 
-/// Why a device filter kept nothing: the devices the requests have.
-pub fn no_request_for(device: u32, requests: &[Request]) -> String {
-    let devs: std::collections::BTreeSet<u32> = requests.iter().map(|r| r.device).collect();
-    let list: Vec<String> = devs.iter().map(u32::to_string).collect();
-    format!("no request for device {device}; devices present: {}", list.join(", "))
-}
-
-/// Keeps only the requests of `device`; returns how many were removed.
-pub fn filter_device(requests: &mut Vec<Request>, device: u32) -> u64 {
+/// Keeps only the requests of `device`; returns how many were removed. None
+/// of them: an error listing the devices the requests have.
+pub fn filter_device(requests: &mut Vec<Request>, device: u32) -> Result<u64, String> {
+    if !requests.iter().any(|r| r.device == device) {
+        let devs: std::collections::BTreeSet<u32> = requests.iter().map(|r| r.device).collect();
+        let list: Vec<String> = devs.iter().map(u32::to_string).collect();
+        return Err(format!("no request for device {device}; devices present: {}", list.join(", ")));
+    }
     let before = requests.len();
     requests.retain(|r| r.device == device);
-    (before - requests.len()) as u64
+    Ok((before - requests.len()) as u64)
 }
 
 /// Counts adjacent pairs out of time order, then sorts stably by time (equal
