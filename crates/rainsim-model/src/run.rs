@@ -25,6 +25,13 @@ pub struct RunOptions<'a> {
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
+impl<'a> RunOptions<'a> {
+    /// Options of a run of `scheme` with no trace identity and no stop flag.
+    pub fn new(scheme: &'a str, verify: bool, progress: &'a mut dyn FnMut(u64)) -> Self {
+        RunOptions { scheme, verify, trace: serde_json::Value::Null, progress, stop: None }
+    }
+}
+
 pub use crate::engine::cpu_seconds;
 
 /// Builds the device from `cfg`, replays `requests` and returns the report.

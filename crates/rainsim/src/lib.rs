@@ -86,7 +86,8 @@ pub fn simulate_logged(
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<(Report, Option<RequestLog>), Error> {
     budget::check(cfg, trace.requests.len() as u64, verify, request_log)?;
-    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(&trace.info)?, progress, stop };
+    let opts =
+        RunOptions { trace: serde_json::to_value(&trace.info)?, stop, ..RunOptions::new(scheme, verify, progress) };
     Ok(if request_log {
         let (report, log) = rainsim_model::run::simulate_with_request_log(cfg, &trace.requests, opts)?;
         (report, Some(log))
@@ -110,7 +111,7 @@ pub fn simulate_workload(
         workload::Workload::Streamed { stream, info, span_known } => (stream, info, *span_known),
     };
     budget::check(cfg, 0, verify, false)?;
-    let opts = RunOptions { scheme, verify, trace: serde_json::to_value(info)?, progress, stop: None };
+    let opts = RunOptions { trace: serde_json::to_value(info)?, ..RunOptions::new(scheme, verify, progress) };
     let mut requests = Checked { inner: stream.clone(), error: None, times: None };
     let mut report = rainsim_model::run::simulate_stream(cfg, &mut requests, w.len(), opts)?;
     if let Some(e) = requests.error {

@@ -466,13 +466,7 @@ fn warm_up_is_deterministic_and_verifiable_with_every_layout_and_scheme() {
                     let mut r = rainsim_model::simulate(
                         &cfg,
                         &trace.requests,
-                        rainsim_model::RunOptions {
-                            scheme: s,
-                            verify,
-                            trace: serde_json::Value::Null,
-                            progress: &mut |_| {},
-                            stop: None,
-                        },
+                        rainsim_model::RunOptions::new(s, verify, &mut |_| {}),
                     )
                     .unwrap_or_else(|e| panic!("{at}: {e}"));
                     r.timing = Default::default();

@@ -327,9 +327,7 @@ fn under_static_placement_each_device_reports_as_a_separate_run_of_its_requests(
     for (i, dev) in a.devices().iter().enumerate() {
         let dc = device_config(&cfg, i as u32);
         assert!(recorded[i].len() > 200, "device {i} had work");
-        let opts =
-            RunOptions { scheme: "s", verify: true, trace: serde_json::Value::Null, progress: &mut |_| {}, stop: None };
-        let alone = rainsim_model::simulate(&dc, &recorded[i], opts).unwrap();
+        let alone = rainsim_model::simulate(&dc, &recorded[i], RunOptions::new("s", true, &mut |_| {})).unwrap();
         let (x, y) = (json_of(&device_report(dev, &dc, "s")), json_of(&alone));
         assert!(x["latency"]["all"]["count"].as_u64().unwrap() > 200);
         assert!(x == y, "device {i} differs from its run alone");

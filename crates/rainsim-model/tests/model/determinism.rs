@@ -18,11 +18,8 @@ fn report_with(seed: u64, tweak: impl Fn(&mut rainsim_model::config::Config)) ->
         &cfg,
         &trace.requests,
         RunOptions {
-            scheme: "baseline",
-            verify: false,
             trace: serde_json::to_value(&trace.info).unwrap(),
-            progress: &mut |_| {},
-            stop: None,
+            ..RunOptions::new("baseline", false, &mut |_| {})
         },
     )
     .unwrap();

@@ -268,14 +268,7 @@ fn zero_retries_change_nothing() {
 
 /// A run of `requests` on `cfg` through the report path.
 fn report(cfg: &Config, requests: &[Request]) -> Report {
-    let opts = RunOptions {
-        scheme: "baseline",
-        verify: false,
-        trace: serde_json::Value::Null,
-        progress: &mut |_| {},
-        stop: None,
-    };
-    simulate(cfg, requests, opts).unwrap()
+    simulate(cfg, requests, RunOptions::new("baseline", false, &mut |_| {})).unwrap()
 }
 
 #[test]

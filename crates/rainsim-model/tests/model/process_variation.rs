@@ -128,9 +128,7 @@ fn writes(c: &Config, n: u64) -> Vec<Request> {
 }
 
 fn report(c: &Config, reqs: &[Request]) -> Report {
-    let opts =
-        RunOptions { scheme: "t", verify: true, trace: serde_json::Value::Null, progress: &mut |_| {}, stop: None };
-    simulate(c, reqs, opts).unwrap()
+    simulate(c, reqs, RunOptions::new("t", true, &mut |_| {})).unwrap()
 }
 
 /// With every block at 12 K cycles and the mean growth, every program (host

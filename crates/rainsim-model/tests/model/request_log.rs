@@ -9,7 +9,7 @@ use rainsim_model::Config;
 use rainsim_trace::{Op, Request};
 
 fn opts(progress: &mut dyn FnMut(u64)) -> RunOptions<'_> {
-    RunOptions { scheme: "s", verify: false, trace: serde_json::Value::Null, progress, stop: None }
+    RunOptions::new("s", false, progress)
 }
 
 #[test]

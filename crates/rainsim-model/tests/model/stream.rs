@@ -9,7 +9,7 @@ use rainsim_model::{SimError, Ssd};
 use rainsim_trace::{Op, Request};
 
 fn opts<'a>(progress: &'a mut dyn FnMut(u64)) -> RunOptions<'a> {
-    RunOptions { scheme: "baseline", verify: true, trace: serde_json::Value::Null, progress, stop: None }
+    RunOptions::new("baseline", true, progress)
 }
 
 /// A shared trace sample, held and streamed (under verify): byte-identical

@@ -30,16 +30,7 @@ fn two_devices_in_one_loop_report_as_two_separate_runs() {
     let b = setup("adaptive-parity-6ch", "adaptive", "umass_financial1_head10k.ssdsim.ascii");
     let alone: Vec<serde_json::Value> = [&a, &b]
         .iter()
-        .map(|(cfg, t)| {
-            let opts = RunOptions {
-                scheme: "s",
-                verify: true,
-                trace: serde_json::Value::Null,
-                progress: &mut |_| {},
-                stop: None,
-            };
-            json(&simulate(cfg, &t.requests, opts).unwrap())
-        })
+        .map(|(cfg, t)| json(&simulate(cfg, &t.requests, RunOptions::new("s", true, &mut |_| {})).unwrap()))
         .collect();
     let runs = [&a, &b]
         .iter()

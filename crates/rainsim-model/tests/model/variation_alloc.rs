@@ -133,14 +133,8 @@ fn vios_with_static_allocation_and_gc_verifies() {
             Request { time_ns: i * 150_000, offset: (x >> 20) % (pages - 1) * 4096, size: 8192, device: 0, op }
         })
         .collect();
-    let opts = rainsim_model::run::RunOptions {
-        scheme: "vios",
-        verify: true,
-        trace: serde_json::Value::Null,
-        progress: &mut |_| {},
-        stop: None,
-    };
-    let r = rainsim_model::run::simulate(&c, &reqs, opts).unwrap();
+    let r = rainsim_model::run::simulate(&c, &reqs, rainsim_model::run::RunOptions::new("vios", true, &mut |_| {}))
+        .unwrap();
     assert_eq!(r.latency.all.count, 3000);
     assert!(r.gc.count > 0 && r.host.held_by_queue_depth > 0);
     let pv = r.process_variation.unwrap();
