@@ -78,18 +78,14 @@ fn run_json(
     stop: Option<PyRef<'_, StopFlag>>,
 ) -> PyResult<String> {
     let s = spec(config, scheme, workload, trace, sets, format, time_unit);
-    // A flag of this run's own, set by a signal's exception or by `stop`.
-    let flag = Arc::new(AtomicBool::new(false));
-    let outer = stop.map(|f| f.0.clone());
+    // The caller's flag, else one of this run's own; a signal's exception sets it
+    // (signal handlers run on the main thread only, where a sweep's runs are not).
+    let flag = stop.map_or_else(|| Arc::new(AtomicBool::new(false)), |f| f.0.clone());
     let mut raised: Option<PyErr> = None;
     let r = py.detach(|| {
         let mut progress = |_| {
-            // Signal handlers run on the main thread only; elsewhere this is a no-op.
             if let Err(e) = Python::attach(|py| py.check_signals()) {
                 raised.get_or_insert(e);
-                flag.store(true, Ordering::Relaxed);
-            }
-            if outer.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
                 flag.store(true, Ordering::Relaxed);
             }
         };
@@ -129,13 +125,7 @@ fn trace_stats_json(
     time_unit: Option<String>,
     page_bytes: i64,
 ) -> PyResult<String> {
-    // As the CLI's --page-bytes: whole 512-byte sectors up to 1 MiB.
-    if !(512..=1 << 20).contains(&page_bytes) || page_bytes % 512 != 0 {
-        return Err(err(format!(
-            "page_bytes = {page_bytes} is not a multiple of 512 from 512 to 1048576 (whole sectors up to 1 MiB)"
-        )));
-    }
-    let page_bytes = page_bytes as u32;
+    let page_bytes = settings::page_bytes(page_bytes).map_err(|e| err(format!("page_bytes = {e}")))?;
     py.detach(|| {
         let mut cfg = rainsim_model::Config::default();
         rainsim::workload::apply_format(&mut cfg, format.as_deref(), time_unit.as_deref())

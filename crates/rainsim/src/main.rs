@@ -273,13 +273,9 @@ pub(crate) struct BenchArgs {
     pub(crate) sets: Vec<String>,
 }
 
-/// A page size argument: whole 512-byte sectors, 512 B to 1 MiB.
+/// A page size argument ([`rainsim::settings::page_bytes`]).
 fn page_bytes(s: &str) -> Result<u32, String> {
-    let v: u32 = s.parse().map_err(|_| format!("`{s}` is not a whole number of bytes"))?;
-    if !(512..=1 << 20).contains(&v) || !v.is_multiple_of(512) {
-        return Err(format!("{v} is not a multiple of 512 from 512 to 1048576 (whole sectors up to 1 MiB)"));
-    }
-    Ok(v)
+    rainsim::settings::page_bytes(s.parse().map_err(|_| format!("`{s}` is not a whole number of bytes"))?)
 }
 
 fn main() -> ExitCode {

@@ -230,6 +230,15 @@ pub struct Request<'a> {
     pub sets: &'a [String],
 }
 
+/// A page size given for statistics or an address map (`--page-bytes`,
+/// Python's `page_bytes`): whole 512-byte sectors, 512 B to 1 MiB.
+pub fn page_bytes(v: i64) -> Result<u32, String> {
+    if !(512..=1 << 20).contains(&v) || v % 512 != 0 {
+        return Err(format!("{v} is not a multiple of 512 from 512 to 1048576 (whole sectors up to 1 MiB)"));
+    }
+    Ok(v as u32)
+}
+
 /// The description of a preset, scheme or profile file: the first sentence
 /// of its leading comment, cut at a word before `max` characters (with `…`).
 pub fn describe(text: &str, max: usize) -> String {

@@ -122,7 +122,8 @@ pub struct VariationAwareParams {
 }
 
 impl VariationAwareParams {
-    fn is_default(&self) -> bool {
+    /// Whether every parameter is at its default (left out of serialised configs).
+    pub fn is_default(&self) -> bool {
         *self == VariationAwareParams::default()
     }
 }

@@ -49,17 +49,15 @@ pub fn config_show(setup: &Setup) -> Res {
 fn scheme_tables_at_defaults(cfg: &Config) -> Result<String, toml::ser::Error> {
     use rainsim_model::policy::{replication::ReplicationKind, spec::BlockAllocationKind};
     let p = &cfg.policy;
-    let defaults = Config::default();
-    let d = &defaults.policy;
     let mut policy = toml::Table::new();
     let mut put = |key: &str, value: Result<toml::Value, toml::ser::Error>| value.map(|v| policy.insert(key.into(), v));
-    if p.replication != ReplicationKind::None && p.replicas == d.replicas {
+    if p.replication != ReplicationKind::None && p.replicas.is_default() {
         put("replicas", toml::Value::try_from(&p.replicas))?;
     }
-    if p.replication == ReplicationKind::RepRaid && p.rep_raid == d.rep_raid {
+    if p.replication == ReplicationKind::RepRaid && p.rep_raid.is_default() {
         put("rep_raid", toml::Value::try_from(&p.rep_raid))?;
     }
-    if p.block_allocation == BlockAllocationKind::VariationAware && p.variation_aware == d.variation_aware {
+    if p.block_allocation == BlockAllocationKind::VariationAware && p.variation_aware.is_default() {
         put("variation_aware", toml::Value::try_from(&p.variation_aware))?;
     }
     if policy.is_empty() {
