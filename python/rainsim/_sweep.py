@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from . import _rainsim
 from ._rainsim import RainsimError
 from ._report import frame, metrics
-from ._values import toml_value
+from ._values import python_value, toml_value
 
 #: Grid keys that are not config keys; every other key is a ``--set`` key (e.g. ``raid.stripe_width``).
 RUN_KEYS = ("config", "scheme", "trace", "workload", "seed", "verify", "format", "time_unit")
@@ -113,8 +113,7 @@ def _flag(v: Any) -> bool:
         if v.lower() in ("true", "false"):
             return v.lower() == "true"
         raise RainsimError(f"verify = {v!r}: expected true or false")
-    if hasattr(v, "item"):
-        v = v.item()
+    v = python_value(v)
     if v not in (True, False):
         raise RainsimError(f"verify = {v!r}: expected true or false")
     return bool(v)

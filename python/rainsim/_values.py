@@ -7,16 +7,18 @@ import numbers
 from typing import Any, Mapping, Sequence, Union
 
 
-def toml_value(v: Any) -> str:
-    """A Python value as a TOML literal; a plain string stays bare (as on the CLI).
-
-    NumPy scalars and arrays count as the Python values they hold (``np.float64(0.5)``
-    is ``0.5``), as do ``range`` objects.
-    """
+def python_value(v: Any) -> Any:
+    """A NumPy scalar or array as the Python value it holds (``np.float64(0.5)`` is
+    ``0.5``, an array a list), a ``range`` as a list; anything else as it is."""
     if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
-        v = v.tolist()  # a NumPy scalar gives its Python value, an array a list
-    if isinstance(v, range):
-        v = list(v)
+        return v.tolist()
+    return list(v) if isinstance(v, range) else v
+
+
+def toml_value(v: Any) -> str:
+    """A Python value (see :func:`python_value`) as a TOML literal; a plain string stays
+    bare (as on the CLI)."""
+    v = python_value(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, numbers.Integral):
