@@ -81,15 +81,6 @@ impl<R: BufRead> Members<R> {
         }
     }
 
-    fn name(&self) -> &'static str {
-        match self.kind {
-            Compression::Gzip => "gzip",
-            Compression::Zstd => "zstd",
-            Compression::Xz => "xz",
-            Compression::None => "plain",
-        }
-    }
-
     /// After a member: the next one, the end, or trailing data (an error).
     fn next_member(&mut self, mut r: R) -> io::Result<bool> {
         if self.kind == Compression::Xz {
@@ -111,7 +102,7 @@ impl<R: BufRead> Members<R> {
         if !starts_member(self.kind, next) {
             let head = crate::error::printable(&next[..next.len().min(16)]);
             let n = next.len();
-            let name = self.name();
+            let name = self.kind.name();
             self.done = Some(r);
             // Not InvalidData: that kind gets the note for a file cut short.
             return Err(io::Error::other(format!(

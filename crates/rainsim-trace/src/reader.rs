@@ -150,6 +150,16 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// Its name in messages: `plain`, `gzip`, `zstd`, `xz`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "plain",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+            Compression::Xz => "xz",
+        }
+    }
+
     /// The compression that the file's first bytes announce.
     pub fn sniff(head: &[u8]) -> Compression {
         if head.starts_with(&[0x1f, 0x8b]) {
