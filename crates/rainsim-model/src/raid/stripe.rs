@@ -70,6 +70,16 @@ impl StripeLayout {
         };
         StripeLayout { channels, width, parity, stripes, period, columns: 0, div }
     }
+    /// The layout with the parity staying on one position for `n`
+    /// consecutive stripes before it rotates (an array's page rows: the `n`
+    /// rows of a chunk share its stripe's parity device). Meant for layouts
+    /// without die columns.
+    pub fn with_parity_run(mut self, n: u32) -> Self {
+        debug_assert_eq!(self.columns, 0, "die columns follow the period");
+        self.period *= n.max(1);
+        self.div.period = Divisor::new(self.period);
+        self
+    }
     /// The layout with each stripe bound to one of `columns` channel-local dies.
     pub fn with_columns(mut self, columns: u32) -> Self {
         self.columns = columns;
@@ -241,6 +251,21 @@ mod tests {
                 assert_eq!(l.channel(s, c % k), ((s as u64 * k as u64 + (c % k) as u64) % m as u64) as u32);
             }
         }
+    }
+
+    /// An array of 4 devices with chunks of 3 page rows: rows 0–2 (the
+    /// chunks of stripe 0) keep parity on device 3, rows 3–5 on device 2,
+    /// …, rows 12–14 on device 3 again; a row's data skips its parity.
+    #[test]
+    fn a_parity_run_keeps_parity_on_one_device_for_a_chunk_s_rows() {
+        let l = StripeLayout::new(4, 4, true, 30).with_parity_run(3);
+        let parity: Vec<u32> = (0..15).map(|r| l.parity_pos(r)).collect();
+        assert_eq!(parity, [3, 3, 3, 2, 2, 2, 1, 1, 1, 0, 0, 0, 3, 3, 3]);
+        assert_eq!((0..3).map(|d| l.data_pos(4, d)).collect::<Vec<_>>(), [0, 1, 3]);
+        assert_eq!(l.chunk_of_lpn(3 * 4), (4, 4 * 4));
+        // Without the run, as before: one row per parity position.
+        let one = StripeLayout::new(4, 4, true, 30).with_parity_run(1);
+        assert_eq!((0..5).map(|r| one.parity_pos(r)).collect::<Vec<_>>(), [3, 2, 1, 0, 3]);
     }
 
     /// Bound columns: m = 8, k = 4 has L = 2, so stripes 0–1 (all channels)
