@@ -6,6 +6,7 @@
 
 use crate::settings::SettingsError;
 use rainsim_model::setup::memory_estimate;
+use rainsim_model::array::params::Allocation;
 use rainsim_model::Config;
 
 /// Overrides the available memory, bytes (for tests and for machines whose
@@ -86,7 +87,10 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
     let mut est = match &cfg.array {
         None => memory_estimate(cfg, requests, verify),
         Some(a) => {
-            // Every device as one run, and the array's mapping (5 bytes a chunk).
+            // Every device as one run, and the array's own table per unit
+            // of its RAID layer: under free placement each unit's device and
+            // slot (5 bytes, once one moves; static computes them), and a
+            // data token per unit when verifying (4 bytes).
             let mut one = cfg.clone();
             one.array = None;
             let mut e = memory_estimate(&one, requests, verify);
@@ -94,11 +98,13 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
             for p in &mut e.parts {
                 p.1 = p.1.saturating_mul(a.devices as u64);
             }
-            let chunks = rainsim_model::run::capacity_bytes(cfg) / a.chunk_bytes(cfg.geometry.page_bytes).max(1)
+            let units = rainsim_model::run::capacity_bytes(cfg) / a.unit_bytes(cfg.geometry.page_bytes).max(1)
                 * a.devices as u64
                 / (a.devices as u64 - 1).max(1);
-            e.bytes = e.bytes.saturating_add(chunks * 5);
-            e.parts.push(("the array mapping (array.devices, array.chunk_kib)", chunks * 5));
+            let per_unit = if a.allocation == Allocation::Static { 0 } else { 5 } + if verify { 4 } else { 0 };
+            let table = units.saturating_mul(per_unit);
+            e.bytes = e.bytes.saturating_add(table);
+            e.parts.push(("the array mapping (array.devices, array.chunk_kib)", table));
             e.parts.sort_by_key(|p| std::cmp::Reverse(p.1));
             e
         }

@@ -19,6 +19,14 @@
 //! of `raid::stripe` with channels = width = S). A chunk is one or more
 //! device pages; its slot is its run of device logical pages.
 //!
+//! The RAID layer works on *units* ([`params::ArrayParams::unit_bytes`]):
+//! under `static` placement a unit is one page and a stripe of the layer is
+//! one page row of an array stripe's chunks (md's stripe cache: a 4 KiB
+//! write pre-reads and programs one page of data and one of parity, however
+//! large the chunk), the parity staying on its device for the chunk's rows;
+//! under free placement a chunk moves whole, so the unit is the chunk.
+//! With one-page chunks (the presets) the two are the same.
+//!
 //! One loop drives everything: every device's events wait in the array's
 //! queue with its own, and it runs the earliest, the array's first at equal
 //! times and then the devices' by index (each device's in the order it
@@ -145,6 +153,8 @@ pub(crate) struct Core {
     pub device_bytes: u64,
     pub pe_limit: u32,
     pub chunk_bytes: u64,
+    /// The RAID layer's unit (a page under static placement, else the chunk).
+    pub unit_bytes: u64,
     pub page_bytes: u32,
     pub ops: Slab<DevOp>,
     pub reqs: Slab<ArrayReq>,
@@ -177,12 +187,15 @@ pub struct Array {
     next: usize,
 }
 
-/// Chunk slots one device offers, and the array's stripes over them.
+/// Unit slots one device offers (whole chunks' worth), and the array's
+/// stripes over them, in units ([`ArrayParams::unit_bytes`]).
 pub fn shape(cfg: &Config, a: &ArrayParams) -> (u64, u32) {
     let (width, parity) = crate::setup::stripe_shape(cfg);
     let dev_stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
-    let device = dev_stripes * width.saturating_sub(parity as u32) as u64 * cfg.geometry.page_bytes as u64;
-    let slots = device / a.chunk_bytes(cfg.geometry.page_bytes);
+    let page = cfg.geometry.page_bytes;
+    let device = dev_stripes * width.saturating_sub(parity as u32) as u64 * page as u64;
+    let (chunk, unit) = (a.chunk_bytes(page), a.unit_bytes(page));
+    let slots = device / chunk * (chunk / unit);
     let usable = if a.allocation == Allocation::Static { slots } else { (slots as f64 * (1.0 - a.spare)) as u64 };
     (slots, usable.min(u32::MAX as u64 - 1) as u32)
 }
@@ -190,7 +203,7 @@ pub fn shape(cfg: &Config, a: &ArrayParams) -> (u64, u32) {
 /// Host-visible capacity of the array `cfg` describes, bytes.
 pub fn capacity_bytes(cfg: &Config, a: &ArrayParams) -> u64 {
     let (_, stripes) = shape(cfg, a);
-    stripes as u64 * (a.devices as u64 - 1) * a.chunk_bytes(cfg.geometry.page_bytes)
+    stripes as u64 * (a.devices as u64 - 1) * a.unit_bytes(cfg.geometry.page_bytes)
 }
 
 /// The configuration of device `i` of the array `cfg` describes: the same
@@ -205,16 +218,19 @@ pub fn device_config(cfg: &Config, i: u32) -> Config {
 /// The device reads that stand for what `requests` touch: every home slot
 /// of every stripe they touch (the same slots on every device), as reads at
 /// time 0 (preconditioning maps what a trace reads before writing it).
+/// `units` is the array's stripes in units.
 fn needed_slots(
     cfg: &Config,
     a: &ArrayParams,
-    stripes: u32,
+    units: u32,
     requests: &[rainsim_trace::Request],
 ) -> Vec<rainsim_trace::Request> {
     if cfg.precondition.map_trace == crate::config::MapTrace::None || requests.is_empty() {
         return Vec::new();
     }
-    let chunk = a.chunk_bytes(cfg.geometry.page_bytes);
+    let page = cfg.geometry.page_bytes;
+    let chunk = a.chunk_bytes(page);
+    let stripes = (units as u64 / (chunk / a.unit_bytes(page))) as u32;
     let dps = a.devices as u64 - 1;
     let mut touched = vec![false; stripes as usize];
     for r in requests {
@@ -273,11 +289,14 @@ impl Array {
         if stripes == 0 {
             return Err(ConfigError("the array has no stripes: the devices hold less than one chunk each".into()));
         }
-        let chunks = stripes as u64 * s as u64;
-        if chunks >= u32::MAX as u64 {
-            return Err(ConfigError(format!(
-                "the array has {chunks} chunks; at most 2^32 − 2 are supported: raise array.chunk_kib"
-            )));
+        let units = stripes as u64 * s as u64;
+        if units >= u32::MAX as u64 {
+            let what = if a.allocation == Allocation::Static {
+                "page rows × devices (under static placement the array's RAID-5 works page by page)"
+            } else {
+                "chunks; raise array.chunk_kib"
+            };
+            return Err(ConfigError(format!("the array has {units} {what}; at most 2^32 − 2 are supported")));
         }
         let reads = needed_slots(cfg, &a, stripes, requests);
         let mut devices = Vec::with_capacity(s as usize);
@@ -296,11 +315,16 @@ impl Array {
             devices.push(ssd);
         }
         let page_bytes = cfg.geometry.page_bytes;
-        let chunk_bytes = a.chunk_bytes(page_bytes);
-        debug_assert_eq!(devices[0].capacity_bytes() / chunk_bytes, slots, "shape() sizes the devices as they are");
+        let (chunk_bytes, unit_bytes) = (a.chunk_bytes(page_bytes), a.unit_bytes(page_bytes));
+        let rows = chunk_bytes / unit_bytes;
+        debug_assert_eq!(
+            devices[0].capacity_bytes() / chunk_bytes * rows,
+            slots,
+            "shape() sizes the devices as they are"
+        );
         let dev_stripes = devices[0].stripe_layout().clone();
         let channels = dev_stripes.channels;
-        let channel_of = ChannelOf { stripes: dev_stripes, pages: chunk_bytes / page_bytes as u64 };
+        let channel_of = ChannelOf { stripes: dev_stripes, pages: unit_bytes / page_bytes as u64 };
         let map = ArrayMap::new(s, stripes, slots, channel_of);
         let t = &cfg.timing;
         let service = ServiceTimes::new(t.channel_mb_s, page_bytes, a.dls_batch, t.read_ns, t.program_ns);
@@ -315,7 +339,7 @@ impl Array {
             })
             .collect();
         let times = RaidTimes { xor_ns: t.xor_ns, stripe_overhead_ns: t.stripe_overhead_ns, decision_ns: 0 };
-        let layout = StripeLayout::new(s, s, true, stripes);
+        let layout = StripeLayout::new(s, s, true, stripes).with_parity_run(rows as u32);
         let mut raid = RaidLayer::new(layout.clone(), times);
         raid.set_verify(verify);
         let core = Core {
@@ -331,6 +355,7 @@ impl Array {
             device_bytes: cfg.physical_pages() * page_bytes as u64,
             pe_limit: cfg.ftl.pe_cycle_limit,
             chunk_bytes,
+            unit_bytes,
             page_bytes,
             ops: Slab::default(),
             reqs: Slab::default(),
@@ -340,7 +365,7 @@ impl Array {
                 device_bytes: vec![0; s as usize],
                 ..Default::default()
             },
-            tokens: verify.then(|| vec![0; chunks as usize]),
+            tokens: verify.then(|| vec![0; units as usize]),
             failed: None,
             error: None,
             reads_at: Default::default(),
@@ -353,7 +378,7 @@ impl Array {
 
     /// Host-visible capacity, bytes.
     pub fn capacity_bytes(&self) -> u64 {
-        self.core.stripes.logical_pages() * self.core.chunk_bytes
+        self.core.stripes.logical_pages() * self.core.unit_bytes
     }
 
     /// The devices (their reports are built from their collectors).
@@ -372,7 +397,8 @@ impl Array {
         &self.core.counters
     }
 
-    /// Where array chunk `chunk` lives: (device, slot).
+    /// Where unit `chunk` of the array's RAID layer (a chunk, or under
+    /// static placement a page row's member) lives: (device, slot in units).
     pub fn location(&self, chunk: u32) -> Option<(u32, u32)> {
         self.core.map.get(chunk)
     }

@@ -1,7 +1,8 @@
 //! The array is the RAID layer's port: a stripe member is a device (the
 //! layer's "channel") and a slot on it (its "page"); a read becomes a device
-//! read of the chunk's slot, a program a device write — of a data chunk to
-//! where the write allocation says, of parity in place.
+//! read of the unit's slot, a program a device write — of a data unit to
+//! where the write allocation says, of parity in place. (A unit is a page
+//! under static placement, else a chunk: [`super::params::ArrayParams::unit_bytes`].)
 
 use super::alloc::{next_channel_with_room, ArrayView, Choice};
 use super::params::Allocation;
@@ -30,7 +31,7 @@ impl RaidPort for Core {
             RaidAction::Read { chunk, ppn, owner, .. } => {
                 let (device, slot) = self.map.get(chunk).expect("a chunk read has a location");
                 debug_assert_eq!(slot, ppn);
-                let bytes = self.chunk_bytes;
+                let bytes = self.unit_bytes;
                 self.issue(owner, chunk, device, slot, (slot as u64 * bytes, bytes as u32), false);
             }
             RaidAction::Program { channel, chunk, owner } => self.program(channel, chunk, owner),
@@ -95,9 +96,9 @@ impl Core {
         let d = device as usize;
         let kind = if matches!(owner, Owner::ParityProgram(_)) { 2 } else { 1 };
         self.counters.device_ops[d][kind] += 1;
-        self.counters.device_bytes[d] += self.chunk_bytes;
-        self.loads[d].written_bytes += self.chunk_bytes;
-        let bytes = self.chunk_bytes;
+        let bytes = self.unit_bytes;
+        self.counters.device_bytes[d] += bytes;
+        self.loads[d].written_bytes += bytes;
         self.issue(owner, chunk, device, slot, (slot as u64 * bytes, bytes as u32), true);
     }
 

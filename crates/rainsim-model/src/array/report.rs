@@ -17,9 +17,9 @@ use serde::Serialize;
 pub struct DeviceSummary {
     /// Reads the array sent it (host reads, pre-reads, rebuild reads).
     pub reads: u64,
-    /// Data chunks the array wrote to it.
+    /// Data units the array wrote to it (pages under `static`, else chunks).
     pub data_programs: u64,
-    /// Parity chunks the array wrote to it.
+    /// Parity units the array wrote to it.
     pub parity_programs: u64,
     /// Requests it held back at its host queue depth (blocked).
     pub blocked_requests: u64,
@@ -60,7 +60,8 @@ pub struct DeviceBalance {
     pub max_min_programs: f64,
 }
 
-/// Array RAID-5 routines.
+/// Array RAID-5 routines, counted per stripe job: under `static` placement
+/// one page row of a stripe's chunks (md's stripe head), else a stripe.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ArrayRaid {
     /// Full-stripe writes.
@@ -101,7 +102,7 @@ pub struct ArrayReport {
     pub co_resident_stripes: u64,
     /// Host-visible capacity, bytes.
     pub capacity_bytes: u64,
-    /// Stripes.
+    /// Stripes (of chunks; under `static` each is its chunk's page rows).
     pub stripes: u32,
     /// Requests completed.
     pub requests: u64,
@@ -209,7 +210,7 @@ impl Array {
             single_failure_tolerant: self.params.allocation.single_failure_tolerant(),
             co_resident_stripes: self.co_resident_stripes(),
             capacity_bytes: self.capacity_bytes(),
-            stripes: self.core.stripes.stripes,
+            stripes: (self.core.stripes.stripes as u64 / (self.core.chunk_bytes / self.core.unit_bytes)) as u32,
             requests: count,
             latency: Latency {
                 read: ClassLatency::new(&c.latency[0], cdf, true),
@@ -240,15 +241,17 @@ impl Array {
     }
 
     fn notes(&self) -> Vec<String> {
-        let (chunk, page) = (self.core.chunk_bytes, self.core.page_bytes as u64);
+        let (unit, page) = (self.core.unit_bytes, self.core.page_bytes as u64);
         let mut notes = Vec::new();
-        if chunk > page {
+        if unit > page {
             notes.push(format!(
-                "array chunks of {} KiB ({} pages): a write pre-reads and programs whole chunks (data and parity), \
-                 as a chunk-granular array does; md's stripe cache works page by page and moves less for small \
-                 writes (reads move only the bytes asked for)",
-                chunk / 1024,
-                chunk / page
+                "array chunks of {} KiB ({} pages) under array.allocation = \"{}\": a chunk moves whole, so a \
+                 write pre-reads and programs whole chunks (data and parity), as a chunk-granular array does; \
+                 under \"static\" the array's RAID-5 works page by page as md's stripe cache does \
+                 (reads move only the bytes asked for either way)",
+                unit / 1024,
+                unit / page,
+                self.params.allocation.name()
             ));
         }
         notes

@@ -125,42 +125,73 @@ impl Array {
         c.first_issue.get_or_insert(now);
         let write = r.op == Op::Write;
         let id = self.core.reqs.insert(ArrayReq { arrival: now, pending: 1, write });
-        let cb = self.core.chunk_bytes;
-        let (first, end) = (r.offset / cb, r.offset + r.size as u64);
-        let last = (end - 1) / cb;
+        let (cb, ub) = (self.core.chunk_bytes, self.core.unit_bytes);
+        let rows = cb / ub;
+        let end = r.offset + r.size as u64;
         let dps = self.core.stripes.data_per_stripe() as u64;
         if write {
-            let mut lpn = first;
-            while lpn <= last {
-                let stripe = (lpn / dps) as u32;
-                let stripe_end = ((stripe as u64 + 1) * dps - 1).min(last);
-                let (mut written, mut partial) = (0u64, 0u64);
-                for l in lpn..=stripe_end {
-                    let pos = self.core.stripes.data_pos(stripe, (l % dps) as u32);
-                    written |= 1 << pos;
-                    if l * cb < r.offset || (l + 1) * cb > end {
-                        partial |= 1 << pos;
+            // One stripe job per unit row of each array stripe touched, with
+            // the data units the request writes in it (whole or in part).
+            for s in r.offset / cb / dps..=(end - 1) / cb / dps {
+                for o in 0..rows {
+                    let row = (s * rows + o) as u32;
+                    let (mut written, mut partial) = (0u64, 0u64);
+                    for i in 0..dps {
+                        let lo = (s * dps + i) * cb + o * ub;
+                        if lo + ub <= r.offset || lo >= end {
+                            continue;
+                        }
+                        let pos = self.core.stripes.data_pos(row, i as u32);
+                        written |= 1 << pos;
+                        if lo < r.offset || lo + ub > end {
+                            partial |= 1 << pos;
+                        }
+                    }
+                    if written != 0 {
+                        self.core.reqs[id].pending += 1;
+                        self.raid.submit_job(id, row, written, partial, &mut self.core);
                     }
                 }
-                lpn = stripe_end + 1;
-                self.core.reqs[id].pending += 1;
-                self.raid.submit_job(id, stripe, written, partial, &mut self.core);
             }
         } else {
-            for lpn in first..=last {
-                let (_, chunk) = self.core.stripes.chunk_of_lpn(lpn);
-                self.core.reqs[id].pending += 1;
-                if self.raid.is_lost(chunk) {
-                    self.raid.reconstruct_read(id, chunk, &mut self.core);
-                    continue;
+            // One device read per chunk: its rows are consecutive slots of
+            // one device (md reads a chunk past its stripe cache), unless a
+            // unit of it is lost.
+            for c in r.offset / cb..=(end - 1) / cb {
+                let (lo, hi) = ((c * cb).max(r.offset), ((c + 1) * cb).min(end));
+                let (s, i) = (c / dps, (c % dps) as u32);
+                let (first, last) = ((lo - c * cb) / ub, (hi - 1 - c * cb) / ub);
+                let unit = |l: &crate::raid::stripe::StripeLayout, o: u64| {
+                    let row = (s * rows + o) as u32;
+                    row * l.width + l.data_pos(row, i)
+                };
+                if (first..=last).any(|o| self.raid.is_lost(unit(&self.core.stripes, o))) {
+                    for o in first..=last {
+                        let (a, b) = (lo.max(c * cb + o * ub), hi.min(c * cb + (o + 1) * ub));
+                        let u = unit(&self.core.stripes, o);
+                        self.read_part(id, u, a - c * cb - o * ub, (b - a) as u32);
+                    }
+                } else {
+                    let u = unit(&self.core.stripes, first);
+                    self.read_part(id, u, lo - c * cb - first * ub, (hi - lo) as u32);
                 }
-                let (lo, hi) = ((lpn * cb).max(r.offset), ((lpn + 1) * cb).min(end));
-                let (device, slot) = self.core.map.get(chunk).expect("every chunk has a location");
-                let dev = slot as u64 * cb + (lo - lpn * cb);
-                self.core.issue(Owner::HostRead(id), chunk, device, slot, (dev, (hi - lo) as u32), false);
             }
         }
         self.core.unit_done(id);
+    }
+
+    /// Reads `size` bytes of request `id` from `at` bytes into unit `unit`
+    /// on (they may run on through the unit's successors on its device), or
+    /// rebuilds the unit from its stripe when it is lost.
+    fn read_part(&mut self, id: u32, unit: u32, at: u64, size: u32) {
+        self.core.reqs[id].pending += 1;
+        if self.raid.is_lost(unit) {
+            self.raid.reconstruct_read(id, unit, &mut self.core);
+            return;
+        }
+        let (device, slot) = self.core.map.get(unit).expect("every unit has a location");
+        let dev = slot as u64 * self.core.unit_bytes + at;
+        self.core.issue(Owner::HostRead(id), unit, device, slot, (dev, size), false);
     }
 
     /// A device request completed at `t`: its owner hears of it.
@@ -245,12 +276,14 @@ impl Array {
         let Some(tokens) = &self.core.tokens else { return Ok(()) };
         let now = self.core.now;
         let w = self.core.stripes.width as usize;
+        let rows = (self.core.chunk_bytes / self.core.unit_bytes) as usize;
         for (s, chunk) in tokens.chunks(w).enumerate() {
             let lost = (0..w).any(|p| self.raid.is_lost((s * w + p) as u32));
             if !lost && chunk.iter().fold(0, |x, t| x ^ t) != 0 {
+                let row = if rows > 1 { format!(", page row {}", s % rows) } else { String::new() };
                 return Err(VerifyError {
                     time_ns: now,
-                    what: format!("array stripe {s}: parity does not match its data"),
+                    what: format!("array stripe {}{row}: parity does not match its data", s / rows),
                 }
                 .into());
             }
@@ -297,9 +330,10 @@ impl Core {
             rec[device as usize].push(r());
         }
         let dev = &mut self.devices[device as usize];
-        if self.chunk_bytes == self.page_bytes as u64 {
-            // The slot is the device's page.
-            dev.page_now(now, slot, range.1, write, tag);
+        let page = self.page_bytes as u64;
+        if range.0 / page == (range.0 + range.1 as u64 - 1) / page {
+            // Within one page of the device.
+            dev.page_now(now, (range.0 / page) as u32, range.1, write, tag);
         } else {
             dev.arrive_now(now, r(), tag);
         }
@@ -338,7 +372,7 @@ impl Core {
     /// Trims the slot a chunk moved away from and gives it back.
     fn trim(&mut self, device: u32, slot: u32) {
         if self.failed != Some(device) {
-            let pages = self.chunk_bytes / self.page_bytes as u64;
+            let pages = self.unit_bytes / self.page_bytes as u64;
             // The trim happens now (a collection it starts starts now), not
             // at the device's last event.
             self.devices[device as usize].q.advance_to(self.now);

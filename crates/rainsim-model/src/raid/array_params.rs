@@ -55,7 +55,7 @@ pub enum Replay {
 pub struct ArrayParams {
     /// Devices S in the array (3 to 64: a RAID-5 stripe of S − 1 data chunks and parity).
     pub devices: u32,
-    /// Chunk size, KiB: a multiple of the device page (the paper: one page).
+    /// Chunk size, KiB: a multiple of the device page (the paper: one page). Under static placement the array's RAID-5 still works page by page (md's stripe cache); under free placement a chunk is written whole.
     pub chunk_kib: u32,
     /// `static`, `rr`, `egs` or `dls`.
     pub allocation: Allocation,
@@ -136,6 +136,18 @@ impl ArrayParams {
             page_bytes as u64
         } else {
             self.chunk_kib as u64 * 1024
+        }
+    }
+
+    /// Size of the array RAID layer's unit, bytes: one page under `static`
+    /// placement (each page row of a stripe's chunks is its own RAID-5 stripe,
+    /// as md's stripe cache works), the whole chunk under free placement
+    /// (a chunk moves whole, so it is written whole).
+    pub fn unit_bytes(&self, page_bytes: u32) -> u64 {
+        if self.allocation == Allocation::Static {
+            page_bytes as u64
+        } else {
+            self.chunk_bytes(page_bytes)
         }
     }
 }

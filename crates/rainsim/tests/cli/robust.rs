@@ -219,14 +219,16 @@ fn a_signal_stops_a_run_without_a_partial_report() {
 }
 
 /// A signal stops a run whose requests are slow to complete (an array of
-/// 256 MiB chunks: every request is tens of thousands of page operations)
-/// at once, not after the next few thousand completions.
+/// 256 MiB chunks under free placement, which writes chunks whole: every
+/// write is tens of thousands of page operations) at once, not after the
+/// next few thousand completions.
 #[test]
 #[cfg(unix)]
 fn a_signal_stops_a_run_of_slow_requests_between_completions() {
     let t = trace("msr_hm_0_slice1000.csv");
     let child = Command::new(BIN)
         .args(["run", "--quiet", "--trace", p(&t), "--set", "array.devices=3", "--set", "array.chunk_kib=262144"])
+        .args(["--set", "array.allocation=rr"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
