@@ -5,8 +5,8 @@
 //! the key to change, instead of being aborted by a failed allocation.
 
 use crate::settings::SettingsError;
-use rainsim_model::setup::memory_estimate;
 use rainsim_model::array::params::Allocation;
+use rainsim_model::setup::memory_estimate;
 use rainsim_model::Config;
 
 /// Overrides the available memory, bytes (for tests and for machines whose
