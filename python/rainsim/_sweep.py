@@ -29,8 +29,32 @@ BACKENDS = ("local", "dask", "ray")
 
 
 def _run_one(spec: Dict[str, Any]) -> str:
-    """One run (in a thread, a Dask worker or a Ray task): the report as JSON text."""
-    return _rainsim.run_json(**spec)
+    """One run (in a thread, a Dask worker or a Ray task): the report as JSON text.
+    ``dask_stop`` names a Dask ``Event`` whose setting stops the run at its next
+    progress call (a run in a worker process cannot see the sweep's interrupt)."""
+    spec = dict(spec)
+    name = spec.pop("dask_stop", None)
+    if name is None:
+        return _rainsim.run_json(**spec)
+    import distributed
+
+    # The worker's client, fetched here: the watcher thread is not the task's.
+    event = distributed.Event(name, client=distributed.get_client())
+    stop, done = _rainsim.StopFlag(), threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            if event.wait(timeout=0.5):
+                stop.set()
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        return _rainsim.run_json(**spec, stop=stop)
+    finally:
+        done.set()
+        watcher.join()
 
 
 def load_sweep_file(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
@@ -242,6 +266,10 @@ def _local(todo, workers, finish):
 
 
 def _dask(todo, workers, finish, client):
+    """Runs on a Dask cluster. On an interrupt the completed runs are stored, those
+    not started cancelled, and those under way stopped (a Dask ``Event`` their
+    workers watch), before the interrupt goes on — on the sweep's own
+    ``LocalCluster`` and on a ``client`` passed in alike."""
     try:
         import distributed
     except ImportError:
@@ -251,10 +279,23 @@ def _dask(todo, workers, finish, client):
         own = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
         client = distributed.Client(own)
+    futs = {}
+    finished = set()
+    stop = distributed.Event(f"rainsim-stop-{os.getpid()}-{time.time_ns()}", client=client)
     try:
-        futs = {client.submit(_run_one, spec, key=f"rainsim-{key}", pure=False): key for key, spec in todo}
+        futs = {client.submit(_run_one, {**spec, "dask_stop": stop.name}, key=f"rainsim-{key}", pure=False): key
+                for key, spec in todo}
         for fut in distributed.as_completed(list(futs)):
+            finished.add(fut)
             finish(futs[fut], fut)
+    except BaseException:
+        stop.set()
+        left = [f for f in futs if f not in finished]
+        for fut in left:
+            if fut.status == "finished":
+                finish(futs[fut], fut)
+        client.cancel([f for f in left if f.status != "finished"])
+        raise
     finally:
         if own is not None:
             client.close()
@@ -262,6 +303,9 @@ def _dask(todo, workers, finish, client):
 
 
 def _ray(todo, workers, finish, address):
+    """Runs on Ray. On an interrupt the completed runs are stored and the others
+    cancelled (a run under way is stopped: its worker is killed) before the
+    interrupt goes on — on the sweep's own Ray and on one already initialised alike."""
     try:
         import ray
     except ImportError:
@@ -270,20 +314,33 @@ def _ray(todo, workers, finish, address):
     if started:
         kw = {"num_cpus": workers} if address is None else {"address": address}
         ray.init(include_dashboard=False, log_to_driver=False, **kw)
+
+    class _Fut:  # the one interface `finish` needs
+        def __init__(self, ref):
+            self.ref = ref
+
+        def result(self):
+            try:
+                return ray.get(self.ref)
+            except ray.exceptions.RayTaskError as e:
+                raise RainsimError(str(e.cause) if getattr(e, "cause", None) else str(e)) from None
+
+    pending = []
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(_run_one)
         refs = {remote.remote(spec): key for key, spec in todo}
         pending = list(refs)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-
-            class _Fut:  # the one interface `finish` needs
-                def result(self, ref=done[0]):
-                    try:
-                        return ray.get(ref)
-                    except ray.exceptions.RayTaskError as e:
-                        raise RainsimError(str(e.cause) if getattr(e, "cause", None) else str(e)) from None
-            finish(refs[done[0]], _Fut())
+            finish(refs[done[0]], _Fut(done[0]))
+    except BaseException:
+        if pending:
+            ready, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
+            for ref in ready:
+                finish(refs[ref], _Fut(ref))
+            for ref in pending:
+                ray.cancel(ref, force=True)
+        raise
     finally:
         if started:
             ray.shutdown()

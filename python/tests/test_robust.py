@@ -67,16 +67,34 @@ def test_a_set_stop_flag_ends_a_run_early():
 INTERRUPT = textwrap.dedent("""
     import os, signal, sys, threading, time, rainsim
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    threading.Timer(float(sys.argv[2]), lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    caller = sys.argv[5:] == ["caller"]
+    client = None
+    if caller and sys.argv[4] == "dask":
+        import distributed
+        client = distributed.Client(distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                                             dashboard_address=None))
+    elif caller:
+        import ray
+        ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    sent = []
+    def interrupt():
+        sent.append(time.time())
+        os.kill(os.getpid(), signal.SIGINT)
+    threading.Timer(float(sys.argv[2]), interrupt).start()
     t = time.time()
     try:
         if sys.argv[1] == "run":
             rainsim.run(set={"workload.requests": 50_000_000})
         else:
             grid = [{"seed": [1, 2], "workload.requests": [20_000]}, {"seed": [3], "workload.requests": [50_000_000]}]
-            rainsim.sweep(grid, out=sys.argv[3], workers=2, progress=False)
+            rainsim.sweep(grid, out=sys.argv[3], workers=2, progress=False, backend=sys.argv[4], client=client)
     except KeyboardInterrupt:
-        print("interrupted", round(time.time() - t, 1))
+        print("interrupted", round(time.time() - t, 1), round(time.time() - sent[0], 1), end=" ")
+        # The caller's cluster (one CPU) takes a task only once the long run stopped.
+        if caller and client is not None:
+            print("probe", client.submit(lambda: time.time(), pure=False).result(timeout=30) - sent[0])
+        elif caller:
+            print("probe", ray.get(ray.remote(lambda: time.time()).remote(), timeout=30) - sent[0])
 """)
 
 
@@ -87,12 +105,23 @@ def test_ctrl_c_stops_a_run_at_once():
     assert float(r.stdout.split()[1]) < 20, r.stdout
 
 
-def test_ctrl_c_in_a_sweep_keeps_the_runs_done(tmp_path):
+@pytest.mark.parametrize("backend, cluster", [("local", "own"), ("dask", "own"), ("ray", "own"), ("dask", "caller"),
+                                              ("ray", "caller")])
+def test_ctrl_c_in_a_sweep_keeps_the_runs_done(tmp_path, backend, cluster):
+    # On the caller's cluster (a Dask client or Ray initialised before the sweep,
+    # one CPU) the long run must stop too: a task sent after the interrupt runs.
+    if backend != "local":
+        pytest.importorskip("distributed" if backend == "dask" else "ray")
+    # Dask's and Ray's local clusters take seconds to start: the interrupt comes
+    # once the two short runs are surely done, while the long one runs.
+    after = "3.0" if backend == "local" else "20.0"
     out = tmp_path / "sw"
-    r = subprocess.run([sys.executable, "-c", INTERRUPT, "sweep", "3.0", str(out)], capture_output=True, text=True,
-                       timeout=300)
+    r = subprocess.run([sys.executable, "-c", INTERRUPT, "sweep", after, str(out),
+                        backend, cluster], capture_output=True, text=True, timeout=300)
     assert r.stdout.startswith("interrupted"), r.stdout + r.stderr
-    assert float(r.stdout.split()[1]) < 20, "the long run was not stopped: " + r.stdout
+    assert float(r.stdout.split()[2]) < 20, "the long run was not stopped: " + r.stdout
+    if cluster == "caller":
+        assert "probe" in r.stdout and float(r.stdout.split()[4]) < 20, "the long run held the cluster: " + r.stdout
     stored = [n for n in os.listdir(out) if n.endswith(".json") and n != "sweep.json"]
     assert len(stored) == 2, f"the two short runs are stored, the long one not: {stored}"
 
