@@ -91,3 +91,65 @@ pub fn render(r: &ArrayReport) -> String {
     );
     o
 }
+
+/// Array runs side by side (`rainsim compare` of array variants): one row
+/// per metric, one column per run.
+pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
+    let mut o = String::new();
+    let w = runs.iter().map(|(l, _)| l.len()).max().unwrap_or(8).clamp(12, 32);
+    let _ = write!(o, "{:<24}", "metric");
+    for (l, _) in runs {
+        let _ = write!(o, " {l:>w$}");
+    }
+    o.push('\n');
+    let sum = |r: &ArrayReport, f: fn(&rainsim_model::array::report::DeviceSummary) -> u64| {
+        r.devices.iter().map(f).sum::<u64>().to_string()
+    };
+    type Get = Box<dyn Fn(&ArrayReport) -> String>;
+    let rows: Vec<(&str, Get)> = vec![
+        ("allocation", Box::new(|r| r.array.allocation.name().to_string())),
+        ("execution time", Box::new(|r| ns(r.execution_time_ns as f64))),
+        ("IOPS", Box::new(|r| format!("{:.1}", r.iops))),
+        ("read mean", Box::new(|r| ns(r.latency.read.mean_ns))),
+        ("read p99", Box::new(|r| ns(r.latency.read.p99_ns as f64))),
+        ("read p99.9", Box::new(|r| ns(r.latency.read.p99_9_ns as f64))),
+        ("write mean", Box::new(|r| ns(r.latency.write.mean_ns))),
+        ("write p99", Box::new(|r| ns(r.latency.write.p99_ns as f64))),
+        ("write p99.9", Box::new(|r| ns(r.latency.write.p99_9_ns as f64))),
+        ("all mean", Box::new(|r| ns(r.latency.all.mean_ns))),
+        ("full-stripe writes", Box::new(|r| r.raid.full_stripe_writes.to_string())),
+        ("RMW", Box::new(|r| r.raid.rmw.to_string())),
+        ("RCW", Box::new(|r| r.raid.rcw.to_string())),
+        ("pre-reads", Box::new(|r| r.raid.prereads.to_string())),
+        ("degraded reads", Box::new(|r| r.raid.degraded_reads.to_string())),
+        ("chunks moved", Box::new(|r| r.raid.moves.to_string())),
+        ("GC count (all devices)", Box::new(move |r| sum(r, |d| d.gc))),
+        ("erases (all devices)", Box::new(move |r| sum(r, |d| d.erases))),
+        ("blocked (all devices)", Box::new(move |r| sum(r, |d| d.blocked_requests))),
+        (
+            "written (all devices)",
+            Box::new(|r| {
+                let b: u64 = r.devices.iter().map(|d| d.bytes_written).sum();
+                format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+            }),
+        ),
+        ("cv chunks written", Box::new(|r| format!("{:.3}", r.balance.cv_programs))),
+        ("max/min chunks written", Box::new(|r| format!("{:.3}", r.balance.max_min_programs))),
+        ("cv bytes written", Box::new(|r| format!("{:.3}", r.balance.cv_bytes_written))),
+        ("cv erases", Box::new(|r| format!("{:.3}", r.balance.cv_erases))),
+        ("cv blocked", Box::new(|r| format!("{:.3}", r.balance.cv_blocked))),
+        (
+            "min lifetime (years)",
+            Box::new(|r| r.min_predicted_lifetime_s.map_or("-".into(), |s| format!("{:.2}", s / 31_557_600.0))),
+        ),
+        ("co-resident stripes", Box::new(|r| r.co_resident_stripes.to_string())),
+    ];
+    for (name, get) in &rows {
+        let _ = write!(o, "{name:<24}");
+        for (_, r) in runs {
+            let _ = write!(o, " {:>w$}", get(r));
+        }
+        o.push('\n');
+    }
+    o
+}

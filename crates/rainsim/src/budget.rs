@@ -6,7 +6,7 @@
 
 use crate::settings::SettingsError;
 use rainsim_model::array::params::Allocation;
-use rainsim_model::setup::memory_estimate;
+use rainsim_model::setup::{memory_estimate, MemoryEstimate};
 use rainsim_model::Config;
 
 /// Overrides the available memory, bytes (for tests and for machines whose
@@ -77,14 +77,10 @@ fn gib(b: u64) -> String {
 /// 36 bytes a row with a few channels) with their growth slack.
 pub const REQUEST_LOG_BYTES: u64 = 80;
 
-/// Refuses a run of `cfg` on `requests` requests whose estimate exceeds the
-/// memory available, unless `run.ignore_memory_budget` is set. `request_log`
-/// adds the per-request log's memory.
-pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Result<(), SettingsError> {
-    if cfg.run.ignore_memory_budget {
-        return Ok(());
-    }
-    let mut est = match &cfg.array {
+/// The memory a run of `cfg` on `requests` requests needs, by part: one
+/// device's [`memory_estimate`], or an array's devices and its own table.
+pub fn estimate(cfg: &Config, requests: u64, verify: bool) -> MemoryEstimate {
+    match &cfg.array {
         None => memory_estimate(cfg, requests, verify),
         Some(a) => {
             // Every device as one run, and the array's own table per unit
@@ -108,7 +104,17 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
             e.parts.sort_by_key(|p| std::cmp::Reverse(p.1));
             e
         }
-    };
+    }
+}
+
+/// Refuses a run of `cfg` on `requests` requests whose estimate exceeds the
+/// memory available, unless `run.ignore_memory_budget` is set. `request_log`
+/// adds the per-request log's memory.
+pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Result<(), SettingsError> {
+    if cfg.run.ignore_memory_budget {
+        return Ok(());
+    }
+    let mut est = estimate(cfg, requests, verify);
     if request_log {
         let b = requests.saturating_mul(REQUEST_LOG_BYTES);
         est.bytes = est.bytes.saturating_add(b);

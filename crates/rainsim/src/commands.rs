@@ -7,6 +7,7 @@ use crate::turns::Turn;
 use crate::workload::{self, Workload};
 use crate::Setup;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rainsim_model::array::report::ArrayReport;
 use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{Config, Report};
 use rainsim_trace::Trace;
@@ -91,14 +92,34 @@ pub(crate) fn simulate(
     turn: Option<&Turn>,
 ) -> Result<Report, Box<dyn std::error::Error>> {
     let total = w.len();
-    let hook = &mut |n: u64| {
+    with_progress(total, scheme, show_progress, stopped, &mut turn_hook(turn, total), |p| {
+        rainsim::simulate_workload(cfg, w, scheme, verify, p)
+    })
+}
+
+/// [`simulate`] for an array configuration (its requests held).
+pub(crate) fn simulate_array(
+    cfg: &Config,
+    trace: &Trace,
+    scheme: &str,
+    verify: bool,
+    show_progress: bool,
+    stopped: &str,
+    turn: Option<&Turn>,
+) -> Result<ArrayReport, Box<dyn std::error::Error>> {
+    let total = trace.requests.len();
+    with_progress(total, scheme, show_progress, stopped, &mut turn_hook(turn, total), |p| {
+        rainsim::simulate_array(cfg, trace, scheme, verify, p)
+    })
+}
+
+/// What a run taking turns on the cores tells its turn of its progress.
+fn turn_hook<'a>(turn: Option<&'a Turn<'a>>, total: usize) -> impl FnMut(u64) + 'a {
+    move |n: u64| {
         if let Some(t) = turn {
             t.progress(n as f64 / total.max(1) as f64);
         }
-    };
-    with_progress(total, scheme, show_progress, stopped, hook, |p| {
-        rainsim::simulate_workload(cfg, w, scheme, verify, p)
-    })
+    }
 }
 
 fn simulate_logged(
@@ -144,7 +165,7 @@ fn with_progress<T>(
 }
 
 /// Writes a report atomically (a temporary file renamed over `path`).
-pub(crate) fn write_report(path: &Path, report: &Report) -> Res {
+pub(crate) fn write_report(path: &Path, report: &impl serde::Serialize) -> Res {
     let text = serde_json::to_string_pretty(report)? + "\n";
     rainsim_trace::write_atomic(path, &[], |f| f.write_all(text.as_bytes()))?;
     Ok(())
@@ -233,22 +254,12 @@ fn show_run(
 
 /// `rainsim run` of an array configuration.
 fn run_array(cfg: &Config, trace: &Trace, scheme: &str, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
-    let total = trace.requests.len() as u64;
-    let mut progress = Progress::new(total, scheme, !quiet);
-    let report = rainsim::simulate_array(cfg, trace, scheme, verify, &mut |n: u64| {
-        progress.update(n);
-        if interrupt::received().is_some() {
-            interrupt::check(&format!("the run stopped after {n} of {total} requests; no report written"));
-        }
-    })
-    .map_err(|e| -> Box<dyn std::error::Error> { e })?;
-    progress.finish();
+    let report = simulate_array(cfg, trace, scheme, verify, !quiet, "no report written", None)?;
     for n in &report.notes {
         eprintln!("note: {n}");
     }
     if let Some(p) = out {
-        let text = serde_json::to_string_pretty(&report)? + "\n";
-        rainsim_trace::write_atomic(p, &[], |f| f.write_all(text.as_bytes()))?;
+        write_report(p, &report)?;
     }
     if !quiet {
         outf!("{}", rainsim::array_summary::render(&report));

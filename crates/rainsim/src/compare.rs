@@ -1,11 +1,14 @@
 //! `rainsim compare`: several schemes or `--set` variants on one workload,
 //! run side by side on every core (each run is independent and
 //! deterministic, so the reports do not depend on the number of jobs).
+//! The runs are all single devices or all arrays (`[array]`, e.g. one
+//! `array.allocation` per variant).
 
-use crate::commands::{out, resolve, simulate, warn_detection, write_report};
+use crate::commands::{out, resolve, simulate, simulate_array, warn_detection, write_report};
 use crate::{interrupt, Setup};
 use rainsim::workload::{self, Workload};
 use rainsim::{budget, summary, turns};
+use rainsim_model::array::report::ArrayReport;
 use rainsim_model::{Config, Report};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -13,7 +16,13 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 type Res = Result<(), Box<dyn std::error::Error>>;
-type RunResult = Result<Report, String>;
+type RunResult = Result<Outcome, String>;
+
+/// The report of one run: a device's or an array's.
+enum Outcome {
+    Device(Box<Report>),
+    Array(Box<ArrayReport>),
+}
 
 /// How far (a fraction of its requests) a run may get ahead of a waiting
 /// one before it gives up its core, when the runs take turns.
@@ -70,8 +79,14 @@ pub fn compare(
         .enumerate()
         .map(|(i, (_, scheme, sets))| resolve(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i))))
         .collect::<Result<Vec<_>, _>>()?;
-    if cfgs.iter().any(|c| c.array.is_some()) {
-        return Err("compare does not take an array ([array]); run each allocation with `rainsim run`".into());
+    let arrays = cfgs.iter().filter(|c| c.array.is_some()).count();
+    if arrays > 0 && arrays < cfgs.len() {
+        let i = cfgs.iter().position(|c| c.array.is_none()).expect("some run is a device");
+        return Err(format!(
+            "compare runs arrays ([array]) or single devices, not both: {} is a single device, the others arrays",
+            named(i)
+        )
+        .into());
     }
     // Every distinct workload once, before any run (runs that differ only
     // in the device share it).
@@ -96,10 +111,7 @@ pub fn compare(
     let estimates: Vec<u64> = cfgs
         .iter()
         .zip(&which)
-        .map(|(c, &t)| {
-            rainsim_model::setup::memory_estimate(c, traces[t].1.held().map_or(0, |h| h.requests.len() as u64), verify)
-                .bytes
-        })
+        .map(|(c, &t)| budget::estimate(c, traces[t].1.held().map_or(0, |h| h.requests.len() as u64), verify).bytes)
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // By default every run is held at once and they take turns on the
@@ -126,15 +138,20 @@ pub fn compare(
         turns: turns.as_ref(),
     };
     let results = work.run_all();
-    let mut reports = Vec::new();
+    let (mut devices, mut arrays) = (Vec::new(), Vec::new());
     for ((label, _, _), r) in runs.iter().zip(results) {
         match r {
-            Some(Ok(report)) => reports.push((label.clone(), report)),
+            Some(Ok(Outcome::Device(report))) => devices.push((label.clone(), *report)),
+            Some(Ok(Outcome::Array(report))) => arrays.push((label.clone(), *report)),
             Some(Err(e)) => return Err(format!("{label}: {e}").into()),
             None => return Err(format!("{label}: not run (an earlier run failed)").into()),
         }
     }
-    out(&summary::side_by_side(&reports))
+    if arrays.is_empty() {
+        out(&summary::side_by_side(&devices))
+    } else {
+        out(&rainsim::array_summary::side_by_side(&arrays))
+    }
 }
 
 /// The runs of one `compare` and where they go.
@@ -195,13 +212,24 @@ impl Work<'_> {
         let turn = self.turns.map(|t| t.enter(i));
         // A progress bar only when the runs go one by one.
         let scheme = scheme.unwrap_or("baseline");
-        let report = simulate(&self.cfgs[i], trace, scheme, self.verify, self.jobs == 1, &stopped, turn.as_ref())
-            .map_err(|e| e.to_string())?;
+        let (cfg, bar) = (&self.cfgs[i], self.jobs == 1);
+        let report = match trace.held() {
+            Some(t) if cfg.array.is_some() => simulate_array(cfg, t, scheme, self.verify, bar, &stopped, turn.as_ref())
+                .map(|r| Outcome::Array(Box::new(r))),
+            _ => simulate(cfg, trace, scheme, self.verify, bar, &stopped, turn.as_ref())
+                .map(|r| Outcome::Device(Box::new(r))),
+        }
+        .map_err(|e| e.to_string())?;
         drop(turn);
         if let Some(d) = self.out_dir {
             let name: String =
                 label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-            write_report(&d.join(format!("{i:02}-{name}.json")), &report).map_err(|e| e.to_string())?;
+            let path = d.join(format!("{i:02}-{name}.json"));
+            match &report {
+                Outcome::Device(r) => write_report(&path, r),
+                Outcome::Array(r) => write_report(&path, r),
+            }
+            .map_err(|e| e.to_string())?;
         }
         if self.jobs > 1 {
             eprintln!("[{}/{n}] {label}: done in {:.1} s", i + 1, t0.elapsed().as_secs_f64());

@@ -110,3 +110,35 @@ fn the_same_array_run_twice_gives_the_same_report() {
     assert!(a == b, "two runs of the same input differ");
     assert!(a["raid"]["moves"].as_u64().unwrap() > 0);
 }
+
+/// `compare` of array variants runs each allocation as `run` does (the
+/// reports in `--out-dir` are `run`'s, timing aside) and shows them side by
+/// side; arrays and single devices in one `compare` are refused.
+#[test]
+fn compare_runs_array_variants_as_run_does() {
+    let dir = TempDir::new("arrays-compare");
+    let outd = dir.join("cmp");
+    let outs = outd.to_string_lossy().into_owned();
+    let mut args = vec!["compare", "--config", "dls-4ssd", "--out-dir", &outs];
+    args.extend_from_slice(SMALL);
+    args.extend_from_slice(&["--variant", "array.allocation=static", "--variant", "array.allocation=dls"]);
+    let o = rainsim(&args).ok();
+    let header = o.stdout.lines().next().unwrap_or("");
+    assert!(header.contains("array.allocation=static") && header.contains("array.allocation=dls"), "{}", o.stdout);
+    let moved = o.stdout.lines().find(|l| l.starts_with("chunks moved")).expect("a row of chunks moved");
+    let cols: Vec<&str> = moved.split_whitespace().collect();
+    assert_eq!(cols[2], "0", "static moves nothing: {moved}");
+    for (i, alloc) in ["static", "dls"].iter().enumerate() {
+        let file = outd.join(format!("{i:02}-array_allocation_{alloc}.json"));
+        let cmp = without_timing(serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap());
+        let set = format!("array.allocation={alloc}");
+        let single = without_timing(run_json(&dir, alloc, &["--config", "dls-4ssd", "--set", &set]));
+        assert!(cmp == single, "{alloc}: compare's report differs from run's");
+        let moves = cmp["raid"]["moves"].as_u64().unwrap();
+        assert_eq!(cols[2 + i], moves.to_string(), "{alloc}: the table shows the report's moves");
+    }
+    let e =
+        rainsim(["compare", "--set", "workload.requests=100", "--variant", "array.devices=4", "--variant", "seed=2"])
+            .fails();
+    assert!(e.contains("arrays ([array]) or single devices, not both") && e.contains("'seed=2'"), "{e}");
+}
