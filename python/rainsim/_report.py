@@ -47,8 +47,19 @@ def frame(cols: Columns, lib: Optional[str] = None):
     raise ImportError("frames need pandas or polars: pip install 'rainsim[pandas]' or 'rainsim[polars]'")
 
 
+DEVICE_KEYS = ("reads", "data_programs", "parity_programs", "blocked_requests", "blocked_sum", "gc", "erases",
+               "pages_moved", "bytes_written", "waf", "predicted_lifetime_s", "life_days_eq12", "mean_latency_ns")
+
+
+def is_array(d: dict) -> bool:
+    """Whether a report is an array's (``[array]``): one per device in ``devices``."""
+    return "array" in d and "devices" in d
+
+
 def metrics(d: dict) -> Dict[str, Any]:
     """The headline numbers of a report, flat (one row of a sweep frame); timing is left out."""
+    if is_array(d):
+        return array_metrics(d)
     m: Dict[str, Any] = {"iops": d["iops"], "waf": d["waf"]}
     for c in CLASSES:
         for k in PERCENTILES:
@@ -64,8 +75,32 @@ def metrics(d: dict) -> Dict[str, Any]:
     return m
 
 
+def array_metrics(d: dict) -> Dict[str, Any]:
+    """:func:`metrics` of an array's report: the array's latency, IOPS and RAID routines,
+    the devices' sums, and the balance across devices."""
+    m: Dict[str, Any] = {"iops": d["iops"], "execution_time_ns": d["execution_time_ns"],
+                         "allocation": d["array"]["allocation"]}
+    for c in CLASSES:
+        for k in PERCENTILES:
+            m[f"{c}_{k}"] = d["latency"][c][k]
+    dev = d["devices"]
+    m.update({
+        "gc_count": sum(x["gc"] for x in dev), "erases": sum(x["erases"] for x in dev),
+        "blocked_sum": sum(x["blocked_sum"] for x in dev), "bytes_written": sum(x["bytes_written"] for x in dev),
+        "full_stripe_writes": d["raid"]["full_stripe_writes"], "rmw": d["raid"]["rmw"], "rcw": d["raid"]["rcw"],
+        "prereads": d["raid"]["prereads"], "degraded_reads": d["raid"]["degraded_reads"],
+        "chunks_moved": d["raid"]["moves"], "cv_programs": d["balance"]["cv_programs"],
+        "max_min_programs": d["balance"]["max_min_programs"], "cv_bytes_written": d["balance"]["cv_bytes_written"],
+        "cv_erases": d["balance"]["cv_erases"], "cv_blocked": d["balance"]["cv_blocked"],
+        "min_predicted_lifetime_s": d["min_predicted_lifetime_s"], "co_resident_stripes": d["co_resident_stripes"],
+        "requests": d["requests"],
+    })
+    return m
+
+
 class Report:
-    """One run's report. ``report.data`` is the JSON report as a dict (``report["waf"]`` reads it too)."""
+    """One run's report. ``report.data`` is the JSON report as a dict (``report["waf"]`` reads it too).
+    An array's report (``is_array``) has the array's tables: summary, latency, devices, cdf."""
 
     def __init__(self, data: dict, path: Optional[str] = None, request_log: Optional[str] = None):
         self.data = data
@@ -85,8 +120,14 @@ class Report:
 
     def __repr__(self) -> str:
         t = self.data.get("trace", {})
+        if self.is_array:
+            a = self.data["array"]
+            return (f"<rainsim.Report array of {a['devices']} allocation={a['allocation']!r} seed={self.seed} "
+                    f"trace={t.get('path')!r} iops={self.data['iops']:.1f}>")
         return (f"<rainsim.Report scheme={self.scheme!r} seed={self.seed} trace={t.get('path')!r} "
                 f"iops={self.data['iops']:.1f} waf={self.data['waf']:.3f}>")
+
+    is_array = property(lambda self: is_array(self.data), doc="Whether this is an array's report (``[array]``).")
 
     scheme = property(lambda self: self.data["scheme"], doc="Scheme name.")
     seed = property(lambda self: self.data["seed"], doc="Seed.")
@@ -107,17 +148,18 @@ class Report:
         lat: Columns = {"class": list(CLASSES)}
         for k in PERCENTILES:
             lat[k] = [d["latency"][c][k] for c in CLASSES]
+        if self.is_array:
+            devices: Columns = {"device": list(range(len(d["devices"])))}
+            for k in DEVICE_KEYS:
+                devices[k] = [x[k] for x in d["devices"]]
+            summary = {k: [v] for k, v in metrics(d).items()}
+            return {"summary": summary, "latency": lat, "devices": devices, "cdf": _cdf(d)}
         chan: Columns = {"channel": list(range(len(d["channels"])))}
         for k in CHANNEL_KEYS:
             chan[k] = [c[k] for c in d["channels"]]
         for k in ("host_read", "host_program", "pre_read", "degraded_read", "parity_program"):
             chan[f"ops_{k}"] = [c["ops_by_origin"][k] for c in d["channels"]]
-        cdf: Columns = {"class": [], "latency_ns": [], "fraction": []}
-        for c in CLASSES:
-            for ns, frac in d["latency"][c]["cdf"]:
-                cdf["class"].append(c)
-                cdf["latency_ns"].append(ns)
-                cdf["fraction"].append(frac)
+        cdf = _cdf(d)
         ops = d["flash_ops"]
         flash: Columns = {"origin": list(ops), "count": list(ops.values())}
         summary = {k: [v] for k, v in metrics(d).items()}
@@ -133,7 +175,19 @@ class Report:
 
     def channels(self, lib: Optional[str] = None):
         """One row per channel: ops, blocking, busy time, GC, erases, read tails."""
-        return frame(self.tables()["channels"], lib)
+        return frame(self._table("channels"), lib)
+
+    def devices(self, lib: Optional[str] = None):
+        """An array's report: one row per device (reads, programs, blocking, GC, erases,
+        bytes written, WAF, lifetimes, mean latency)."""
+        return frame(self._table("devices"), lib)
+
+    def _table(self, name: str) -> Columns:
+        t = self.tables()
+        if name not in t:
+            kind = "an array's report" if self.is_array else "a single device's report"
+            raise ValueError(f"{kind} has no '{name}' table; its tables: {', '.join(t)}")
+        return t[name]
 
     def cdf(self, lib: Optional[str] = None):
         """Latency CDF points, long form: class, latency_ns, fraction."""
@@ -141,7 +195,7 @@ class Report:
 
     def flash_ops(self, lib: Optional[str] = None):
         """Flash operations by origin."""
-        return frame(self.tables()["flash_ops"], lib)
+        return frame(self._table("flash_ops"), lib)
 
     def requests(self, lib: Optional[str] = None):
         """The per-request log of this run (``run(..., request_log=PATH)``) as a frame: one row
@@ -151,7 +205,8 @@ class Report:
         return read_request_log(self.request_log, lib)
 
     def to_pandas(self) -> Dict[str, Any]:
-        """Every table as a pandas DataFrame: summary, latency, channels, cdf, flash_ops."""
+        """Every table as a pandas DataFrame: summary, latency, channels, cdf, flash_ops (an
+        array's: summary, latency, devices, cdf)."""
         return {k: frame(v, "pandas") for k, v in self.tables().items()}
 
     def to_polars(self) -> Dict[str, Any]:
@@ -170,6 +225,16 @@ class Report:
                 w.writerows(zip(*cols.values()))
             paths.append(p)
         return paths
+
+
+def _cdf(d: dict) -> Columns:
+    cdf: Columns = {"class": [], "latency_ns": [], "fraction": []}
+    for c in CLASSES:
+        for ns, frac in d["latency"][c]["cdf"]:
+            cdf["class"].append(c)
+            cdf["latency_ns"].append(ns)
+            cdf["fraction"].append(frac)
+    return cdf
 
 
 def load_report(path: "os.PathLike[str] | str") -> Report:

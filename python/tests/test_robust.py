@@ -52,8 +52,6 @@ def test_arguments_the_cli_refuses_are_refused(traces):
     for bad in (1000, 3, 0, -1, 1 << 32):
         with pytest.raises(rainsim.RainsimError, match="multiple of 512"):
             rainsim.trace_stats(traces / TRACE, page_bytes=bad)
-    with pytest.raises(rainsim.RainsimError, match="command line only"):
-        rainsim.run(config="dls-4ssd", trace=traces / TRACE)
 
 
 def test_a_set_stop_flag_ends_a_run_early():

@@ -57,7 +57,8 @@ impl StopFlag {
     }
 }
 
-/// Runs one simulation (the GIL is released meanwhile); returns the report as JSON text.
+/// Runs one simulation, a single device or an array (`[array]`), with the GIL
+/// released; returns the report as JSON text (an array's report for an array).
 /// With `request_log`, also writes the per-request log there as Parquet. A
 /// signal (Ctrl-C) stops the run at its next progress call and raises as
 /// Python would; so does `stop` once set.
@@ -89,7 +90,7 @@ fn run_json(
                 flag.store(true, Ordering::Relaxed);
             }
         };
-        let report = rainsim::run_watched(&s, verify, request_log.as_deref(), &mut progress, Some(flag.clone()))
+        let report = rainsim::run_any_watched(&s, verify, request_log.as_deref(), &mut progress, Some(flag.clone()))
             .map_err(|e| e.to_string())?;
         serde_json::to_string_pretty(&report).map_err(|e| e.to_string())
     });

@@ -109,7 +109,7 @@ pub(crate) fn simulate_array(
 ) -> Result<ArrayReport, Box<dyn std::error::Error>> {
     let total = trace.requests.len();
     with_progress(total, scheme, show_progress, stopped, &mut turn_hook(turn, total), |p| {
-        rainsim::simulate_array(cfg, trace, scheme, verify, p)
+        rainsim::simulate_array(cfg, trace, scheme, verify, p, None)
     })
 }
 
@@ -469,7 +469,7 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
     let mut speeds = Vec::new();
     let mut first = None;
     for i in 0..runs {
-        let mut report = rainsim::simulate_array(cfg, trace, scheme, false, &mut |_| {})
+        let mut report = rainsim::simulate_array(cfg, trace, scheme, false, &mut |_| {}, None)
             .map_err(|e| -> Box<dyn std::error::Error> { e })?;
         let t = std::mem::take(&mut report.timing);
         print_run(i, &t)?;

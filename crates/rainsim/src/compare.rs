@@ -7,22 +7,15 @@
 use crate::commands::{out, resolve, simulate, simulate_array, warn_detection, write_report};
 use crate::{interrupt, Setup};
 use rainsim::workload::{self, Workload};
-use rainsim::{budget, summary, turns};
-use rainsim_model::array::report::ArrayReport;
-use rainsim_model::{Config, Report};
+use rainsim::{budget, summary, turns, RunReport};
+use rainsim_model::Config;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 type Res = Result<(), Box<dyn std::error::Error>>;
-type RunResult = Result<Outcome, String>;
-
-/// The report of one run: a device's or an array's.
-enum Outcome {
-    Device(Box<Report>),
-    Array(Box<ArrayReport>),
-}
+type RunResult = Result<RunReport, String>;
 
 /// How far (a fraction of its requests) a run may get ahead of a waiting
 /// one before it gives up its core, when the runs take turns.
@@ -141,8 +134,8 @@ pub fn compare(
     let (mut devices, mut arrays) = (Vec::new(), Vec::new());
     for ((label, _, _), r) in runs.iter().zip(results) {
         match r {
-            Some(Ok(Outcome::Device(report))) => devices.push((label.clone(), *report)),
-            Some(Ok(Outcome::Array(report))) => arrays.push((label.clone(), *report)),
+            Some(Ok(RunReport::Device(report))) => devices.push((label.clone(), *report)),
+            Some(Ok(RunReport::Array(report))) => arrays.push((label.clone(), *report)),
             Some(Err(e)) => return Err(format!("{label}: {e}").into()),
             None => return Err(format!("{label}: not run (an earlier run failed)").into()),
         }
@@ -215,21 +208,16 @@ impl Work<'_> {
         let (cfg, bar) = (&self.cfgs[i], self.jobs == 1);
         let report = match trace.held() {
             Some(t) if cfg.array.is_some() => simulate_array(cfg, t, scheme, self.verify, bar, &stopped, turn.as_ref())
-                .map(|r| Outcome::Array(Box::new(r))),
+                .map(|r| RunReport::Array(Box::new(r))),
             _ => simulate(cfg, trace, scheme, self.verify, bar, &stopped, turn.as_ref())
-                .map(|r| Outcome::Device(Box::new(r))),
+                .map(|r| RunReport::Device(Box::new(r))),
         }
         .map_err(|e| e.to_string())?;
         drop(turn);
         if let Some(d) = self.out_dir {
             let name: String =
                 label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-            let path = d.join(format!("{i:02}-{name}.json"));
-            match &report {
-                Outcome::Device(r) => write_report(&path, r),
-                Outcome::Array(r) => write_report(&path, r),
-            }
-            .map_err(|e| e.to_string())?;
+            write_report(&d.join(format!("{i:02}-{name}.json")), &report).map_err(|e| e.to_string())?;
         }
         if self.jobs > 1 {
             eprintln!("[{}/{n}] {label}: done in {:.1} s", i + 1, t0.elapsed().as_secs_f64());

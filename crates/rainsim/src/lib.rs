@@ -150,17 +150,22 @@ impl Iterator for Checked {
     }
 }
 
-/// Runs an array configuration (`[array]`) on its requests.
+/// Runs an array configuration (`[array]`) on its requests; a `stop` flag
+/// set ends the run at its next progress call.
 pub fn simulate_array(
     cfg: &Config,
     trace: &rainsim_trace::Trace,
     scheme: &str,
     verify: bool,
     progress: &mut dyn FnMut(u64),
+    stop: Option<Arc<AtomicBool>>,
 ) -> Result<ArrayReport, Error> {
     budget::check(cfg, trace.requests.len() as u64, verify, false)?;
     let t0 = std::time::Instant::now();
     let mut array = rainsim_model::array::Array::for_requests(cfg, verify, &trace.requests)?;
+    if let Some(s) = stop {
+        array.set_stop(s);
+    }
     let setup_s = t0.elapsed().as_secs_f64();
     let (w0, c0) = (std::time::Instant::now(), rainsim_model::run::cpu_seconds());
     array.run(&trace.requests, progress)?;
@@ -173,12 +178,47 @@ pub fn simulate_array(
     Ok(report)
 }
 
-/// `rainsim run` of an array configuration without printing.
-pub fn run_array(spec: &RunSpec, verify: bool) -> Result<ArrayReport, Error> {
+/// The report of one run: a single device's or an array's (serialised as
+/// the report itself).
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum RunReport {
+    /// A single device.
+    Device(Box<Report>),
+    /// An array of devices (`[array]`).
+    Array(Box<ArrayReport>),
+}
+
+/// [`run_watched`] of a single device or an array, as the configuration
+/// says (an array keeps no request log).
+pub fn run_any_watched(
+    spec: &RunSpec,
+    verify: bool,
+    request_log: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<RunReport, Error> {
     let scheme = spec.scheme_name();
     let cfg = spec.resolve(Some(scheme), &[])?;
+    if cfg.array.is_none() {
+        return run_resolved(spec, &cfg, verify, request_log, progress, stop).map(|r| RunReport::Device(Box::new(r)));
+    }
+    check_trace_options(spec)?;
+    if request_log.is_some() {
+        return Err("a request log is not available for an array ([array]); its report has the array's numbers".into());
+    }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
-    simulate_array(&cfg, &trace, scheme, verify, &mut |_| {})
+    let mut report = simulate_array(&cfg, &trace, scheme, verify, progress, stop)?;
+    report.notes.extend(ignored_trace_keys(&cfg, spec.trace.as_deref()));
+    Ok(RunReport::Array(Box::new(report)))
+}
+
+/// A trace format or time unit without a trace is an error, not ignored.
+fn check_trace_options(spec: &RunSpec) -> Result<(), Error> {
+    if spec.trace.is_none() && (spec.format.is_some() || spec.time_unit.is_some()) {
+        return Err("a trace format or time unit needs a trace file (trace=...)".into());
+    }
+    Ok(())
 }
 
 /// `rainsim run` without printing: resolve, load, simulate.
@@ -201,24 +241,34 @@ pub fn run_watched(
     progress: &mut dyn FnMut(u64),
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Report, Error> {
-    let scheme = spec.scheme_name();
-    let cfg = spec.resolve(Some(scheme), &[])?;
-    if spec.trace.is_none() && (spec.format.is_some() || spec.time_unit.is_some()) {
-        return Err("a trace format or time unit needs a trace file (trace=...)".into());
-    }
+    let cfg = spec.resolve(Some(spec.scheme_name()), &[])?;
     if cfg.array.is_some() {
         return Err(format!(
-            "{}: an array ([array]) runs from the command line only (`rainsim run --config ...`)",
+            "{}: an array ([array]) has an array's report: run it with run_any_watched",
             spec.config.as_deref().unwrap_or("default")
         )
         .into());
     }
+    run_resolved(spec, &cfg, verify, request_log, progress, stop)
+}
+
+/// [`run_watched`] of the configuration `spec` resolved to (a single device).
+fn run_resolved(
+    spec: &RunSpec,
+    cfg: &Config,
+    verify: bool,
+    request_log: Option<&Path>,
+    progress: &mut dyn FnMut(u64),
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Report, Error> {
+    let scheme = spec.scheme_name();
+    check_trace_options(spec)?;
     if let Some(p) = request_log {
         check_writable(p, spec.trace.as_deref())?;
     }
-    let trace = workload::load(&cfg, spec.trace.as_deref())?;
-    let (mut report, log) = simulate_logged(&cfg, &trace, scheme, verify, request_log.is_some(), progress, stop)?;
-    report.notes.extend(ignored_trace_keys(&cfg, spec.trace.as_deref()));
+    let trace = workload::load(cfg, spec.trace.as_deref())?;
+    let (mut report, log) = simulate_logged(cfg, &trace, scheme, verify, request_log.is_some(), progress, stop)?;
+    report.notes.extend(ignored_trace_keys(cfg, spec.trace.as_deref()));
     if let (Some(p), Some(log)) = (request_log, &log) {
         request_log::write(p, log, &report)?;
     }

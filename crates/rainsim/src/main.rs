@@ -111,6 +111,7 @@ struct CompareArgs {
     #[arg(long = "schemes", value_name = "NAME[,NAME]", value_delimiter = ',')]
     schemes: Vec<String>,
     /// Extra variants: comma-separated KEY=VALUE lists, e.g. `--variant raid.stripe_width=8` (repeatable).
+    /// With an array (`[array]`), e.g. `--variant array.allocation=dls`: the runs are then all arrays.
     #[arg(long = "variant", value_name = "KEY=VALUE[,KEY=VALUE]")]
     variants: Vec<String>,
     /// Write each run's JSON report into this directory.

@@ -185,6 +185,8 @@ pub struct Array {
     issued: usize,
     /// Index of the next request to enter.
     next: usize,
+    /// Once set, the run stops at its next progress call.
+    stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Unit slots one device offers (whole chunks' worth), and the array's
@@ -373,7 +375,13 @@ impl Array {
             touched: Vec::new(),
             record: None,
         };
-        Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0 })
+        Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0, stop: None })
+    }
+
+    /// Stops [`Array::run`] at its next progress call once `flag` is set
+    /// ([`SimError::Interrupted`]).
+    pub fn set_stop(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// Host-visible capacity, bytes.

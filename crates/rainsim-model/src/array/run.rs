@@ -12,7 +12,8 @@ use rainsim_trace::{Op, Request};
 
 impl Array {
     /// Replays `requests` (sorted by time) to completion; `progress` gets the
-    /// completed count every [`crate::ssd::PROGRESS_EVENTS`] events.
+    /// completed count every [`crate::ssd::PROGRESS_EVENTS`] events, after
+    /// which a stop flag set ([`Array::set_stop`]) ends the run.
     pub fn run(&mut self, requests: &[Request], progress: &mut dyn FnMut(u64)) -> Result<(), SimError> {
         self.check(requests)?;
         self.issued = 0;
@@ -64,6 +65,9 @@ impl Array {
             if self.core.q.scheduled() >= checked {
                 checked = self.core.q.scheduled() + crate::ssd::PROGRESS_EVENTS;
                 progress(self.completed);
+                if self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                    return Err(SimError::Interrupted { completed: self.completed - base });
+                }
             }
         }
         progress(self.completed);
