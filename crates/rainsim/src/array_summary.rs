@@ -29,6 +29,14 @@ pub fn render(r: &ArrayReport) -> String {
         r.stripes,
         r.capacity_bytes as f64 / (1u64 << 30) as f64
     );
+    if let Some(d) = a.fail_device {
+        let _ = writeln!(
+            o,
+            "device {d} failed at {} (fail-stop, no replacement): {} reads rebuilt from their stripes",
+            ns(a.fail_at_ns as f64),
+            r.raid.degraded_reads
+        );
+    }
     let replay = match a.replay {
         rainsim_model::config::Replay::Open => "open loop".to_string(),
         rainsim_model::config::Replay::Closed => format!("closed loop, queue depth {}", a.queue_depth),

@@ -71,6 +71,8 @@ pub(crate) enum ArrayEv {
     /// An event of device `d` (each device's events wait in the array's
     /// queue, ranked by the device's index: [`Core::take_events`]).
     Device(u32, crate::ssd::Ev),
+    /// `array.fail_device` fails now.
+    DeviceFails,
 }
 
 /// A device request the array has outstanding.

@@ -22,6 +22,10 @@ impl Array {
         for d in &mut self.core.devices {
             d.begin(&mut std::iter::empty(), 0)?;
         }
+        if let (Some(_), None) = (self.params.fail_device, self.core.failed) {
+            let at = self.params.fail_at_ns.max(self.core.now);
+            self.core.q.at(at, ArrayEv::DeviceFails);
+        }
         match (self.closed(), requests.first()) {
             (_, None) => {}
             (false, Some(r)) => self.schedule_arrival(r.time_ns),
@@ -57,6 +61,7 @@ impl Array {
             match ev {
                 ArrayEv::Arrival => self.arrive(requests),
                 ArrayEv::Raid(e) => self.raid.on_event(e, &mut self.core),
+                ArrayEv::DeviceFails => self.fail_device(self.params.fail_device.expect("scheduled")),
                 ArrayEv::Device(d, e) => {
                     self.core.devices[d as usize].step_at(t, e)?;
                     self.core.touched.push(d);

@@ -72,6 +72,18 @@ pub struct ArrayParams {
     pub egs_theta: f64,
     /// DLS: page transfers batched into one flash operation, N of Eq. 1.
     pub dls_batch: u32,
+    /// A device that fails (fail-stop) at `fail_at_ns`: its chunks are lost,
+    /// reads of them rebuilt from their stripes, writes to them kept in
+    /// parity only (no replacement at array level). `static` placement only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_device: Option<u32>,
+    /// When `fail_device` fails, ns of simulated time.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fail_at_ns: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Default for ArrayParams {
@@ -86,6 +98,8 @@ impl Default for ArrayParams {
             egs_write_weight: 0.0,
             egs_theta: 0.1,
             dls_batch: 1,
+            fail_device: None,
+            fail_at_ns: 0,
         }
     }
 }
@@ -126,6 +140,24 @@ impl ArrayParams {
         }
         if !(1..=64).contains(&self.dls_batch) {
             return Err(format!("array.dls_batch = {} must be between 1 and 64", self.dls_batch));
+        }
+        if let Some(d) = self.fail_device {
+            if d >= self.devices {
+                return Err(format!(
+                    "array.fail_device = {d}: the array has devices 0 to {} (array.devices = {})",
+                    self.devices - 1,
+                    self.devices
+                ));
+            }
+            if !self.allocation.single_failure_tolerant() {
+                return Err(format!(
+                    "array.fail_device: array.allocation = \"{}\" places data chunks freely, so two chunks of a \
+                     stripe can share a device and one device failure can lose data; only \"static\" survives one",
+                    self.allocation.name()
+                ));
+            }
+        } else if self.fail_at_ns > 0 {
+            return Err("array.fail_at_ns is set but array.fail_device is not: name the device that fails".into());
         }
         Ok(())
     }

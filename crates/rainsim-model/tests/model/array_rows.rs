@@ -176,3 +176,37 @@ fn every_page_written_is_one_data_program_and_every_row_job_one_parity_program()
         assert_eq!(reads, k.prereads + host_reads, "{kib} KiB: a device read per chunk a read touches");
     }
 }
+
+#[test]
+fn a_device_set_to_fail_mid_run_fails_then_as_one_failed_between_runs() {
+    // Stripe 0 written whole at 0; device 0 fails at 15 ms (array.fail_device);
+    // the read at 20 ms of chunk 0 rebuilds its 4 pages from devices 1–4, as
+    // when the device is failed by hand between two runs.
+    let (write, read) = (req(0, 0, 16, Op::Write), req(20_000_000, 0, 4, Op::Read));
+    let mut c = cfg();
+    let p = c.array.as_mut().unwrap();
+    (p.fail_device, p.fail_at_ns) = (Some(0), 15_000_000);
+    let timed = run(&c, true, &[write, read]);
+    let mut by_hand = Array::new(&cfg(), true).unwrap();
+    by_hand.run(&[write], &mut |_| {}).unwrap();
+    by_hand.fail_device(0);
+    by_hand.run(&[read], &mut |_| {}).unwrap();
+    for a in [&timed, &by_hand] {
+        let k = a.counters();
+        assert_eq!(k.degraded_reads, 4);
+        assert_eq!(k.device_ops.iter().map(|o| o[0]).collect::<Vec<_>>(), [0, 4, 4, 4, 4]);
+    }
+    assert_eq!(timed.counters().latency[0].max, by_hand.counters().latency[0].max);
+    // Mid-run, with writes and reads in flight on the device as it fails:
+    // every read of its chunks is rebuilt, verify holds to the end.
+    let reqs = xorshift_requests(0x2545_f491, 2000, 40_000, 1500, 3, |x| 2048 * (1 + (x >> 40) % 40) as u32);
+    let mut c = cfg();
+    let p = c.array.as_mut().unwrap();
+    (p.fail_device, p.fail_at_ns) = (Some(2), 40_000_000);
+    let a = run(&c, true, &reqs);
+    assert!(a.counters().degraded_reads > 50, "reads of device 2's chunks rebuilt: {}", a.counters().degraded_reads);
+    // Nothing reaches the failed device after it failed, save what was in flight.
+    let late: u64 = a.counters().device_ops[2].iter().sum();
+    let before = run(&cfg(), true, &reqs[..1000]).counters().device_ops[2].iter().sum::<u64>();
+    assert!(late < before, "device 2 took {late} operations, {before} in the first 1000 requests alone");
+}

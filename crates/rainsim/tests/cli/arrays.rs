@@ -83,9 +83,12 @@ fn bad_array_keys_say_what_to_change() {
         ("array.chunk_kib=4194304", &["array.chunk_kib = 4194304", "more than a device holds"][..]),
         ("fault.channel=0", &["[fault]", "array"][..]),
         ("warmup.device_writes=1", &["warmup.workload = \"synthetic\"", "the array's"][..]),
+        ("array.fail_device=4", &["array.fail_device = 4", "devices 0 to 3"][..]),
+        ("array.fail_at_ns=1000", &["array.fail_at_ns", "array.fail_device is not"][..]),
+        ("array.fail_device=1", &["array.allocation = \"dls\"", "only \"static\" survives one"][..]),
     ] {
         let mut args = vec!["run", "--quiet", "--config", "dls-4ssd", "--set", set];
-        if set == "array.spare=0" {
+        if set == "array.spare=0" || set == "array.fail_device=1" {
             args.extend(["--set", "array.allocation=dls"]);
         }
         let err = rainsim([&args[..], SMALL].concat()).fails();
@@ -141,4 +144,21 @@ fn compare_runs_array_variants_as_run_does() {
         rainsim(["compare", "--set", "workload.requests=100", "--variant", "array.devices=4", "--variant", "seed=2"])
             .fails();
     assert!(e.contains("arrays ([array]) or single devices, not both") && e.contains("'seed=2'"), "{e}");
+}
+
+/// `array.fail_device` fails a device mid-run: reads of its chunks are
+/// rebuilt (the report counts them and echoes the keys; the summary says
+/// when), and `--verify` passes through it.
+#[test]
+fn a_device_fails_mid_run_and_its_reads_are_rebuilt() {
+    let dir = TempDir::new("arrays-fail");
+    let args = ["--config", "dls-4ssd", "--set", "array.fail_device=2", "--set", "array.fail_at_ns=300000000"];
+    let r = run_json(&dir, "fail", &args);
+    assert_eq!((r["array"]["fail_device"].as_u64(), r["array"]["fail_at_ns"].as_u64()), (Some(2), Some(300_000_000)));
+    assert!(r["raid"]["degraded_reads"].as_u64().unwrap() > 0, "{}", r["raid"]);
+    let healthy = run_json(&dir, "healthy", &["--config", "dls-4ssd"]);
+    assert_eq!(healthy["raid"]["degraded_reads"], 0);
+    assert!(healthy["array"].get("fail_device").is_none(), "no failure keys in a healthy array's report");
+    let o = rainsim([&["run", "--verify"][..], &args[..], SMALL].concat()).ok();
+    assert!(o.stdout.contains("device 2 failed at 300.000 ms") && o.stdout.contains("verify: passed"), "{}", o.stdout);
 }
