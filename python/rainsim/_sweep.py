@@ -53,8 +53,7 @@ def _run_one(spec: Dict[str, Any]) -> str:
     try:
         return _rainsim.run_json(**spec, stop=stop)
     finally:
-        done.set()
-        watcher.join()
+        done.set()  # the watcher ends at its next wake-up; the run need not wait for it
 
 
 def load_sweep_file(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
@@ -325,11 +324,14 @@ def _ray(todo, workers, finish, address):
             except ray.exceptions.RayTaskError as e:
                 raise RainsimError(str(e.cause) if getattr(e, "cause", None) else str(e)) from None
 
-    pending = []
+    refs: Dict[Any, str] = {}
+    pending: List[Any] = []
     try:
         remote = ray.remote(num_cpus=1, max_retries=0)(_run_one)
-        refs = {remote.remote(spec): key for key, spec in todo}
-        pending = list(refs)
+        for key, spec in todo:  # one at a time: an interrupt mid-way cancels those sent
+            ref = remote.remote(spec)
+            refs[ref] = key
+            pending.append(ref)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             finish(refs[done[0]], _Fut(done[0]))

@@ -29,13 +29,28 @@ pub fn render(r: &ArrayReport) -> String {
         r.stripes,
         r.capacity_bytes as f64 / (1u64 << 30) as f64
     );
-    if let Some(d) = a.fail_device {
-        let _ = writeln!(
-            o,
-            "device {d} failed at {} (fail-stop, no replacement): {} reads rebuilt from their stripes",
-            ns(a.fail_at_ns as f64),
-            r.raid.degraded_reads
-        );
+    match (a.fail_device, r.device_failed_at_ns) {
+        (Some(d), Some(t)) => {
+            let _ = writeln!(
+                o,
+                "device {d} failed at {} (fail-stop, no replacement): {} degraded reads (a page or chunk rebuilt \
+                 each){}",
+                ns(t as f64),
+                r.raid.degraded_reads,
+                match r.raid.programs_dropped {
+                    0 => String::new(),
+                    n => format!(", {n} programs for it dropped (their data kept in parity)"),
+                }
+            );
+        }
+        (Some(d), None) => {
+            let _ = writeln!(
+                o,
+                "device {d} was set to fail at {}, after the run's last request: it did not fail",
+                ns(a.fail_at_ns as f64)
+            );
+        }
+        _ => {}
     }
     let replay = match a.replay {
         rainsim_model::config::Replay::Open => "open loop".to_string(),
@@ -94,7 +109,7 @@ pub fn render(r: &ArrayReport) -> String {
     let b = &r.balance;
     let _ = writeln!(
         o,
-        "cv across devices: chunks written {:.3}, bytes written {:.3}, erases {:.3}, GC {:.3}, blocked {:.3}",
+        "cv across devices: units written {:.3}, bytes written {:.3}, erases {:.3}, GC {:.3}, blocked {:.3}",
         b.cv_programs, b.cv_bytes_written, b.cv_erases, b.cv_gc, b.cv_blocked
     );
     o
@@ -141,8 +156,8 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
                 format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
             }),
         ),
-        ("cv chunks written", Box::new(|r| format!("{:.3}", r.balance.cv_programs))),
-        ("max/min chunks written", Box::new(|r| format!("{:.3}", r.balance.max_min_programs))),
+        ("cv units written", Box::new(|r| format!("{:.3}", r.balance.cv_programs))),
+        ("max/min units written", Box::new(|r| format!("{:.3}", r.balance.max_min_programs))),
         ("cv bytes written", Box::new(|r| format!("{:.3}", r.balance.cv_bytes_written))),
         ("cv erases", Box::new(|r| format!("{:.3}", r.balance.cv_erases))),
         ("cv blocked", Box::new(|r| format!("{:.3}", r.balance.cv_blocked))),

@@ -72,12 +72,14 @@ pub fn compare(
         .enumerate()
         .map(|(i, (_, scheme, sets))| resolve(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i))))
         .collect::<Result<Vec<_>, _>>()?;
-    let arrays = cfgs.iter().filter(|c| c.array.is_some()).count();
-    if arrays > 0 && arrays < cfgs.len() {
-        let i = cfgs.iter().position(|c| c.array.is_none()).expect("some run is a device");
+    let arrays: Vec<usize> = (0..cfgs.len()).filter(|&i| cfgs[i].array.is_some()).collect();
+    if !arrays.is_empty() && arrays.len() < cfgs.len() {
+        let devices: Vec<usize> = (0..cfgs.len()).filter(|i| !arrays.contains(i)).collect();
+        let list = |ix: &[usize]| ix.iter().map(|&i| named(i)).collect::<Vec<_>>().join(", ");
         return Err(format!(
-            "compare runs arrays ([array]) or single devices, not both: {} is a single device, the others arrays",
-            named(i)
+            "compare runs arrays ([array]) or single devices, not both: arrays: {}; single devices: {}",
+            list(&arrays),
+            list(&devices)
         )
         .into());
     }

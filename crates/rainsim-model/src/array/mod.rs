@@ -121,6 +121,9 @@ pub struct ArrayCounters {
     /// Pages of old slots a device kept valid for its own RAID-5's parity
     /// instead of trimming them (`Ssd::trim`).
     pub trims_kept: u64,
+    /// Programs of jobs planned before a device failed that were for it
+    /// (not issued: the unit is lost, parity keeps its data).
+    pub programs_dropped: u64,
     /// First issue and last completion.
     pub first_issue: Option<SimTime>,
     /// Last completion.
@@ -165,6 +168,8 @@ pub(crate) struct Core {
     /// Each chunk's data token (verify mode).
     pub tokens: Option<Vec<u32>>,
     pub failed: Option<u32>,
+    /// When it failed.
+    pub failed_at: Option<SimTime>,
     pub error: Option<SimError>,
     /// Under free placement: reads in flight per (device << 32 | slot), and
     /// the slots whose trim waits for them (a queued device read must find
@@ -173,6 +178,8 @@ pub(crate) struct Core {
     pub deferred_trims: rustc_hash::FxHashSet<u64>,
     /// Devices whose next event time may have changed since the loop looked.
     pub touched: Vec<u32>,
+    /// Programs for the failed device, completed without it.
+    pub dropped: Vec<u32>,
     /// Every device request handed in, per device (tests replay them alone).
     pub record: Option<Vec<Vec<rainsim_trace::Request>>>,
 }
@@ -296,9 +303,11 @@ impl Array {
         let units = stripes as u64 * s as u64;
         if units >= u32::MAX as u64 {
             let what = if a.allocation == Allocation::Static {
-                "page rows × devices (under static placement the array's RAID-5 works page by page)"
+                "page rows × devices (under static placement the array's RAID-5 works page by page, so the \
+                 chunk size does not change this): use larger pages (geometry.page_bytes), fewer or smaller \
+                 devices"
             } else {
-                "chunks; raise array.chunk_kib"
+                "chunks: raise array.chunk_kib"
             };
             return Err(ConfigError(format!("the array has {units} {what}; at most 2^32 − 2 are supported")));
         }
@@ -371,10 +380,12 @@ impl Array {
             },
             tokens: verify.then(|| vec![0; units as usize]),
             failed: None,
+            failed_at: None,
             error: None,
             reads_at: Default::default(),
             deferred_trims: Default::default(),
             touched: Vec::new(),
+            dropped: Vec::new(),
             record: None,
         };
         Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0, stop: None })
@@ -433,6 +444,7 @@ impl Array {
             .collect();
         self.raid.fail(d, None, &lost, 1, false);
         self.core.failed = Some(d);
+        self.core.failed_at = Some(self.core.now);
         debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
     }
 

@@ -94,6 +94,16 @@ impl Core {
             }
         }
         let d = device as usize;
+        if self.failed == Some(device) {
+            // A job planned before the device failed: the unit is lost, its
+            // data lives on in parity (the layer marks it at commit), and
+            // nothing reaches the failed device.
+            let tag = self.ops.insert(super::DevOp { owner, chunk, device, slot, channel: 0, delay: 0.0, write: true });
+            self.loads[d].writes += 1;
+            self.dropped.push(tag);
+            self.counters.programs_dropped += 1;
+            return;
+        }
         let kind = if matches!(owner, Owner::ParityProgram(_)) { 2 } else { 1 };
         self.counters.device_ops[d][kind] += 1;
         let bytes = self.unit_bytes;

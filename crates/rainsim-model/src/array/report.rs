@@ -46,7 +46,7 @@ pub struct DeviceSummary {
 /// Spread of the per-device values.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct DeviceBalance {
-    /// cv of the chunks written (data + parity): the paper's Fig. 8.
+    /// cv of the units written (data + parity; chunks, or pages under static): the paper's Fig. 8.
     pub cv_programs: f64,
     /// cv of bytes written.
     pub cv_bytes_written: f64,
@@ -83,6 +83,14 @@ pub struct ArrayRaid {
     /// Pages of their old slots kept valid (not trimmed) by devices with
     /// their own RAID-5, whose parity still covers them.
     pub trims_kept: u64,
+    /// Programs for a failed device by jobs planned before it failed (not
+    /// issued; left out while 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub programs_dropped: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// The report of an array run.
@@ -100,6 +108,9 @@ pub struct ArrayReport {
     pub single_failure_tolerant: bool,
     /// Stripes with two chunks on one device at the end.
     pub co_resident_stripes: u64,
+    /// When a device failed (`array.fail_device`; left out while none did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_failed_at_ns: Option<u64>,
     /// Host-visible capacity, bytes.
     pub capacity_bytes: u64,
     /// Stripes (of chunks; under `static` each is its chunk's page rows).
@@ -209,6 +220,7 @@ impl Array {
             array: self.params.clone(),
             single_failure_tolerant: self.params.allocation.single_failure_tolerant(),
             co_resident_stripes: self.co_resident_stripes(),
+            device_failed_at_ns: self.core.failed_at,
             capacity_bytes: self.capacity_bytes(),
             stripes: (self.core.stripes.stripes as u64 / (self.core.chunk_bytes / self.core.unit_bytes)) as u32,
             requests: count,
@@ -229,6 +241,7 @@ impl Array {
                 degraded_reads: c.degraded_reads,
                 moves: c.moves,
                 trims_kept: c.trims_kept,
+                programs_dropped: c.programs_dropped,
             },
             devices,
             balance,

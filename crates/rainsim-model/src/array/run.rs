@@ -42,8 +42,16 @@ impl Array {
         loop {
             // Completions of the touched devices go back up; handling them may
             // touch more devices, whose completions follow in turn.
+            // Programs dropped at a failed device complete now, the same way.
             let mut k = 0;
-            while k < self.core.touched.len() {
+            while k < self.core.touched.len() || !self.core.dropped.is_empty() {
+                if k == self.core.touched.len() {
+                    let now = self.core.now;
+                    for tag in std::mem::take(&mut self.core.dropped) {
+                        self.device_done(tag, now);
+                    }
+                    continue;
+                }
                 let d = self.core.touched[k] as usize;
                 self.core.devices[d].take_done(&mut done);
                 for (tag, t) in done.drain(..) {
@@ -57,6 +65,11 @@ impl Array {
             }
             self.refill(requests.len());
             let Some((t, ev)) = self.core.q.pop() else { break };
+            if matches!(ev, ArrayEv::DeviceFails) && self.completed - base == requests.len() as u64 {
+                // Set to fail after the run's last request: it does not, and
+                // the clock does not run on to it.
+                continue;
+            }
             self.core.now = t;
             match ev {
                 ArrayEv::Arrival => self.arrive(requests),
@@ -142,7 +155,12 @@ impl Array {
             // One stripe job per unit row of each array stripe touched, with
             // the data units the request writes in it (whole or in part).
             for s in r.offset / cb / dps..=(end - 1) / cb / dps {
-                for o in 0..rows {
+                // Within one chunk of the stripe only its own rows are
+                // touched (a small write into a large chunk: a row or two).
+                let (lo, hi) = (r.offset.max(s * dps * cb), end.min((s + 1) * dps * cb));
+                let touched =
+                    if lo / cb == (hi - 1) / cb { (lo % cb) / ub..=((hi - 1) % cb) / ub } else { 0..=rows - 1 };
+                for o in touched {
                     let row = (s * rows + o) as u32;
                     let (mut written, mut partial) = (0u64, 0u64);
                     for i in 0..dps {
@@ -280,15 +298,17 @@ impl Array {
     }
 
     /// Verify mode: every stripe's tokens XOR to zero (parity matches its
-    /// data) and no stripe has two chunks on one device.
+    /// data, a lost data unit counting with its latest token, which parity
+    /// keeps) unless its parity is lost, and no stripe has two chunks on one
+    /// device.
     fn verify_stripes(&self) -> Result<(), SimError> {
         let Some(tokens) = &self.core.tokens else { return Ok(()) };
         let now = self.core.now;
         let w = self.core.stripes.width as usize;
         let rows = (self.core.chunk_bytes / self.core.unit_bytes) as usize;
         for (s, chunk) in tokens.chunks(w).enumerate() {
-            let lost = (0..w).any(|p| self.raid.is_lost((s * w + p) as u32));
-            if !lost && chunk.iter().fold(0, |x, t| x ^ t) != 0 {
+            let parity_lost = self.raid.is_lost(self.core.stripes.parity_chunk(s as u32));
+            if !parity_lost && chunk.iter().fold(0, |x, t| x ^ t) != 0 {
                 let row = if rows > 1 { format!(", page row {}", s % rows) } else { String::new() };
                 return Err(VerifyError {
                     time_ns: now,

@@ -156,6 +156,12 @@ impl ArrayParams {
                     self.allocation.name()
                 ));
             }
+            if self.fail_at_ns > 1 << 62 {
+                return Err(format!(
+                    "array.fail_at_ns = {} is beyond the 2^62 ns (146 years) the simulator supports",
+                    self.fail_at_ns
+                ));
+            }
         } else if self.fail_at_ns > 0 {
             return Err("array.fail_at_ns is set but array.fail_device is not: name the device that fails".into());
         }

@@ -210,3 +210,36 @@ fn a_device_set_to_fail_mid_run_fails_then_as_one_failed_between_runs() {
     let before = run(&cfg(), true, &reqs[..1000]).counters().device_ops[2].iter().sum::<u64>();
     assert!(late < before, "device 2 took {late} operations, {before} in the first 1000 requests alone");
 }
+
+#[test]
+fn programs_planned_before_a_failure_never_reach_the_failed_device() {
+    // Closed loop: every request enters at 0 and device 1 fails at 1 ns,
+    // before any XOR is done, so the first jobs were planned with device 1
+    // healthy. Its programs are dropped (data kept in parity), none reaches
+    // it; verify checks every row whose parity survives, lost data units
+    // counting with their latest tokens.
+    let reqs = xorshift_requests(0x1f83_d9ab, 300, 0, 1500, 3, |x| 2048 * (1 + (x >> 40) % 40) as u32);
+    let mut c = cfg();
+    let p = c.array.as_mut().unwrap();
+    (p.fail_device, p.fail_at_ns) = (Some(1), 1);
+    (p.replay, p.queue_depth) = (rainsim_model::array::params::Replay::Closed, 16);
+    let a = run(&c, true, &reqs);
+    let k = a.counters();
+    assert_eq!(k.device_ops[1][1..], [0, 0], "no program reached device 1");
+    assert!(k.programs_dropped > 0 && k.degraded_reads > 0, "{} {}", k.programs_dropped, k.degraded_reads);
+    let r = a.report(&c, "baseline", serde_json::Value::Null);
+    assert_eq!((r.device_failed_at_ns, r.raid.programs_dropped), (Some(1), k.programs_dropped));
+    // Set to fail after the last request: it does not, and the clock stays.
+    let healthy = run(&cfg(), false, &reqs[..50]);
+    let mut late = cfg();
+    let p = late.array.as_mut().unwrap();
+    (p.fail_device, p.fail_at_ns) = (Some(1), 1 << 60);
+    let l = run(&late, false, &reqs[..50]);
+    let (rl, rh) =
+        (l.report(&late, "b", serde_json::Value::Null), healthy.report(&cfg(), "b", serde_json::Value::Null));
+    assert_eq!(rl.device_failed_at_ns, None);
+    assert_eq!(rl.execution_time_ns, rh.execution_time_ns);
+    let life =
+        |r: &rainsim_model::array::report::ArrayReport| r.devices.iter().map(|d| d.life_days_eq12).collect::<Vec<_>>();
+    assert_eq!(life(&rl), life(&rh), "the lifetime does not stretch to the unreached failure time");
+}

@@ -140,10 +140,10 @@ fn compare_runs_array_variants_as_run_does() {
         let moves = cmp["raid"]["moves"].as_u64().unwrap();
         assert_eq!(cols[2 + i], moves.to_string(), "{alloc}: the table shows the report's moves");
     }
-    let e =
-        rainsim(["compare", "--set", "workload.requests=100", "--variant", "array.devices=4", "--variant", "seed=2"])
-            .fails();
-    assert!(e.contains("arrays ([array]) or single devices, not both") && e.contains("'seed=2'"), "{e}");
+    let mixed = ["--variant", "array.devices=4", "--variant", "seed=2", "--variant", "seed=3"];
+    let e = rainsim([&["compare", "--set", "workload.requests=100"][..], &mixed[..]].concat()).fails();
+    let lists = "arrays: --variant 'array.devices=4'; single devices: --variant 'seed=2', --variant 'seed=3'";
+    assert!(e.contains("arrays ([array]) or single devices, not both") && e.contains(lists), "{e}");
 }
 
 /// `array.fail_device` fails a device mid-run: reads of its chunks are
