@@ -118,13 +118,6 @@ pub fn render(r: &ArrayReport) -> String {
 /// Array runs side by side (`rainsim compare` of array variants): one row
 /// per metric, one column per run.
 pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
-    let mut o = String::new();
-    let w = runs.iter().map(|(l, _)| l.len()).max().unwrap_or(8).clamp(12, 32);
-    let _ = write!(o, "{:<24}", "metric");
-    for (l, _) in runs {
-        let _ = write!(o, " {l:>w$}");
-    }
-    o.push('\n');
     let sum = |r: &ArrayReport, f: fn(&rainsim_model::array::report::DeviceSummary) -> u64| {
         r.devices.iter().map(f).sum::<u64>().to_string()
     };
@@ -167,12 +160,5 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
         ),
         ("co-resident stripes", Box::new(|r| r.co_resident_stripes.to_string())),
     ];
-    for (name, get) in &rows {
-        let _ = write!(o, "{name:<24}");
-        for (_, r) in runs {
-            let _ = write!(o, " {:>w$}", get(r));
-        }
-        o.push('\n');
-    }
-    o
+    crate::summary::table(runs, 24, &rows)
 }

@@ -210,13 +210,6 @@ pub fn render(r: &Report) -> String {
 
 /// Several runs side by side, one column each.
 pub fn side_by_side(runs: &[(String, Report)]) -> String {
-    let mut o = String::new();
-    let w = runs.iter().map(|(l, _)| l.len()).max().unwrap_or(8).clamp(12, 32);
-    let _ = write!(o, "{:<22}", "metric");
-    for (l, _) in runs {
-        let _ = write!(o, " {l:>w$}");
-    }
-    o.push('\n');
     type Get = fn(&Report) -> String;
     let rows: &[(&str, Get)] = &[
         ("read mean", |r| ns(r.latency.read.mean_ns)),
@@ -245,8 +238,21 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
         ("degraded updates", |r| r.raid.degraded_updates.to_string()),
         ("WAF", |r| format!("{:.3}", r.waf)),
     ];
+    table(runs, 22, rows)
+}
+
+/// Runs side by side: a column per run (headed by its label), a row per
+/// metric (its name `name_width` wide) with each run's value.
+pub fn table<T, F: Fn(&T) -> String>(runs: &[(String, T)], name_width: usize, rows: &[(&str, F)]) -> String {
+    let mut o = String::new();
+    let w = runs.iter().map(|(l, _)| l.len()).max().unwrap_or(8).clamp(12, 32);
+    let _ = write!(o, "{:<name_width$}", "metric");
+    for (l, _) in runs {
+        let _ = write!(o, " {l:>w$}");
+    }
+    o.push('\n');
     for (name, get) in rows {
-        let _ = write!(o, "{name:<22}");
+        let _ = write!(o, "{name:<name_width$}");
         for (_, r) in runs {
             let _ = write!(o, " {:>w$}", get(r));
         }

@@ -85,12 +85,8 @@ pub struct ArrayRaid {
     pub trims_kept: u64,
     /// Programs for a failed device by jobs planned before it failed (not
     /// issued; left out while 0).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::metrics::is_zero")]
     pub programs_dropped: u64,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
 }
 
 /// The report of an array run.

@@ -12,3 +12,9 @@ pub mod replication_report;
 pub mod report;
 pub mod request_log;
 pub mod stats;
+
+/// Whether a count is zero: reports leave such optional counters out
+/// (`skip_serializing_if`), so reports from before them stay as they were.
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
+}

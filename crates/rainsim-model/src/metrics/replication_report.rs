@@ -2,12 +2,9 @@
 //! reorganisations by case, GC page moves by role, the replica table's size
 //! and the threshold f* over time.
 
+use super::is_zero;
 use crate::raid::layer::ReplicationProbe;
 use serde::Serialize;
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 /// Counters the collector keeps.
 #[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]

@@ -78,12 +78,8 @@ pub struct ArrayParams {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_device: Option<u32>,
     /// When `fail_device` fails, ns of simulated time.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "crate::metrics::is_zero")]
     pub fail_at_ns: u64,
-}
-
-fn is_zero(v: &u64) -> bool {
-    *v == 0
 }
 
 impl Default for ArrayParams {
