@@ -47,7 +47,7 @@ pub fn render(r: &ArrayReport) -> String {
             let _ = writeln!(
                 o,
                 "device {d} was set to fail at {}, after the run's last request: it did not fail",
-                ns(a.fail_at_ns as f64)
+                ns(a.fail_at_ns.unwrap_or(0) as f64)
             );
         }
         _ => {}

@@ -23,7 +23,7 @@ impl Array {
             d.begin(&mut std::iter::empty(), 0)?;
         }
         if let (Some(_), None) = (self.params.fail_device, self.core.failed) {
-            let at = self.params.fail_at_ns.max(self.core.now);
+            let at = self.params.fail_at_ns.unwrap_or(0).max(self.core.now);
             self.core.q.at(at, ArrayEv::DeviceFails);
         }
         match (self.closed(), requests.first()) {

@@ -77,9 +77,9 @@ pub struct ArrayParams {
     /// parity only (no replacement at array level). `static` placement only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_device: Option<u32>,
-    /// When `fail_device` fails, ns of simulated time.
-    #[serde(skip_serializing_if = "crate::metrics::is_zero")]
-    pub fail_at_ns: u64,
+    /// When `fail_device` fails, ns of simulated time (absent: 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_at_ns: Option<u64>,
 }
 
 impl Default for ArrayParams {
@@ -95,7 +95,7 @@ impl Default for ArrayParams {
             egs_theta: 0.1,
             dls_batch: 1,
             fail_device: None,
-            fail_at_ns: 0,
+            fail_at_ns: None,
         }
     }
 }
@@ -152,13 +152,10 @@ impl ArrayParams {
                     self.allocation.name()
                 ));
             }
-            if self.fail_at_ns > 1 << 62 {
-                return Err(format!(
-                    "array.fail_at_ns = {} is beyond the 2^62 ns (146 years) the simulator supports",
-                    self.fail_at_ns
-                ));
+            if let Some(t) = self.fail_at_ns.filter(|&t| t > 1 << 62) {
+                return Err(format!("array.fail_at_ns = {t} is beyond the 2^62 ns (146 years) the simulator supports"));
             }
-        } else if self.fail_at_ns > 0 {
+        } else if self.fail_at_ns.is_some() {
             return Err("array.fail_at_ns is set but array.fail_device is not: name the device that fails".into());
         }
         Ok(())

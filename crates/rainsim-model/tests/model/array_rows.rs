@@ -185,7 +185,7 @@ fn a_device_set_to_fail_mid_run_fails_then_as_one_failed_between_runs() {
     let (write, read) = (req(0, 0, 16, Op::Write), req(20_000_000, 0, 4, Op::Read));
     let mut c = cfg();
     let p = c.array.as_mut().unwrap();
-    (p.fail_device, p.fail_at_ns) = (Some(0), 15_000_000);
+    (p.fail_device, p.fail_at_ns) = (Some(0), Some(15_000_000));
     let timed = run(&c, true, &[write, read]);
     let mut by_hand = Array::new(&cfg(), true).unwrap();
     by_hand.run(&[write], &mut |_| {}).unwrap();
@@ -202,7 +202,7 @@ fn a_device_set_to_fail_mid_run_fails_then_as_one_failed_between_runs() {
     let reqs = xorshift_requests(0x2545_f491, 2000, 40_000, 1500, 3, |x| 2048 * (1 + (x >> 40) % 40) as u32);
     let mut c = cfg();
     let p = c.array.as_mut().unwrap();
-    (p.fail_device, p.fail_at_ns) = (Some(2), 40_000_000);
+    (p.fail_device, p.fail_at_ns) = (Some(2), Some(40_000_000));
     let a = run(&c, true, &reqs);
     assert!(a.counters().degraded_reads > 50, "reads of device 2's chunks rebuilt: {}", a.counters().degraded_reads);
     // Nothing reaches the failed device after it failed, save what was in flight.
@@ -221,7 +221,7 @@ fn programs_planned_before_a_failure_never_reach_the_failed_device() {
     let reqs = xorshift_requests(0x1f83_d9ab, 300, 0, 1500, 3, |x| 2048 * (1 + (x >> 40) % 40) as u32);
     let mut c = cfg();
     let p = c.array.as_mut().unwrap();
-    (p.fail_device, p.fail_at_ns) = (Some(1), 1);
+    (p.fail_device, p.fail_at_ns) = (Some(1), Some(1));
     (p.replay, p.queue_depth) = (rainsim_model::array::params::Replay::Closed, 16);
     let a = run(&c, true, &reqs);
     let k = a.counters();
@@ -233,7 +233,7 @@ fn programs_planned_before_a_failure_never_reach_the_failed_device() {
     let healthy = run(&cfg(), false, &reqs[..50]);
     let mut late = cfg();
     let p = late.array.as_mut().unwrap();
-    (p.fail_device, p.fail_at_ns) = (Some(1), 1 << 60);
+    (p.fail_device, p.fail_at_ns) = (Some(1), Some(1 << 60));
     let l = run(&late, false, &reqs[..50]);
     let (rl, rh) =
         (l.report(&late, "b", serde_json::Value::Null), healthy.report(&cfg(), "b", serde_json::Value::Null));
