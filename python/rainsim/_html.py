@@ -1,5 +1,6 @@
-"""One self-contained HTML page for one or several runs: identity, summary tables,
-plots (SVG inlined as base64, no network needed to view it) and configurations."""
+"""One self-contained HTML page for one or several runs (single devices, or arrays of
+SSDs): identity, summary tables, plots (SVG inlined as base64, no network needed to
+view it) and configurations."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ def _img(fig, alt: str) -> str:
 
 
 def _fmt(v: Any) -> str:
+    if v is None:
+        return "—"
     if isinstance(v, float):
         return f"{v:.6g}"
     return html.escape(str(v))
@@ -77,10 +80,28 @@ def _load(runs: Any) -> List[Report]:
             out.extend(plots._reports(r))
     if not out:
         raise ValueError("report needs at least one run")
-    arrays = [x.path or "a run" for x in out if "array" in x.data and "devices" in x.data]
-    if arrays:
-        raise ValueError(f"{arrays[0]}: an array's report; the HTML report covers single devices only")
+    arrays = [x.path or f"run {i + 1}" for i, x in enumerate(out) if x.is_array]
+    devices = [x.path or f"run {i + 1}" for i, x in enumerate(out) if not x.is_array]
+    if arrays and devices:
+        raise ValueError(f"one page shows arrays or single devices, not both: {arrays[0]} is an array's report, "
+                         f"{devices[0]} a single device's")
     return out
+
+
+def _identity(r: Report) -> List[Any]:
+    t = r.trace
+    cfg_digest = hashlib.sha256(json.dumps(r.config, sort_keys=True).encode()).hexdigest()[:16]
+    row = [r.scheme, r.seed, r.version, t.get("path"), t.get("format"), t.get("sha256"), t.get("requests"), cfg_digest]
+    if r.is_array:
+        a, failed = r.data["array"], r.data.get("device_failed_at_ns")
+        fails = "none" if failed is None else f"device {r.config['array']['fail_device']} at {failed} ns"
+        row += [a["allocation"], a["devices"], a["chunk_kib"] or "one page", a["replay"], fails]
+    return row
+
+
+_IDENTITY = ["scheme", "seed", "rainsim version", "trace", "trace format", "trace sha256", "requests",
+             "config sha256 (16)"]
+_ARRAY_IDENTITY = ["allocation", "devices", "chunk (KiB)", "replay", "device failure"]
 
 
 def render(runs: Any, title: Optional[str] = None, labels: Optional[Sequence[str]] = None) -> str:
@@ -90,15 +111,10 @@ def render(runs: Any, title: Optional[str] = None, labels: Optional[Sequence[str
     title = title or ("rainsim report: " + (names[0] if len(names) == 1 else f"{len(names)} runs"))
     p: List[str] = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
                     f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"]
+    arrays = reports[0].is_array
     # Identity: what ran, on what.
-    ident = []
-    for r in reports:
-        t = r.trace
-        cfg_digest = hashlib.sha256(json.dumps(r.config, sort_keys=True).encode()).hexdigest()[:16]
-        ident.append([r.scheme, r.seed, r.version, t.get("path"), t.get("format"), t.get("sha256"),
-                      t.get("requests"), cfg_digest])
-    keys = ["scheme", "seed", "rainsim version", "trace", "trace format", "trace sha256", "requests",
-            "config sha256 (16)"]
+    ident = [_identity(r) for r in reports]
+    keys = _IDENTITY + (_ARRAY_IDENTITY if arrays else [])
     p.append("<h2>Runs</h2>")
     p.append(_table(["", *names], [[k, *(row[i] for row in ident)] for i, k in enumerate(keys)]))
     # Summary: headline metrics side by side.
@@ -115,19 +131,25 @@ def render(runs: Any, title: Optional[str] = None, labels: Optional[Sequence[str
     if len(reports) > 1:
         p.append('<h2 id="comparison">Comparison</h2>')
         rows = [{"run": n, **m} for n, m in zip(names, ms)]
-        by = "scheme" if len({r.scheme for r in reports}) < len(reports) else "run"
+        # Runs of one scheme (an array's: one allocation) are its group, e.g. its seeds.
+        group = "allocation" if arrays else "scheme"
         for row, r in zip(rows, reports):
             row["scheme"] = r.scheme
+        by = group if len({row[group] for row in rows}) < len(rows) else "run"
         p.append(_img(plots.scheme_comparison(_Rows(rows), by=by), "comparison bars with 95% intervals"))
-    p.append('<h2 id="channels">Channels</h2><div class="row">')
+    unit, bars, table = ("device", plots.device_bars, "devices") if arrays else ("channel", plots.channel_bars,
+                                                                                 "channels")
+    p.append(f'<h2 id="{table}">{table.capitalize()}</h2><div class="row">')
     for r, n in zip(reports, names):
-        p.append(_img(plots.channel_bars(r, title=n), f"channel bars of {n}"))
+        p.append(_img(bars(r, title=n), f"{unit} bars of {n}"))
     p.append("</div>")
+    cols = (["reads", "data_programs", "parity_programs", "blocked_sum", "gc", "erases", "bytes_written", "waf",
+             "mean_latency_ns", "life_days_eq12"] if arrays else
+            ["ops", "avg_blocked", "blocked_sum", "busy_fraction", "gc_count", "erases", "read_p99_9_ns"])
     for r, n in zip(reports, names):
-        ch = r.data["channels"]
-        cols = ["ops", "avg_blocked", "blocked_sum", "busy_fraction", "gc_count", "erases", "read_p99_9_ns"]
-        p.append(f"<details><summary>channel table: {html.escape(n)}</summary>"
-                 + _table(["channel", *cols], [[i, *(c[k] for k in cols)] for i, c in enumerate(ch)]) + "</details>")
+        rows_ = r.data[table]
+        p.append(f"<details><summary>{unit} table: {html.escape(n)}</summary>"
+                 + _table([unit, *cols], [[i, *(c[k] for k in cols)] for i, c in enumerate(rows_)]) + "</details>")
     # Configuration: differences first, then each in full.
     p.append("<h2>Configuration</h2>")
     flats = [_flat(r.config) for r in reports]

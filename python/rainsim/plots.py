@@ -1,6 +1,7 @@
 """Plots of reports (matplotlib, the ``plot`` extra): latency CDFs with a tail zoom,
-per-channel bars, and scheme comparisons with intervals. Each function returns a
-matplotlib Figure and, given ``path``, saves it (SVG, PNG, ... by the extension)."""
+per-channel (an array's: per-device) bars, and scheme comparisons with intervals.
+Each function returns a matplotlib Figure and, given ``path``, saves it (SVG, PNG,
+... by the extension)."""
 
 from __future__ import annotations
 
@@ -35,9 +36,12 @@ def _reports(runs: Any) -> List[Report]:
 
 
 def label(r: Report) -> str:
-    """A short name for a run: scheme, trace file name, seed."""
+    """A short name for a run: scheme (an array's: allocation and devices), trace file name, seed."""
     t = r.trace.get("path", "?")
     t = "synthetic" if r.trace.get("format") == "synthetic" else os.path.basename(t)
+    if r.is_array:
+        a = r.data["array"]
+        return f"{a['allocation']} ({a['devices']} SSDs) · {t} · seed {r.seed}"
     return f"{r.scheme} · {t} · seed {r.seed}"
 
 
@@ -90,22 +94,43 @@ def latency_cdf(runs: Any, path: Optional[str] = None, labels: Optional[Sequence
     return _save(fig, path)
 
 
-def channel_bars(run: Any, path: Optional[str] = None, title: Optional[str] = None):
-    """Per-channel bars: requests blocked behind flash operations, GCs, erases."""
-    r = _reports(run)[0]
-    ch = r.data["channels"]
-    fig = _figure(12, 3.2)
-    axes = fig.subplots(1, 3)
-    idx = list(range(len(ch)))
-    for ax, key, name, colour in zip(axes, ("blocked_sum", "gc_count", "erases"),
-                                     ("blocked requests", "GCs", "erases"), ("#4472c4", "#ed7d31", "#70ad47")):
-        ax.bar(idx, [c[key] for c in ch], color=colour)
+def _bars(r: Report, rows: List[Dict[str, Any]], panels, unit: str, title: Optional[str], path: Optional[str]):
+    fig = _figure(4 * len(panels), 3.2)
+    axes = fig.subplots(1, len(panels))
+    idx = list(range(len(rows)))
+    for ax, (key, name, colour) in zip(axes, panels):
+        values = [c[key] for c in rows]
+        ax.bar(idx, values, color=colour)
+        # Counts start at 0; an all-zero panel (no GC yet) gets an axis to 1, not ±0.04.
+        ax.set_ylim(0, None if max(values, default=0) > 0 else 1)
         ax.set_title(name)
-        ax.set_xlabel("channel")
+        ax.set_xlabel(unit)
         ax.set_xticks(idx)
         ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(title or label(r), fontsize=10)
     return _save(fig, path)
+
+
+def channel_bars(run: Any, path: Optional[str] = None, title: Optional[str] = None):
+    """Per-channel bars: requests blocked behind flash operations, GCs, erases."""
+    r = _reports(run)[0]
+    if r.is_array:
+        raise ValueError(f"{r.path or 'this run'}: an array's report has devices, not channels: use device_bars")
+    panels = (("blocked_sum", "blocked requests", "#4472c4"), ("gc_count", "GCs", "#ed7d31"),
+              ("erases", "erases", "#70ad47"))
+    return _bars(r, r.data["channels"], panels, "channel", title, path)
+
+
+def device_bars(run: Any, path: Optional[str] = None, title: Optional[str] = None):
+    """An array's per-device bars: requests blocked inside each device, GCs, erases and
+    bytes written (the balance the write allocations differ in)."""
+    r = _reports(run)[0]
+    if not r.is_array:
+        raise ValueError(f"{r.path or 'this run'}: a single device's report has channels, not devices: "
+                         "use channel_bars")
+    panels = (("blocked_sum", "blocked requests", "#4472c4"), ("gc", "GCs", "#ed7d31"),
+              ("erases", "erases", "#70ad47"), ("bytes_written", "bytes written", "#7f6084"))
+    return _bars(r, r.data["devices"], panels, "device", title, path)
 
 
 # Two-sided 95% Student t quantiles for 1..30 degrees of freedom (1.96 beyond).
@@ -136,11 +161,21 @@ def _rows(data: Any) -> List[Dict[str, Any]]:
     return [{"scheme": r.scheme, "label": label(r), **metrics(r.data)} for r in _reports(data)]
 
 
-def scheme_comparison(data: Any, metrics_: Iterable[str] = ("read_p99_9_ns", "write_p99_9_ns", "iops", "waf"),
-                      by: str = "scheme", path: Optional[str] = None):
+DEVICE_METRICS = ("read_p99_9_ns", "write_p99_9_ns", "iops", "waf")
+ARRAY_METRICS = ("read_p99_9_ns", "write_p99_9_ns", "iops", "bytes_written")
+
+
+def scheme_comparison(data: Any, metrics_: Optional[Iterable[str]] = None, by: str = "scheme",
+                      path: Optional[str] = None):
     """Bars of each metric's mean per group (``by``, default scheme), with 95% intervals
-    over the group's runs (e.g. seeds or traces)."""
+    over the group's runs (e.g. seeds or traces). The metrics default to the tails, IOPS
+    and WAF (an array's runs: bytes written by its devices in place of WAF)."""
     rows = _rows(data)
+    if metrics_ is None:
+        metrics_ = ARRAY_METRICS if rows and "allocation" in rows[0] and "waf" not in rows[0] else DEVICE_METRICS
+    missing = [m for m in metrics_ if rows and m not in rows[0]]
+    if missing:
+        raise ValueError(f"no column {missing[0]!r} to compare; the runs have: {', '.join(rows[0])}")
     groups: Dict[Any, List[Dict[str, Any]]] = {}
     for r in rows:
         # A sweep frame without the grid column has the run's own (`scheme_run`, `seed_run`).

@@ -1,14 +1,17 @@
 """Arrays of SSDs (``[array]``, the ``dls-*`` presets) from Python: a run gives the
 CLI's array report, its tables, a sweep over allocations gives the array's columns,
-and a stop flag or a request log is handled as for a single device."""
+a stop flag or a request log is handled as for a single device, and the HTML report
+shows arrays with their devices' plots and tables."""
 
 import json
 import subprocess
+import sys
 
 import pytest
 
 import rainsim
-from rainsim import _rainsim
+from browser import chromium, plot_bands, shoot
+from rainsim import _rainsim, plots
 
 TRACE = "msr_hm_0_slice1000.csv"
 SMALL = {"geometry.blocks_per_plane": 16}
@@ -57,3 +60,86 @@ def test_an_array_run_stops_and_keeps_no_request_log(traces, tmp_path):
         _rainsim.run_json(config="dls-4ssd", sets=["workload.requests=200000"], stop=stop)
     with pytest.raises(rainsim.RainsimError, match="request log is not available for an array"):
         rainsim.run(config="dls-4ssd", trace=traces / TRACE, request_log=tmp_path / "r.parquet")
+
+
+@pytest.fixture(scope="module")
+def array_runs(traces, tmp_path_factory):
+    """Two allocations, two seeds each, as JSON files; the last run loses device 1."""
+    d = tmp_path_factory.mktemp("arrays")
+    paths = []
+    for alloc in ("static", "dls"):
+        for seed in (1, 2):
+            r = rainsim.run(config="dls-4ssd", trace=traces / TRACE,
+                            set={**SMALL, "array.allocation": alloc, "seed": seed})
+            p = d / f"{alloc}-{seed}.json"
+            r.to_json(p)
+            paths.append(p)
+    r = rainsim.run(config="dls-4ssd", trace=traces / TRACE,
+                    set={**SMALL, "array.fail_device": 1, "array.fail_at_ns": 1_000_000_000})
+    p = d / "failed.json"
+    r.to_json(p)
+    return paths, p
+
+
+def test_device_bars_draw_each_devices_numbers(array_runs):
+    paths, _ = array_runs
+    r = rainsim.load_report(paths[2])
+    fig = plots.device_bars(r)
+    for ax, key in zip(fig.axes, ("blocked_sum", "gc", "erases", "bytes_written")):
+        assert [b.get_height() for b in ax.patches] == [d[key] for d in r["devices"]]
+    assert sum(d["bytes_written"] for d in r["devices"]) > 0
+    # No GC in so short a run: its panel's axis is 0 to 1, not centred on 0.
+    assert [d["gc"] for d in r["devices"]] == [0] * 4 and fig.axes[1].get_ylim() == (0.0, 1.0)
+    with pytest.raises(ValueError, match="use device_bars"):
+        plots.channel_bars(r)
+
+
+def test_arrays_compare_by_allocation_on_bytes_written(array_runs):
+    paths, _ = array_runs
+    fig = plots.scheme_comparison(paths, by="allocation")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["static", "dls"]
+    assert [ax.get_title() for ax in fig.axes] == ["read_p99_9_ns (µs)", "write_p99_9_ns (µs)", "iops",
+                                                   "bytes_written"]
+    # Each bar is its allocation's mean over the seeds of the devices' bytes written.
+    data = [json.loads(p.read_text()) for p in paths]
+    want = [sum(sum(x["bytes_written"] for x in d["devices"]) for d in data[i:i + 2]) / 2 for i in (0, 2)]
+    assert [b.get_height() for b in fig.axes[3].patches] == want
+    with pytest.raises(ValueError, match="no column 'waf'"):
+        plots.scheme_comparison(paths, metrics_=["waf"], by="allocation")
+
+
+def test_one_page_takes_arrays_or_devices_not_both(array_runs, traces, tmp_path):
+    paths, _ = array_runs
+    single = rainsim.run(config="default", trace=traces / TRACE, set={"raid.stripe_width": 4})
+    with pytest.raises(ValueError, match=r"arrays or single devices, not both: .*static-1\.json is an array's "
+                                         r"report, run 2 a single device's"):
+        rainsim.report([paths[0], single], out=str(tmp_path / "x.html"))
+
+
+def test_html_report_of_arrays_renders(array_runs, tmp_path):
+    exe = chromium()
+    paths, failed = array_runs
+    runs = [*paths, failed]
+    out = tmp_path / "arrays.html"
+    p = subprocess.run([sys.executable, "-m", "rainsim", "report", *map(str, runs), "-o", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    for needle in ("<script", "<link", 'src="http'):
+        assert needle not in text
+    first = json.loads(paths[0].read_text())
+    dead = json.loads(failed.read_text())
+    assert dead["device_failed_at_ns"] == 1_000_000_000
+    for needle in ("<td>allocation</td>", "dls (4 SSDs)", "static (4 SSDs)",
+                   "<h2 id=\"devices\">Devices</h2>", "device table: static (4 SSDs)",
+                   f"<td>{first['devices'][3]['bytes_written']}</td>", "device 1 at 1000000000 ns",
+                   "Keys that differ", "array.allocation"):
+        assert needle in text, needle
+    assert "channel table" not in text and 'id="channels"' not in text
+    # No console message; the CDF, the comparison and one device figure per run drawn.
+    png = tmp_path / "arrays.png"
+    assert shoot(exe, out.as_uri(), png, tmp_path, height=7000) == []
+    bands = [b for b in plot_bands(png) if b[1] - b[0] > 150]
+    assert len(bands) >= 2 + len(runs), bands
+    for top, bottom, sd, coloured in bands:
+        assert sd > 15 and coloured > 500, f"plot band {top}-{bottom} looks blank (sd {sd:.1f}, {coloured} coloured)"

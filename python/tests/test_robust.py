@@ -144,17 +144,20 @@ def test_relative_config_files_are_made_absolute(tmp_path, monkeypatch):
     assert spec["config"] == str(tmp_path / "my.toml") and spec["workload"] == "rep-raid-hm_0"
 
 
-def test_report_refuses_mismatched_labels_and_array_reports(tmp_path, cli, traces):
+def test_report_refuses_mismatched_labels_and_a_mix_of_arrays_and_devices(tmp_path, cli, traces):
     a = rainsim.run(set={"workload.requests": 300})
     b = rainsim.run(set={"workload.requests": 300, "seed": 2})
     with pytest.raises(ValueError, match="1 labels for 2 runs"):
         rainsim.report([a, b], out=str(tmp_path / "r.html"), labels=["a"])
-    arr = tmp_path / "arr.json"
+    arr, dev = tmp_path / "arr.json", tmp_path / "dev.json"
     subprocess.run([str(cli), "run", "--quiet", "--config", "dls-4ssd", "--trace", str(traces / TRACE),
                     "--out", str(arr)], check=True)
-    r = subprocess.run([sys.executable, "-m", "rainsim", "report", str(arr), "-o", str(tmp_path / "x.html")],
+    a.to_json(dev)
+    r = subprocess.run([sys.executable, "-m", "rainsim", "report", str(dev), str(arr), "-o", str(tmp_path / "x.html")],
                        capture_output=True, text=True)
-    assert r.returncode == 1 and r.stderr.startswith("error:") and "array" in r.stderr, r.stderr
+    assert r.returncode == 1 and r.stderr.startswith("error:"), r.stderr
+    assert f"{arr} is an array's report, {dev} a single device's" in r.stderr, r.stderr
+    assert not (tmp_path / "x.html").exists()
 
 
 def test_report_of_a_sweep_directory_shows_its_runs(tmp_path):
