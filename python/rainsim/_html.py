@@ -93,8 +93,12 @@ def _identity(r: Report) -> List[Any]:
     cfg_digest = hashlib.sha256(json.dumps(r.config, sort_keys=True).encode()).hexdigest()[:16]
     row = [r.scheme, r.seed, r.version, t.get("path"), t.get("format"), t.get("sha256"), t.get("requests"), cfg_digest]
     if r.is_array:
-        a, failed = r.data["array"], r.data.get("device_failed_at_ns")
+        a, failed, f = r.data["array"], r.data.get("device_failed_at_ns"), r.data.get("failure") or {}
         fails = "none" if failed is None else f"device {r.config['array']['fail_device']} at {failed} ns"
+        if f.get("rebuilt_at_ns") is not None:
+            fails += f", replaced at {f['replaced_at_ns']} ns, rebuilt at {f['rebuilt_at_ns']} ns"
+        elif f.get("replaced_at_ns") is not None:
+            fails += f", replaced at {f['replaced_at_ns']} ns, rebuild unfinished"
         row += [a["allocation"], a["devices"], a["chunk_kib"] or "one page", a["replay"], fails]
     return row
 

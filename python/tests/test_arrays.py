@@ -64,7 +64,8 @@ def test_an_array_run_stops_and_keeps_no_request_log(traces, tmp_path):
 
 @pytest.fixture(scope="module")
 def array_runs(traces, tmp_path_factory):
-    """Two allocations, two seeds each, as JSON files; the last run loses device 1."""
+    """Two allocations, two seeds each, as JSON files; the last run loses device 1 and
+    rebuilds it onto a replacement."""
     d = tmp_path_factory.mktemp("arrays")
     paths = []
     for alloc in ("static", "dls"):
@@ -75,7 +76,8 @@ def array_runs(traces, tmp_path_factory):
             r.to_json(p)
             paths.append(p)
     r = rainsim.run(config="dls-4ssd", trace=traces / TRACE,
-                    set={**SMALL, "array.fail_device": 1, "array.fail_at_ns": 1_000_000_000})
+                    set={**SMALL, "array.fail_device": 1, "array.fail_at_ns": 1_000_000_000,
+                         "array.replace_after_ns": 500_000_000})
     p = d / "failed.json"
     r.to_json(p)
     return paths, p
@@ -129,10 +131,11 @@ def test_html_report_of_arrays_renders(array_runs, tmp_path):
         assert needle not in text
     first = json.loads(paths[0].read_text())
     dead = json.loads(failed.read_text())
-    assert dead["device_failed_at_ns"] == 1_000_000_000
+    assert dead["device_failed_at_ns"] == 1_000_000_000 and dead["failure"]["rebuilt_at_ns"] > 1_500_000_000
     for needle in ("<td>allocation</td>", "dls (4 SSDs)", "static (4 SSDs)",
                    "<h2 id=\"devices\">Devices</h2>", "device table: static (4 SSDs)",
-                   f"<td>{first['devices'][3]['bytes_written']}</td>", "device 1 at 1000000000 ns",
+                   f"<td>{first['devices'][3]['bytes_written']}</td>",
+                   f"device 1 at 1000000000 ns, replaced at 1500000000 ns, rebuilt at {dead['failure']['rebuilt_at_ns']} ns",
                    "Keys that differ", "array.allocation"):
         assert needle in text, needle
     assert "channel table" not in text and 'id="channels"' not in text

@@ -31,15 +31,36 @@ pub fn render(r: &ArrayReport) -> String {
     );
     match (a.fail_device, r.device_failed_at_ns) {
         (Some(d), Some(t)) => {
+            let f = r.failure.as_ref();
+            let replaced = match (f.and_then(|f| f.replaced_at_ns), f.and_then(|f| f.rebuilt_at_ns)) {
+                (None, _) if a.replace_after_ns.is_some() => "replacement not in by the end".to_string(),
+                (None, _) => "no replacement".to_string(),
+                (Some(at), None) => format!("replaced at {}, rebuild unfinished", ns(at as f64)),
+                (Some(at), Some(done)) => {
+                    format!(
+                        "replaced at {}, rebuilt at {} ({} after)",
+                        ns(at as f64),
+                        ns(done as f64),
+                        ns((done - at) as f64)
+                    )
+                }
+            };
             let _ = writeln!(
                 o,
-                "device {d} failed at {} (fail-stop, no replacement): {} degraded reads (a page or chunk rebuilt \
-                 each){}",
+                "device {d} failed at {} (fail-stop, {replaced}): {} degraded reads (a page or chunk rebuilt \
+                 each){}{}",
                 ns(t as f64),
                 r.raid.degraded_reads,
                 match r.raid.programs_dropped {
                     0 => String::new(),
                     n => format!(", {n} programs for it dropped (their data kept in parity)"),
+                },
+                match f.filter(|f| f.replaced_at_ns.is_some()) {
+                    Some(f) => format!(
+                        "; {} units rebuilt, {} rewritten by the host, {} still lost",
+                        f.units_rebuilt, f.rewritten_by_host, f.units_lost_at_end
+                    ),
+                    None => String::new(),
                 }
             );
         }
@@ -92,7 +113,9 @@ pub fn render(r: &ArrayReport) -> String {
         }
     );
     let _ = writeln!(o, "\ndevice     reads  data  parity  blocked     GC  erases   written   lifetime (erase rate)");
-    for (i, d) in r.devices.iter().enumerate() {
+    let failed = r.failure.as_ref().and_then(|f| f.failed_device.as_ref().map(|d| (f.device, d)));
+    let rows = r.devices.iter().enumerate().map(|(i, d)| (i.to_string(), d));
+    for (i, d) in rows.chain(failed.map(|(i, d)| (format!("{i}*"), d))) {
         let life = d.predicted_lifetime_s.map(|s| format!("{:.1} years", s / 31_557_600.0)).unwrap_or("-".into());
         let _ = writeln!(
             o,
@@ -105,6 +128,9 @@ pub fn render(r: &ArrayReport) -> String {
             d.erases,
             d.bytes_written as f64 / (1u64 << 20) as f64
         );
+    }
+    if let Some((i, _)) = failed {
+        let _ = writeln!(o, "  ({i}*: the failed device until its replacement, row {i}, took its place; rebuild programs count as parity)");
     }
     let b = &r.balance;
     let _ = writeln!(

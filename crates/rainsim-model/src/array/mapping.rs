@@ -1,6 +1,8 @@
-//! The array mapping: array chunk → (device, slot), where a slot is a
-//! chunk-sized run of the device's logical pages, and the free slots of each
-//! device by the channel they land on.
+//! The array mapping: unit of the array's RAID layer → (device, slot), where a
+//! slot is a unit-sized run of the device's logical pages, and the free slots
+//! of each device by the channel they land on. A unit is a chunk under free
+//! placement and a page under `static` (a page row's member,
+//! [`super::params::ArrayParams::unit_bytes`]); "chunk" below means a unit.
 //!
 //! Every chunk starts at its layout home — device = its stripe position,
 //! slot = its stripe — so the array starts as a plain RAID-5 whose data

@@ -43,6 +43,7 @@ pub use crate::raid::array_params as params;
 pub mod mapping;
 pub mod model;
 mod port;
+mod rebuild;
 pub mod report;
 mod run;
 
@@ -73,6 +74,8 @@ pub(crate) enum ArrayEv {
     Device(u32, crate::ssd::Ev),
     /// `array.fail_device` fails now.
     DeviceFails,
+    /// The failed device's replacement is due (`array.replace_after_ns`).
+    Replace,
 }
 
 /// A device request the array has outstanding.
@@ -180,6 +183,11 @@ pub(crate) struct Core {
     pub touched: Vec<u32>,
     /// Programs for the failed device, completed without it.
     pub dropped: Vec<u32>,
+    /// Each device slot's generation (bumped when a replacement takes the
+    /// slot): an event of a device that left is dropped, not run.
+    pub generation: Vec<u16>,
+    /// The failure and its rebuild, once a device failed.
+    pub failure: Option<Box<rebuild::FailureState>>,
     /// Every device request handed in, per device (tests replay them alone).
     pub record: Option<Vec<Vec<rainsim_trace::Request>>>,
 }
@@ -196,6 +204,8 @@ pub struct Array {
     next: usize,
     /// Once set, the run stops at its next progress call.
     stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The configuration of the failed device's replacement (a fresh device).
+    replacement: Option<Box<Config>>,
 }
 
 /// Unit slots one device offers (whole chunks' worth), and the array's
@@ -386,9 +396,12 @@ impl Array {
             deferred_trims: Default::default(),
             touched: Vec::new(),
             dropped: Vec::new(),
+            generation: vec![0; s as usize],
+            failure: None,
             record: None,
         };
-        Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0, stop: None })
+        let replacement = a.replace_after_ns.map(|_| Box::new(rebuild::replacement_config(cfg, &a)));
+        Ok(Array { raid, core, params: a, completed: 0, issued: 0, next: 0, stop: None, replacement })
     }
 
     /// Stops [`Array::run`] at its next progress call once `flag` is set
@@ -432,20 +445,6 @@ impl Array {
     /// Stripes with two chunks on one device (one device failure can lose them).
     pub fn co_resident_stripes(&self) -> u64 {
         self.core.map.co_resident_stripes(self.core.stripes.width)
-    }
-
-    /// Device `d` fails now: its chunks are lost, reads of them are rebuilt
-    /// from their stripes and writes to them are kept in parity only (no
-    /// replacement is modelled at array level).
-    pub fn fail_device(&mut self, d: u32) {
-        let w = self.core.stripes.width;
-        let lost: Vec<u32> = (0..self.core.stripes.chunks() as u32)
-            .filter(|&c| self.core.map.get(c).is_some_and(|(dev, _)| dev == d))
-            .collect();
-        self.raid.fail(d, None, &lost, 1, false);
-        self.core.failed = Some(d);
-        self.core.failed_at = Some(self.core.now);
-        debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
     }
 
     /// Sends every chunk operation through each device's admission and

@@ -57,6 +57,7 @@ impl RaidPort for Core {
             }
             // Its old member is on the failed device.
             RaidAction::Unwritten { .. } => {}
+            RaidAction::RebuildDone => self.rebuilt(),
             other => self.unsupported(other),
         }
     }

@@ -8,7 +8,8 @@ use super::params::{ArrayParams, Replay};
 use super::Array;
 use crate::config::Config;
 use crate::metrics::class_latency::{ClassLatency, Latency};
-use crate::metrics::collector::Collector;
+use crate::metrics::collector::{Collector, LatencyStats};
+use crate::metrics::fault_report::{PhaseLatency, PhaseReport};
 use crate::metrics::report::{cv, Report, ReportInputs};
 use serde::Serialize;
 
@@ -89,6 +90,44 @@ pub struct ArrayRaid {
     pub programs_dropped: u64,
 }
 
+/// A device's failure, its replacement and rebuild.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ArrayFailureReport {
+    /// The failed device.
+    pub device: u32,
+    /// When it failed, ns.
+    pub failed_at_ns: u64,
+    /// When the replacement went in (null: never).
+    pub replaced_at_ns: Option<u64>,
+    /// When the rebuild ended (null: it did not).
+    pub rebuilt_at_ns: Option<u64>,
+    /// Units the device held when it failed (every page row's member on it).
+    pub units_lost_at_failure: u64,
+    /// Units that became lost after the failure (absorbed writes, skipped parity).
+    pub units_lost_after_failure: u64,
+    /// Units still lost at the end.
+    pub units_lost_at_end: u64,
+    /// Host reads of lost units served by reconstruction.
+    pub reads_reconstructed: u64,
+    /// Host writes of lost units kept only in parity.
+    pub writes_absorbed: u64,
+    /// Parity updates that could not be written (lost parity).
+    pub parity_skipped: u64,
+    /// Units the rebuild wrote onto the replacement.
+    pub units_rebuilt: u64,
+    /// Lost units the host wrote onto the replacement before the rebuild did.
+    pub rewritten_by_host: u64,
+    /// Requests completed before the failure.
+    pub before: PhaseReport,
+    /// Completed from the failure until the rebuild ended (or the run did).
+    pub during: PhaseReport,
+    /// Completed after the rebuild ended.
+    pub after: PhaseReport,
+    /// The failed device until its replacement took its place (its row of
+    /// `devices` is the replacement's since then; null: not replaced).
+    pub failed_device: Option<DeviceSummary>,
+}
+
 /// The report of an array run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ArrayReport {
@@ -107,6 +146,10 @@ pub struct ArrayReport {
     /// When a device failed (`array.fail_device`; left out while none did).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_failed_at_ns: Option<u64>,
+    /// What the failure did, its replacement and rebuild (left out while no
+    /// device failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<ArrayFailureReport>,
     /// Host-visible capacity, bytes.
     pub capacity_bytes: u64,
     /// Stripes (of chunks; under `static` each is its chunk's page rows).
@@ -164,32 +207,26 @@ impl Array {
     /// The report after [`Array::run`].
     pub fn report(&self, cfg: &Config, scheme: &str, trace: serde_json::Value) -> ArrayReport {
         let c = &self.core.counters;
-        let page = self.core.page_bytes as u64;
-        let devices: Vec<DeviceSummary> = self
-            .core
-            .devices
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let r = device_report(d, &super::device_config(cfg, i as u32), scheme);
-                let ops = c.device_ops[i];
-                let parity: u64 = r.flash_ops.parity_program;
-                let bytes = c.device_bytes[i] + (r.flash_ops.gc_program + parity) * page;
-                DeviceSummary {
-                    reads: ops[0],
-                    data_programs: ops[1],
-                    parity_programs: ops[2],
-                    blocked_requests: r.host.held_by_queue_depth,
-                    blocked_sum: r.channels.iter().map(|x| x.blocked_sum).sum(),
-                    gc: r.gc.count,
-                    erases: r.flash_ops.erase,
-                    pages_moved: r.channels.iter().map(|x| x.pages_moved).sum(),
-                    bytes_written: bytes,
-                    waf: r.waf,
-                    predicted_lifetime_s: r.wear.predicted_lifetime_s,
-                    life_days_eq12: Some(life_days(self.core.device_bytes, self.core.pe_limit, bytes, self.core.now))
-                        .filter(|x| x.is_finite()),
-                    mean_latency_ns: r.latency.all.mean_ns,
+        let replaced = self.core.failure.as_ref().filter(|f| f.retired.is_some());
+        let devices: Vec<DeviceSummary> = (0..self.core.devices.len())
+            .map(|i| {
+                let ssd = &self.core.devices[i];
+                let (ops, bytes) = (c.device_ops[i], c.device_bytes[i]);
+                match replaced.filter(|f| f.device == i as u32) {
+                    // The replacement's own life: since it went in.
+                    Some(f) => {
+                        let since = self.core.now - f.replaced_at.expect("replaced");
+                        let cfg = self.replacement.as_deref().expect("replaced");
+                        self.device_summary(ssd, cfg, scheme, ops, bytes, since)
+                    }
+                    None => self.device_summary(
+                        ssd,
+                        &super::device_config(cfg, i as u32),
+                        scheme,
+                        ops,
+                        bytes,
+                        self.core.now,
+                    ),
                 }
             })
             .collect();
@@ -217,6 +254,7 @@ impl Array {
             single_failure_tolerant: self.params.allocation.single_failure_tolerant(),
             co_resident_stripes: self.co_resident_stripes(),
             device_failed_at_ns: self.core.failed_at,
+            failure: self.failure_report(cfg, scheme),
             capacity_bytes: self.capacity_bytes(),
             stripes: (self.core.stripes.stripes as u64 / (self.core.chunk_bytes / self.core.unit_bytes)) as u32,
             requests: count,
@@ -247,6 +285,70 @@ impl Array {
             timing: Default::default(),
             notes: self.notes(),
         }
+    }
+
+    /// One device's row: its report's counts and what the array sent it
+    /// (`ops`: reads, data and parity programs; `bytes` programmed), its
+    /// life over `elapsed` ns.
+    fn device_summary(
+        &self,
+        ssd: &Ssd,
+        cfg: &Config,
+        scheme: &str,
+        ops: [u64; 3],
+        bytes: u64,
+        elapsed: u64,
+    ) -> DeviceSummary {
+        let r = device_report(ssd, cfg, scheme);
+        let page = self.core.page_bytes as u64;
+        let bytes = bytes + (r.flash_ops.gc_program + r.flash_ops.parity_program) * page;
+        DeviceSummary {
+            reads: ops[0],
+            data_programs: ops[1],
+            parity_programs: ops[2],
+            blocked_requests: r.host.held_by_queue_depth,
+            blocked_sum: r.channels.iter().map(|x| x.blocked_sum).sum(),
+            gc: r.gc.count,
+            erases: r.flash_ops.erase,
+            pages_moved: r.channels.iter().map(|x| x.pages_moved).sum(),
+            bytes_written: bytes,
+            waf: r.waf,
+            predicted_lifetime_s: r.wear.predicted_lifetime_s,
+            life_days_eq12: Some(life_days(self.core.device_bytes, self.core.pe_limit, bytes, elapsed))
+                .filter(|x| x.is_finite()),
+            mean_latency_ns: r.latency.all.mean_ns,
+        }
+    }
+
+    fn failure_report(&self, cfg: &Config, scheme: &str) -> Option<ArrayFailureReport> {
+        let f = self.core.failure.as_deref()?;
+        let failed_at = self.core.failed_at.expect("a failure has its time");
+        let raid = self.raid.failure().expect("the RAID layer knows the failure");
+        let k = raid.counters;
+        let phase =
+            |p: &[LatencyStats; 2]| PhaseReport { read: PhaseLatency::of(&p[0]), write: PhaseLatency::of(&p[1]) };
+        let failed_device = f.retired.as_ref().map(|r| {
+            let dc = super::device_config(cfg, f.device);
+            self.device_summary(&r.ssd, &dc, scheme, r.ops, r.bytes, f.replaced_at.expect("retired when replaced"))
+        });
+        Some(ArrayFailureReport {
+            device: f.device,
+            failed_at_ns: failed_at,
+            replaced_at_ns: f.replaced_at,
+            rebuilt_at_ns: f.rebuilt_at,
+            units_lost_at_failure: k.lost_at_failure,
+            units_lost_after_failure: k.became_lost,
+            units_lost_at_end: raid.lost_now,
+            reads_reconstructed: k.reads_reconstructed,
+            writes_absorbed: k.writes_absorbed,
+            parity_skipped: k.parity_skipped,
+            units_rebuilt: k.pages_rebuilt,
+            rewritten_by_host: k.rewritten_by_host,
+            before: phase(&f.phases[0]),
+            during: phase(&f.phases[1]),
+            after: phase(&f.phases[2]),
+            failed_device,
+        })
     }
 
     fn notes(&self) -> Vec<String> {

@@ -22,7 +22,7 @@ impl Array {
         for d in &mut self.core.devices {
             d.begin(&mut std::iter::empty(), 0)?;
         }
-        if let (Some(_), None) = (self.params.fail_device, self.core.failed) {
+        if let (Some(_), None) = (self.params.fail_device, &self.core.failure) {
             let at = self.params.fail_at_ns.unwrap_or(0).max(self.core.now);
             self.core.q.at(at, ArrayEv::DeviceFails);
         }
@@ -65,17 +65,24 @@ impl Array {
             }
             self.refill(requests.len());
             let Some((t, ev)) = self.core.q.pop() else { break };
-            if matches!(ev, ArrayEv::DeviceFails) && self.completed - base == requests.len() as u64 {
+            match ev {
                 // Set to fail after the run's last request: it does not, and
                 // the clock does not run on to it.
-                continue;
+                ArrayEv::DeviceFails if self.completed - base == requests.len() as u64 => continue,
+                // An event of a device that has been replaced since.
+                ArrayEv::Device(tag, _) if tag >> 16 != self.core.generation[(tag & 0xffff) as usize] as u32 => {
+                    continue
+                }
+                _ => {}
             }
             self.core.now = t;
             match ev {
                 ArrayEv::Arrival => self.arrive(requests),
                 ArrayEv::Raid(e) => self.raid.on_event(e, &mut self.core),
                 ArrayEv::DeviceFails => self.fail_device(self.params.fail_device.expect("scheduled")),
-                ArrayEv::Device(d, e) => {
+                ArrayEv::Replace => self.replace_due(),
+                ArrayEv::Device(tag, e) => {
+                    let d = tag & 0xffff;
                     self.core.devices[d as usize].step_at(t, e)?;
                     self.core.touched.push(d);
                 }
@@ -234,6 +241,10 @@ impl Array {
         } else {
             load.reads -= 1;
         }
+        if self.core.failed == Some(op.device) {
+            // The failed device's last request done lets a due replacement in.
+            self.replace_if_drained();
+        }
         if !op.write && self.core.allocation != super::params::Allocation::Static {
             self.core.read_done_at(op.device, op.slot);
         }
@@ -380,7 +391,9 @@ impl Core {
                     "device {d} scheduled an event at {t} ns, before the array's {} ns",
                     self.now
                 );
-                self.q.at_ranked(t, d as u16 + 1, ArrayEv::Device(d, e));
+                // The slot's generation in the high bits: see `rebuild.rs`.
+                let tag = d | (self.generation[d as usize] as u32) << 16;
+                self.q.at_ranked(t, d as u16 + 1, ArrayEv::Device(tag, e));
             }
         }
     }
@@ -428,6 +441,7 @@ impl Core {
         let now = self.now;
         let lat = now - r.arrival;
         self.counters.latency[r.write as usize].record(lat);
+        self.record_phase(r.write, lat);
         self.counters.last_completion = now;
     }
 

@@ -74,13 +74,30 @@ pub struct ArrayParams {
     pub dls_batch: u32,
     /// A device that fails (fail-stop) at `fail_at_ns`: its chunks are lost,
     /// reads of them rebuilt from their stripes, writes to them kept in
-    /// parity only (no replacement at array level). `static` placement only.
+    /// parity only, until a replacement (`replace_after_ns`) is rebuilt.
+    /// `static` placement only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_device: Option<u32>,
     /// When `fail_device` fails, ns of simulated time (absent: 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_at_ns: Option<u64>,
+    /// A fresh device replaces the failed one this long after the failure
+    /// (once what was in flight at the failed one has completed), and every
+    /// unit it held is rebuilt onto it, as md's recovery onto a spare
+    /// (absent: no replacement).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replace_after_ns: Option<u64>,
+    /// Page rows the rebuild works on at once: its rate (1 to 4096; absent:
+    /// [`DEFAULT_REBUILD_STRIPES`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuild_stripes: Option<u32>,
 }
+
+/// The largest chunk: a device request's size is a `u32` of bytes.
+pub const MAX_CHUNK_BYTES: u64 = 1 << 31;
+
+/// Rows a rebuild works on at once unless `array.rebuild_stripes` says.
+pub const DEFAULT_REBUILD_STRIPES: u32 = 16;
 
 impl Default for ArrayParams {
     fn default() -> Self {
@@ -96,6 +113,8 @@ impl Default for ArrayParams {
             dls_batch: 1,
             fail_device: None,
             fail_at_ns: None,
+            replace_after_ns: None,
+            rebuild_stripes: None,
         }
     }
 }
@@ -114,6 +133,13 @@ impl ArrayParams {
             return Err(format!(
                 "array.chunk_kib = {} must be a multiple of the device page ({} bytes); 0 means one page",
                 self.chunk_kib, page_bytes
+            ));
+        }
+        if chunk > MAX_CHUNK_BYTES {
+            return Err(format!(
+                "array.chunk_kib = {} is at most {} (2 GiB): a chunk's bytes are one device request's",
+                self.chunk_kib,
+                MAX_CHUNK_BYTES / 1024
             ));
         }
         if !(self.spare.is_finite() && (0.0..0.9).contains(&self.spare)) {
@@ -155,8 +181,28 @@ impl ArrayParams {
             if let Some(t) = self.fail_at_ns.filter(|&t| t > 1 << 62) {
                 return Err(format!("array.fail_at_ns = {t} is beyond the 2^62 ns (146 years) the simulator supports"));
             }
-        } else if self.fail_at_ns.is_some() {
-            return Err("array.fail_at_ns is set but array.fail_device is not: name the device that fails".into());
+        } else {
+            let set =
+                [("fail_at_ns", self.fail_at_ns.is_some()), ("replace_after_ns", self.replace_after_ns.is_some())];
+            if let Some((k, _)) = set.iter().find(|x| x.1) {
+                return Err(format!("array.{k} is set but array.fail_device is not: name the device that fails"));
+            }
+        }
+        if let Some(t) = self.replace_after_ns.filter(|&t| t > 1 << 62) {
+            return Err(format!(
+                "array.replace_after_ns = {t} is beyond the 2^62 ns (146 years) the simulator supports"
+            ));
+        }
+        match self.rebuild_stripes {
+            Some(_) if self.replace_after_ns.is_none() => {
+                return Err("array.rebuild_stripes is set but array.replace_after_ns is not: without a replacement \
+                            nothing is rebuilt"
+                    .into())
+            }
+            Some(n) if !(1..=4096).contains(&n) => {
+                return Err(format!("array.rebuild_stripes = {n} must be between 1 and 4096"));
+            }
+            _ => {}
         }
         Ok(())
     }

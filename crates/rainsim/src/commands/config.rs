@@ -29,11 +29,13 @@ pub fn config_show(setup: &Setup) -> Res {
     // Keys that are absent by default do not appear above; say they exist.
     let p = &cfg.precondition;
     let healthy = cfg.array.as_ref().is_some_and(|a| a.fail_device.is_none());
+    let kept = cfg.array.as_ref().is_some_and(|a| a.replace_after_ns.is_none());
     let unset: Vec<&str> = [
         ("precondition.free_margin", p.free_margin.is_none()),
         ("precondition.hot_utilization", p.hot_utilization.is_none()),
         ("precondition.target_moves_per_gc", p.target_moves_per_gc.is_none()),
         ("array.fail_device, array.fail_at_ns", healthy),
+        ("array.replace_after_ns, array.rebuild_stripes", kept),
     ]
     .iter()
     .filter(|(_, unset)| *unset)

@@ -80,7 +80,11 @@ fn bad_array_keys_say_what_to_change() {
         ("array.chunk_kib=3", &["array.chunk_kib", "multiple"][..]),
         ("array.allocation=fastest", &["fastest"][..]),
         ("array.spare=0", &["array.spare"][..]),
-        ("array.chunk_kib=4194304", &["array.chunk_kib = 4194304", "more than a device holds"][..]),
+        ("array.chunk_kib=2097152", &["array.chunk_kib = 2097152", "more than a device holds"][..]),
+        // 4 GiB would wrap a device request's u32 of bytes to 0.
+        ("array.chunk_kib=4194304", &["array.chunk_kib = 4194304", "at most 2097152"][..]),
+        ("array.replace_after_ns=5", &["array.replace_after_ns", "array.fail_device is not"][..]),
+        ("array.rebuild_stripes=4", &["array.rebuild_stripes", "array.replace_after_ns is not"][..]),
         ("fault.channel=0", &["[fault]", "array"][..]),
         ("warmup.device_writes=1", &["warmup.workload = \"synthetic\"", "the array's"][..]),
         ("array.fail_device=4", &["array.fail_device = 4", "devices 0 to 3"][..]),
@@ -161,4 +165,50 @@ fn a_device_fails_mid_run_and_its_reads_are_rebuilt() {
     assert!(healthy["array"].get("fail_device").is_none(), "no failure keys in a healthy array's report");
     let o = rainsim([&["run", "--verify"][..], &args[..], SMALL].concat()).ok();
     assert!(o.stdout.contains("device 2 failed at 300.000 ms") && o.stdout.contains("verify: passed"), "{}", o.stdout);
+}
+
+/// `array.replace_after_ns`: the failed device's replacement is rebuilt; the
+/// summary says when, the report's `failure` section gives the rebuild and
+/// the failed device's own row, and `--verify` passes through it.
+#[test]
+fn a_failed_device_is_replaced_and_rebuilt() {
+    let dir = TempDir::new("arrays-rebuild");
+    let args = [
+        "--config",
+        "dls-4ssd",
+        "--set",
+        "array.fail_device=1",
+        "--set",
+        "array.fail_at_ns=300000000",
+        "--set",
+        "array.replace_after_ns=100000000",
+        "--set",
+        "array.rebuild_stripes=64",
+    ];
+    let r = run_json(&dir, "rebuild", &args);
+    let f = &r["failure"];
+    assert_eq!((f["device"].as_u64(), f["replaced_at_ns"].as_u64()), (Some(1), Some(400_000_000)));
+    let n = |k: &str| f[k].as_u64().unwrap();
+    assert_eq!(n("units_lost_at_end"), 0);
+    assert_eq!(n("units_lost_at_failure") + n("units_lost_after_failure"), n("units_rebuilt") + n("rewritten_by_host"));
+    assert!(r["devices"][1]["parity_programs"].as_u64().unwrap() >= n("units_rebuilt"), "{}", r["devices"][1]);
+    assert!(f["failed_device"]["data_programs"].as_u64().is_some(), "{f}");
+    let o = rainsim([&["run", "--verify"][..], &args[..], SMALL].concat()).ok();
+    for w in [
+        "device 1 failed at 300.000 ms (fail-stop, replaced at 400.000 ms, rebuilt at",
+        "units rebuilt",
+        "1*",
+        "verify: passed",
+    ] {
+        assert!(o.stdout.contains(w), "{w}: {}", o.stdout);
+    }
+    for (set, words) in [
+        ("array.rebuild_stripes=0", &["array.rebuild_stripes = 0", "between 1 and 4096"][..]),
+        ("array.replace_after_ns=9000000000000000000", &["array.replace_after_ns", "2^62"][..]),
+    ] {
+        let err = rainsim([&["run", "--quiet"][..], &args[..], &["--set", set], SMALL].concat()).fails();
+        for w in words {
+            assert!(err.contains(w), "{set}: {err}");
+        }
+    }
 }

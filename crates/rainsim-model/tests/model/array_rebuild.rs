@@ -1,0 +1,125 @@
+//! A failed device of the array replaced and rebuilt (`array.replace_after_ns`):
+//! on 5 small devices (one-page chunks, so a page row is a stripe) every
+//! unit the device held comes back on the replacement, each rebuilt from the
+//! other four of its row; the counts are conservation laws (a rebuilt unit
+//! is one program on the replacement and one read on each survivor), the
+//! rebuild's time is bounded by its rows done one after another, and
+//! `--verify` holds through the failure, the replacement and the rebuild.
+
+use crate::array::{array_cfg, req, PROG_NS, XOR_NS};
+use crate::xorshift_requests;
+use rainsim_model::array::params::{Allocation, Replay};
+use rainsim_model::array::report::{device_report, ArrayReport};
+use rainsim_model::array::Array;
+use rainsim_model::Config;
+use rainsim_trace::{Op, Request};
+
+fn cfg(device: u32, at: u64, after: u64, rows: Option<u32>) -> Config {
+    let mut c = array_cfg(5, Allocation::Static);
+    let p = c.array.as_mut().unwrap();
+    (p.fail_device, p.fail_at_ns, p.replace_after_ns, p.rebuild_stripes) = (Some(device), Some(at), Some(after), rows);
+    c
+}
+
+fn run(c: &Config, verify: bool, reqs: &[Request]) -> (Array, ArrayReport) {
+    let mut a = Array::new(c, verify).unwrap();
+    a.run(reqs, &mut |_| {}).unwrap();
+    let r = a.report(c, "baseline", serde_json::Value::Null);
+    (a, r)
+}
+
+#[test]
+fn an_idle_array_rebuilds_every_unit_of_the_failed_device_onto_its_replacement() {
+    // Stripe 0 written whole at 0 (no pre-reads); device 2 fails at 10 ms,
+    // its replacement is in 1 ms later; a read of page 0 (device 0) at 20 ms.
+    let reqs = [req(0, 0, 4, Op::Write), req(20_000_000, 0, 1, Op::Read)];
+    let (a, r) = run(&cfg(2, 10_000_000, 1_000_000, Some(1)), true, &reqs);
+    let rows = a.stripe_layout().stripes as u64;
+    let f = r.failure.as_ref().unwrap();
+    assert_eq!((f.device, f.failed_at_ns, f.replaced_at_ns), (2, 10_000_000, Some(11_000_000)));
+    // One unit of every row was on device 2, and each comes back by the rebuild.
+    assert_eq!(
+        (f.units_lost_at_failure, f.units_rebuilt, f.rewritten_by_host, f.units_lost_at_end),
+        (rows, rows, 0, 0)
+    );
+    let k = a.counters();
+    // The replacement's programs are the rebuilt units (rebuild programs
+    // count as parity); each survivor read one unit per row.
+    assert_eq!(k.device_ops[2], [0, 0, rows]);
+    for d in [0, 1, 3, 4] {
+        assert_eq!(k.device_ops[d][0], rows + (d == 0) as u64, "device {d} reads");
+    }
+    // The failed device's row keeps what it was sent before: the write of stripe 0.
+    let old = f.failed_device.as_ref().unwrap();
+    assert_eq!(old.data_programs + old.parity_programs, 1);
+    assert_eq!(r.devices[2].parity_programs, rows);
+    // One row at a time: each waits for its XOR and its program before the
+    // next starts, so the rebuild takes at least rows × (XOR + tPROG).
+    let t1 = f.rebuilt_at_ns.unwrap() - 11_000_000;
+    assert!(t1 >= rows * (XOR_NS + PROG_NS), "{t1} ns for {rows} rows");
+    assert!(t1 < rows * (XOR_NS + PROG_NS + 100_000), "{t1} ns for {rows} rows: more than the rows alone");
+    // Eight rows at once spread the programs over the replacement's 8 dies.
+    let (_, r8) = run(&cfg(2, 10_000_000, 1_000_000, Some(8)), true, &reqs);
+    let t8 = r8.failure.as_ref().unwrap().rebuilt_at_ns.unwrap() - 11_000_000;
+    assert!(t8 * 4 < t1, "8 rows at once took {t8} ns against {t1} ns for one");
+}
+
+#[test]
+fn verify_holds_through_failure_replacement_and_rebuild_under_load() {
+    // Random reads and writes every 1 ms; device 1 fails at 40 ms with I/O
+    // in flight, its replacement is in at 60 ms (or once drained), and the
+    // rebuild runs beside the host's requests.
+    let reqs = xorshift_requests(0x9e37_79b9, 3000, 1_000_000, 1500, 3, |x| 4096 * (1 + (x >> 40) % 6) as u32);
+    let c = cfg(1, 40_000_000, 20_000_000, None);
+    let (a, r) = run(&c, true, &reqs);
+    let f = r.failure.as_ref().unwrap();
+    let (replaced, rebuilt) = (f.replaced_at_ns.unwrap(), f.rebuilt_at_ns.unwrap());
+    assert!(replaced >= 60_000_000 && rebuilt > replaced, "{replaced} {rebuilt}");
+    assert_eq!(f.units_lost_at_end, 0);
+    // Every lost unit came back, by the rebuild or by the host's own write.
+    assert_eq!(f.units_lost_at_failure + f.units_lost_after_failure, f.units_rebuilt + f.rewritten_by_host);
+    assert!(f.rewritten_by_host > 0 && f.writes_absorbed > 0 && f.reads_reconstructed > 0, "{f:?}");
+    assert_eq!(f.reads_reconstructed, a.counters().degraded_reads);
+    // Every request is in exactly one phase; reads after the rebuild go to
+    // the replacement, which the host also wrote.
+    let n = |p: &rainsim_model::metrics::fault_report::PhaseReport| p.read.count + p.write.count;
+    assert_eq!(n(&f.before) + n(&f.during) + n(&f.after), 3000);
+    assert!(f.after.read.count > 0 && r.devices[1].reads > 0 && r.devices[1].data_programs > 0);
+    // Same configuration, same report.
+    assert_eq!(run(&c, true, &reqs).1, r);
+}
+
+#[test]
+fn the_replacement_waits_for_what_the_failed_device_had_in_flight() {
+    // Closed loop at queue depth 16: device 3 has requests in flight when it
+    // fails at 2 ms; a replacement due 1 ns later goes in only when the last
+    // of them completes, and the old device completed all it was sent.
+    let reqs = xorshift_requests(0x1f83_d9ab, 400, 0, 1500, 3, |x| 4096 * (1 + (x >> 40) % 6) as u32);
+    let mut c = cfg(3, 2_000_000, 1, None);
+    let p = c.array.as_mut().unwrap();
+    (p.replay, p.queue_depth) = (Replay::Closed, 16);
+    let (a, r) = run(&c, true, &reqs);
+    let f = r.failure.as_ref().unwrap();
+    let old = a.retired_device().unwrap();
+    let replaced = f.replaced_at_ns.unwrap();
+    assert!(replaced > 2_000_001, "replaced at {replaced} ns: in flight at the failure, so later than due");
+    assert_eq!(replaced, old.obs.last_completion, "in as the failed device's last request completes");
+    let sent = f.failed_device.as_ref().map(|d| d.reads + d.data_programs + d.parity_programs).unwrap();
+    let done = device_report(old, &c, "baseline").latency.all.count;
+    assert_eq!(done, sent, "the failed device completed every request it was sent");
+    assert_eq!(f.units_lost_at_end, 0);
+}
+
+#[test]
+fn without_a_replacement_nothing_is_rebuilt_and_every_phase_is_during() {
+    let reqs = xorshift_requests(0x2545_f491, 500, 40_000, 1500, 3, |x| 4096 * (1 + (x >> 40) % 6) as u32);
+    let mut c = cfg(0, 5_000_000, 0, None);
+    c.array.as_mut().unwrap().replace_after_ns = None;
+    let (_, r) = run(&c, true, &reqs);
+    let f = r.failure.as_ref().unwrap();
+    assert_eq!((f.replaced_at_ns, f.rebuilt_at_ns, f.units_rebuilt, f.failed_device.is_none()), (None, None, 0, true));
+    assert!(f.units_lost_at_end >= f.units_lost_at_failure - f.rewritten_by_host);
+    assert_eq!(f.after.read.count + f.after.write.count, 0);
+    // The requests completed before 5 ms are `before`, the rest `during`.
+    assert!(f.before.write.count > 0 && f.during.write.count > 0);
+}
