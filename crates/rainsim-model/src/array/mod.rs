@@ -463,7 +463,8 @@ impl Array {
         self.core.record = Some(vec![Vec::new(); self.core.devices.len()]);
     }
 
-    /// The requests each device was handed, when recorded.
+    /// The requests each device was handed, when recorded (a replaced
+    /// device's slot: the failed device's, then its replacement's).
     #[doc(hidden)]
     pub fn device_requests(&self) -> Option<&[Vec<rainsim_trace::Request>]> {
         self.core.record.as_deref()

@@ -7,6 +7,7 @@ use super::model::life_days;
 use super::params::{ArrayParams, Replay};
 use super::Array;
 use crate::config::Config;
+use crate::engine::SimTime;
 use crate::metrics::class_latency::{ClassLatency, Latency};
 use crate::metrics::collector::{Collector, LatencyStats};
 use crate::metrics::fault_report::{PhaseLatency, PhaseReport};
@@ -103,7 +104,10 @@ pub struct ArrayFailureReport {
     pub rebuilt_at_ns: Option<u64>,
     /// Units the device held when it failed (every page row's member on it).
     pub units_lost_at_failure: u64,
-    /// Units that became lost after the failure (absorbed writes, skipped parity).
+    /// Units that became lost after the failure, not being lost already. Under
+    /// `static` placement (the only one that fails a device) every unit of the
+    /// failed device is lost at the failure, so this stays 0: its absorbed
+    /// writes and skipped parity are `writes_absorbed` and `parity_skipped`.
     pub units_lost_after_failure: u64,
     /// Units still lost at the end.
     pub units_lost_at_end: u64,
@@ -208,6 +212,7 @@ impl Array {
     pub fn report(&self, cfg: &Config, scheme: &str, trace: serde_json::Value) -> ArrayReport {
         let c = &self.core.counters;
         let replaced = self.core.failure.as_ref().filter(|f| f.retired.is_some());
+        let end = self.life_horizon();
         let devices: Vec<DeviceSummary> = (0..self.core.devices.len())
             .map(|i| {
                 let ssd = &self.core.devices[i];
@@ -215,18 +220,11 @@ impl Array {
                 match replaced.filter(|f| f.device == i as u32) {
                     // The replacement's own life: since it went in.
                     Some(f) => {
-                        let since = self.core.now - f.replaced_at.expect("replaced");
+                        let since = end.saturating_sub(f.replaced_at.expect("replaced"));
                         let cfg = self.replacement.as_deref().expect("replaced");
                         self.device_summary(ssd, cfg, scheme, ops, bytes, since)
                     }
-                    None => self.device_summary(
-                        ssd,
-                        &super::device_config(cfg, i as u32),
-                        scheme,
-                        ops,
-                        bytes,
-                        self.core.now,
-                    ),
+                    None => self.device_summary(ssd, &super::device_config(cfg, i as u32), scheme, ops, bytes, end),
                 }
             })
             .collect();
@@ -320,6 +318,17 @@ impl Array {
         }
     }
 
+    /// The end of the time the devices' Eq. 12 lives are measured over: the
+    /// run's end, but with a replacement the last request's completion, so
+    /// that a rebuild running on after the trace (or a replacement due long
+    /// after it) does not stretch the write rates.
+    fn life_horizon(&self) -> SimTime {
+        match self.core.failure.as_ref().and_then(|f| f.replaced_at) {
+            Some(_) => self.core.counters.last_completion,
+            None => self.core.now,
+        }
+    }
+
     fn failure_report(&self, cfg: &Config, scheme: &str) -> Option<ArrayFailureReport> {
         let f = self.core.failure.as_deref()?;
         let failed_at = self.core.failed_at.expect("a failure has its time");
@@ -329,7 +338,8 @@ impl Array {
             |p: &[LatencyStats; 2]| PhaseReport { read: PhaseLatency::of(&p[0]), write: PhaseLatency::of(&p[1]) };
         let failed_device = f.retired.as_ref().map(|r| {
             let dc = super::device_config(cfg, f.device);
-            self.device_summary(&r.ssd, &dc, scheme, r.ops, r.bytes, f.replaced_at.expect("retired when replaced"))
+            let replaced_at = f.replaced_at.expect("retired when replaced");
+            self.device_summary(&r.ssd, &dc, scheme, r.ops, r.bytes, replaced_at.min(self.life_horizon()))
         });
         Some(ArrayFailureReport {
             device: f.device,

@@ -31,7 +31,7 @@ impl Array {
             (false, Some(r)) => self.schedule_arrival(r.time_ns),
             (true, Some(_)) => {
                 for _ in 0..(self.params.queue_depth as usize).min(requests.len()) {
-                    self.schedule_arrival(0);
+                    self.schedule_arrival(self.core.now);
                 }
             }
         }
@@ -122,6 +122,13 @@ impl Array {
         }
         if let Some((index, r)) = requests.iter().enumerate().find(|(_, r)| r.time_ns > 1 << 62) {
             return Err(SimError::TooLate { index, time_ns: r.time_ns });
+        }
+        if let Some(r) = requests.first().filter(|r| !self.closed() && r.time_ns < self.core.now) {
+            return Err(SimError::Input(format!(
+                "request 0 arrives at {} ns, before the array's clock ({} ns, where its previous run ended): a later \
+                 run's requests must not arrive earlier",
+                r.time_ns, self.core.now
+            )));
         }
         if let Some(index) = requests.iter().position(|r| r.size == 0) {
             return Err(SimError::Input(format!("request {index} has size 0")));
@@ -241,15 +248,12 @@ impl Array {
         } else {
             load.reads -= 1;
         }
-        if self.core.failed == Some(op.device) {
-            // The failed device's last request done lets a due replacement in.
-            self.replace_if_drained();
-        }
         if !op.write && self.core.allocation != super::params::Allocation::Static {
             self.core.read_done_at(op.device, op.slot);
         }
         let flash = FlashOp { chunk: op.chunk, owner: op.owner, enqueued: 0, ppn: op.slot, seq: 0 };
         let token = self.core.tokens.as_ref().map(|t| t[op.chunk as usize]);
+        let failed = self.core.failed == Some(op.device);
         match op.owner {
             Owner::HostRead(req) => self.core.unit_done(req),
             Owner::PreRead(job) => self.raid.preread_done(job, flash, token, &mut self.core),
@@ -263,6 +267,12 @@ impl Array {
             | Owner::MemberProgram(_) => {
                 unreachable!("{:?} in an array", op.owner)
             }
+        }
+        if failed {
+            // The failed device's last request done (and its owner told: a
+            // program that landed there marks its unit lost again) lets a
+            // due replacement in.
+            self.replace_if_drained();
         }
     }
 

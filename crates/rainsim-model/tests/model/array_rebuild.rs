@@ -8,6 +8,7 @@
 
 use crate::array::{array_cfg, req, PROG_NS, XOR_NS};
 use crate::xorshift_requests;
+use rainsim_model::array::model::life_days;
 use rainsim_model::array::params::{Allocation, Replay};
 use rainsim_model::array::report::{device_report, ArrayReport};
 use rainsim_model::array::Array;
@@ -19,6 +20,15 @@ fn cfg(device: u32, at: u64, after: u64, rows: Option<u32>) -> Config {
     let p = c.array.as_mut().unwrap();
     (p.fail_device, p.fail_at_ns, p.replace_after_ns, p.rebuild_stripes) = (Some(device), Some(at), Some(after), rows);
     c
+}
+
+/// Units of device `d`'s slots that its replacement does not hold at the end.
+fn missing_on(a: &Array, d: u32) -> Vec<u32> {
+    let dev = &a.devices()[d as usize];
+    (0..a.stripe_layout().chunks() as u32)
+        .filter(|&c| a.location(c).is_some_and(|(dv, _)| dv == d))
+        .filter(|&c| dev.ftl.lookup(dev.stripe_layout().chunk_of_lpn(a.location(c).unwrap().1 as u64).1).is_none())
+        .collect()
 }
 
 fn run(c: &Config, verify: bool, reqs: &[Request]) -> (Array, ArrayReport) {
@@ -76,6 +86,7 @@ fn verify_holds_through_failure_replacement_and_rebuild_under_load() {
     let (replaced, rebuilt) = (f.replaced_at_ns.unwrap(), f.rebuilt_at_ns.unwrap());
     assert!(replaced >= 60_000_000 && rebuilt > replaced, "{replaced} {rebuilt}");
     assert_eq!(f.units_lost_at_end, 0);
+    assert_eq!(missing_on(&a, 1), [0u32; 0], "units the replacement does not hold");
     // Every lost unit came back, by the rebuild or by the host's own write.
     assert_eq!(f.units_lost_at_failure + f.units_lost_after_failure, f.units_rebuilt + f.rewritten_by_host);
     assert!(f.rewritten_by_host > 0 && f.writes_absorbed > 0 && f.reads_reconstructed > 0, "{f:?}");
@@ -85,8 +96,14 @@ fn verify_holds_through_failure_replacement_and_rebuild_under_load() {
     let n = |p: &rainsim_model::metrics::fault_report::PhaseReport| p.read.count + p.write.count;
     assert_eq!(n(&f.before) + n(&f.during) + n(&f.after), 3000);
     assert!(f.after.read.count > 0 && r.devices[1].reads > 0 && r.devices[1].data_programs > 0);
-    // Same configuration, same report.
+    // Same configuration, same report; verify mode watches without changing it.
     assert_eq!(run(&c, true, &reqs).1, r);
+    assert_eq!(run(&c, false, &reqs).1, r);
+    // A later run's requests may not arrive before the clock (the rebuild's end).
+    let mut again = a;
+    let late = req(again.counters().last_completion, 0, 1, Op::Read);
+    let err = again.run(&[late], &mut |_| {}).unwrap_err().to_string();
+    assert!(err.contains("before the array's clock"), "{err}");
 }
 
 #[test]
@@ -108,6 +125,17 @@ fn the_replacement_waits_for_what_the_failed_device_had_in_flight() {
     let done = device_report(old, &c, "baseline").latency.all.count;
     assert_eq!(done, sent, "the failed device completed every request it was sent");
     assert_eq!(f.units_lost_at_end, 0);
+    // A program that landed on the failed device marks its unit lost again
+    // before the replacement goes in, so the rebuild writes it.
+    assert_eq!(missing_on(&a, 3), [0u32; 0], "units the replacement does not hold");
+    // The rebuild runs long after the last request; the lives are over the
+    // requests' time (Eq. 12), not stretched by it.
+    let last = a.counters().last_completion;
+    assert!(f.rebuilt_at_ns.unwrap() > 10 * last, "{f:?}");
+    let cap = c.physical_pages() * c.geometry.page_bytes as u64;
+    let want = |bytes: u64, ns: u64| Some(life_days(cap, c.ftl.pe_cycle_limit, bytes, ns)).filter(|x| x.is_finite());
+    assert_eq!(r.devices[0].life_days_eq12, want(r.devices[0].bytes_written, last));
+    assert_eq!(r.devices[3].life_days_eq12, want(r.devices[3].bytes_written, last - replaced));
 }
 
 #[test]
