@@ -95,6 +95,16 @@ def array_metrics(d: dict) -> Dict[str, Any]:
         "min_predicted_lifetime_s": d["min_predicted_lifetime_s"], "co_resident_stripes": d["co_resident_stripes"],
         "requests": d["requests"],
     })
+    # A failed device and its rebuild (None without): the rebuild's time against the
+    # host's latency meanwhile, as a sweep over array.rebuild_stripes compares them.
+    f = d.get("failure") or {}
+    during = f.get("during", {})
+    done, replaced = f.get("rebuilt_at_ns"), f.get("replaced_at_ns")
+    m.update({
+        "failed_at_ns": f.get("failed_at_ns"), "rebuild_ns": None if done is None else done - replaced,
+        "units_rebuilt": f.get("units_rebuilt"),
+        **{f"during_{c}_{k}": during.get(c, {}).get(k) for c in ("read", "write") for k in ("mean_us", "p99_us")},
+    })
     return m
 
 

@@ -53,6 +53,24 @@ def test_a_sweep_over_allocations_has_the_arrays_columns(traces, tmp_path):
         assert d["raid"]["moves"] == moved
 
 
+def test_a_sweep_over_the_rebuild_rate_has_the_rebuilds_columns(traces, tmp_path):
+    # Device 1 fails at 1 s and is replaced at 1.5 s; more rows at once rebuild
+    # it sooner. A healthy array's rebuild columns are empty.
+    grid = {"config": ["dls-4ssd"], "trace": [str(traces / TRACE)], "geometry.blocks_per_plane": [16],
+            "array.fail_device": [1], "array.fail_at_ns": [1_000_000_000], "array.replace_after_ns": [500_000_000],
+            "array.rebuild_stripes": [1, 16]}
+    f = rainsim.sweep(grid, out=str(tmp_path / "sw"), progress=False, lib="dict")
+    assert f["failed_at_ns"] == [1_000_000_000] * 2
+    assert 0 < f["rebuild_ns"][1] < f["rebuild_ns"][0] / 4, f["rebuild_ns"]
+    for i, key in enumerate(f["key"]):
+        d = json.loads((tmp_path / "sw" / f"{key}.json").read_text())["failure"]
+        assert f["rebuild_ns"][i] == d["rebuilt_at_ns"] - d["replaced_at_ns"]
+        assert f["units_rebuilt"][i] == d["units_rebuilt"] > 0
+        assert f["during_write_mean_us"][i] == d["during"]["write"]["mean_us"]
+    healthy = rainsim.run(config="dls-4ssd", trace=traces / TRACE, set=SMALL).summary(lib="pandas")
+    assert healthy["rebuild_ns"].isna().all() and healthy["failed_at_ns"].isna().all()
+
+
 def test_an_array_run_stops_and_keeps_no_request_log(traces, tmp_path):
     stop = _rainsim.StopFlag()
     stop.set()
