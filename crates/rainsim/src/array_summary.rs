@@ -57,8 +57,14 @@ pub fn render(r: &ArrayReport) -> String {
                 },
                 match f.filter(|f| f.replaced_at_ns.is_some()) {
                     Some(f) => format!(
-                        "; {} units rebuilt, {} rewritten by the host, {} still lost",
-                        f.units_rebuilt, f.rewritten_by_host, f.units_lost_at_end
+                        "; {} units rebuilt, {} rewritten by the host, {}{} still lost",
+                        f.units_rebuilt,
+                        f.rewritten_by_host,
+                        match f.units_skipped_empty {
+                            0 => String::new(),
+                            n => format!("{n} of empty rows left unwritten, "),
+                        },
+                        f.units_lost_at_end
                     ),
                     None => String::new(),
                 }

@@ -463,6 +463,12 @@ impl Array {
         self.core.record = Some(vec![Vec::new(); self.core.devices.len()]);
     }
 
+    /// The latest data token of unit `chunk` (verify mode; 0: never written).
+    #[doc(hidden)]
+    pub fn token(&self, chunk: u32) -> Option<u32> {
+        self.core.tokens.as_ref().map(|t| t[chunk as usize])
+    }
+
     /// The requests each device was handed, when recorded (a replaced
     /// device's slot: the failed device's, then its replacement's).
     #[doc(hidden)]

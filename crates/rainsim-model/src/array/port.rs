@@ -78,6 +78,17 @@ impl RaidPort for Core {
     fn xor(&mut self) {
         self.counters.xors += 1;
     }
+    fn stripe_holds_data(&self, s: u32) -> bool {
+        // A row holds data when any unit of it is mapped on its device (a
+        // unit is one page under static placement, the only one that fails).
+        let w = self.stripes.width;
+        (s * w..(s + 1) * w).any(|c| {
+            self.map.get(c).is_some_and(|(d, slot)| {
+                let dev = &self.devices[d as usize];
+                self.failed != Some(d) && dev.ftl.lookup(dev.stripe_layout().chunk_of_lpn(slot as u64).1).is_some()
+            })
+        })
+    }
 }
 
 impl Core {

@@ -11,8 +11,9 @@
 //! report (`failure.failed_device`). The rebuild (`raid/failure.rs`, as for
 //! a failed channel) reads every other unit of a lost unit's page row, XORs
 //! and programs it onto the replacement, `rebuild_stripes` rows at once in
-//! row order; a host write of a lost unit after the replacement programs it
-//! there, and the rebuild skips it.
+//! row order — every row, as md does, or with `array.rebuild = "written"`
+//! only rows some surviving device holds data of; a host write of a lost
+//! unit after the replacement programs it there, and the rebuild skips it.
 
 use super::{Array, ArrayEv, Core};
 use crate::config::Config;
@@ -79,6 +80,9 @@ impl Array {
             .collect();
         let rows = self.params.rebuild_stripes.unwrap_or(super::params::DEFAULT_REBUILD_STRIPES);
         self.raid.fail(d, None, &lost, rows, false);
+        if self.params.rebuild == Some(super::params::RebuildScope::Written) {
+            self.raid.rebuild_written_only();
+        }
         debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
         let now = self.core.now;
         self.core.failed = Some(d);

@@ -121,6 +121,9 @@ pub struct ArrayFailureReport {
     pub units_rebuilt: u64,
     /// Lost units the host wrote onto the replacement before the rebuild did.
     pub rewritten_by_host: u64,
+    /// Lost units of rows no surviving device holds data of, left unwritten
+    /// (`array.rebuild = "written"`).
+    pub units_skipped_empty: u64,
     /// Requests completed before the failure.
     pub before: PhaseReport,
     /// Completed from the failure until the rebuild ended (or the run did).
@@ -354,6 +357,7 @@ impl Array {
             parity_skipped: k.parity_skipped,
             units_rebuilt: k.pages_rebuilt,
             rewritten_by_host: k.rewritten_by_host,
+            units_skipped_empty: k.skipped_empty,
             before: phase(&f.phases[0]),
             during: phase(&f.phases[1]),
             after: phase(&f.phases[2]),

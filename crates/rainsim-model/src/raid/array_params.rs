@@ -38,6 +38,18 @@ impl Allocation {
     }
 }
 
+/// Which page rows a rebuild writes onto the replacement.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RebuildScope {
+    /// Every row, written or not, as md's recovery does.
+    All,
+    /// Only rows that hold data on a surviving device (as ZFS resilvers only
+    /// allocated blocks): a row never written is left unwritten on the
+    /// replacement, as a trimmed one.
+    Written,
+}
+
 /// How requests enter the array.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -91,6 +103,9 @@ pub struct ArrayParams {
     /// [`DEFAULT_REBUILD_STRIPES`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rebuild_stripes: Option<u32>,
+    /// `all` (md) or `written` rows (absent: all).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuild: Option<RebuildScope>,
 }
 
 /// The largest chunk: a device request's size is a `u32` of bytes.
@@ -115,6 +130,7 @@ impl Default for ArrayParams {
             fail_at_ns: None,
             replace_after_ns: None,
             rebuild_stripes: None,
+            rebuild: None,
         }
     }
 }
@@ -192,6 +208,11 @@ impl ArrayParams {
             return Err(format!(
                 "array.replace_after_ns = {t} is beyond the 2^62 ns (146 years) the simulator supports"
             ));
+        }
+        if self.rebuild.is_some() && self.replace_after_ns.is_none() {
+            return Err("array.rebuild is set but array.replace_after_ns is not: without a replacement nothing is \
+                        rebuilt"
+                .into());
         }
         match self.rebuild_stripes {
             Some(_) if self.replace_after_ns.is_none() => {

@@ -51,6 +51,9 @@ pub struct FailureCounters {
     /// Chunks that became lost after the failure (absorbed writes, skipped
     /// parity, programs that drained onto the failed channel).
     pub became_lost: u64,
+    /// Lost chunks of stripes holding no data, left unwritten by a rebuild
+    /// of written stripes only.
+    pub skipped_empty: u64,
 }
 
 /// A failed channel, or a failed die of it.
@@ -76,6 +79,8 @@ pub struct Failure {
     max_in_flight: u32,
     /// Rebuild reads go to the queue heads.
     pub head: bool,
+    /// The rebuild skips stripes that hold no data (`RaidPort::stripe_holds_data`).
+    pub written_only: bool,
     /// Counters.
     pub counters: FailureCounters,
 }
@@ -119,6 +124,7 @@ impl RaidLayer {
             in_flight: 0,
             max_in_flight: stripes.max(1),
             head,
+            written_only: false,
             counters: FailureCounters { lost_at_failure: lost.len() as u64, ..Default::default() },
         };
         for &c in lost {
@@ -126,6 +132,13 @@ impl RaidLayer {
         }
         f.counters.became_lost = 0;
         self.failure = Some(f);
+    }
+
+    /// The rebuild of the failure just set skips stripes holding no data.
+    pub fn rebuild_written_only(&mut self) {
+        if let Some(f) = &mut self.failure {
+            f.written_only = true;
+        }
     }
 
     /// The failure, if a channel failed.
@@ -214,8 +227,21 @@ impl RaidLayer {
     fn rebuild_next(&mut self, port: &mut impl RaidPort) {
         let f = self.failure.as_mut().expect("a rebuild has a failure");
         let chunks = self.stripes.chunks() as u32;
+        let w = self.stripes.width;
         let mut c = f.cursor;
-        while c < chunks && !f.lost(c) {
+        loop {
+            while c < chunks && !f.lost(c) {
+                c += 1;
+            }
+            // A stripe with no data anywhere and no job on it has nothing to
+            // rebuild: its chunk is left unwritten (a job waiting or running
+            // on it may be writing it, so that one is rebuilt).
+            let empty = |c: u32| !self.locks.contains_key(&(c / w)) && !port.stripe_holds_data(c / w);
+            if c >= chunks || !f.written_only || !empty(c) {
+                break;
+            }
+            f.set(c, false);
+            f.counters.skipped_empty += 1;
             c += 1;
         }
         if c >= chunks {

@@ -77,6 +77,11 @@ pub trait RaidPort {
     fn bound_to_failed_die(&self, _channel: u32, _chunk: u32) -> bool {
         false
     }
+    /// Whether stripe `s` holds data on a member that has not failed (a
+    /// rebuild of written stripes only skips the others).
+    fn stripe_holds_data(&self, _s: u32) -> bool {
+        true
+    }
 }
 
 /// What the RAID layer did with replicas (probes).

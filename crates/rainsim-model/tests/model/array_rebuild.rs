@@ -151,3 +151,48 @@ fn without_a_replacement_nothing_is_rebuilt_and_every_phase_is_during() {
     // The requests completed before 5 ms are `before`, the rest `during`.
     assert!(f.before.write.count > 0 && f.during.write.count > 0);
 }
+
+#[test]
+fn a_rebuild_of_written_rows_skips_the_rows_no_survivor_holds_data_of() {
+    // As the idle array above, `array.rebuild = "written"`: only row 0
+    // (stripe 0, written whole at 0) holds data, so one unit is rebuilt —
+    // one read on each survivor, one program on the replacement — and every
+    // other row is left unwritten, at no cost.
+    let reqs = [req(0, 0, 4, Op::Write), req(20_000_000, 0, 1, Op::Read)];
+    let mut c = cfg(2, 10_000_000, 1_000_000, Some(1));
+    c.array.as_mut().unwrap().rebuild = Some(rainsim_model::array::params::RebuildScope::Written);
+    let (a, r) = run(&c, true, &reqs);
+    let rows = a.stripe_layout().stripes as u64;
+    let f = r.failure.as_ref().unwrap();
+    assert_eq!((f.units_rebuilt, f.units_skipped_empty, f.units_lost_at_end), (1, rows - 1, 0));
+    assert_eq!(a.counters().device_ops[2], [0, 0, 1]);
+    for d in [0, 1, 3, 4] {
+        assert_eq!(a.counters().device_ops[d][0], 1 + (d == 0) as u64, "device {d} reads");
+    }
+    // One row: a read, the XOR and the program, well under two rows' time.
+    let t = f.rebuilt_at_ns.unwrap() - 11_000_000;
+    assert!(t >= XOR_NS + PROG_NS && t < 2 * (XOR_NS + PROG_NS), "{t} ns");
+    assert_eq!(missing_on(&a, 2).len() as u64, rows - 1, "only row 0's unit is on the replacement");
+}
+
+#[test]
+fn a_rebuild_of_written_rows_under_load_keeps_every_row_that_holds_data() {
+    // Under load with verify: every lost unit is rebuilt, rewritten by the
+    // host or skipped as empty; a unit the replacement lacks at the end was
+    // never written (its data token is 0; a row skipped as empty may take
+    // host writes to its other units later, without this one).
+    let reqs = xorshift_requests(0x9e37_79b9, 3000, 1_000_000, 1500, 3, |x| 4096 * (1 + (x >> 40) % 6) as u32);
+    let mut c = cfg(1, 40_000_000, 20_000_000, None);
+    c.array.as_mut().unwrap().rebuild = Some(rainsim_model::array::params::RebuildScope::Written);
+    let (a, r) = run(&c, true, &reqs);
+    let f = r.failure.as_ref().unwrap();
+    assert_eq!(f.units_lost_at_failure, f.units_rebuilt + f.rewritten_by_host + f.units_skipped_empty);
+    assert!(f.units_skipped_empty > 0 && f.units_rebuilt > 0 && f.rebuilt_at_ns.is_some(), "{f:?}");
+    let missing = missing_on(&a, 1);
+    let written: Vec<u32> = missing.iter().copied().filter(|&u| a.token(u) != Some(0)).collect();
+    assert_eq!(written, [0u32; 0], "written units left off the replacement");
+    assert!(!missing.is_empty() && missing.len() as u64 <= f.units_skipped_empty);
+    // With every row rebuilt, nothing is missing.
+    c.array.as_mut().unwrap().rebuild = None;
+    assert_eq!(missing_on(&run(&c, true, &reqs).0, 1), [0u32; 0]);
+}

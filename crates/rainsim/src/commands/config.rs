@@ -35,7 +35,7 @@ pub fn config_show(setup: &Setup) -> Res {
         ("precondition.hot_utilization", p.hot_utilization.is_none()),
         ("precondition.target_moves_per_gc", p.target_moves_per_gc.is_none()),
         ("array.fail_device, array.fail_at_ns", healthy),
-        ("array.replace_after_ns, array.rebuild_stripes", kept),
+        ("array.replace_after_ns, array.rebuild_stripes, array.rebuild", kept),
     ]
     .iter()
     .filter(|(_, unset)| *unset)

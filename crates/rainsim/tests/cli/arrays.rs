@@ -85,6 +85,8 @@ fn bad_array_keys_say_what_to_change() {
         ("array.chunk_kib=4194304", &["array.chunk_kib = 4194304", "at most 2097152"][..]),
         ("array.replace_after_ns=5", &["array.replace_after_ns", "array.fail_device is not"][..]),
         ("array.rebuild_stripes=4", &["array.rebuild_stripes", "array.replace_after_ns is not"][..]),
+        ("array.rebuild=written", &["array.rebuild", "array.replace_after_ns is not"][..]),
+        ("array.rebuild=some", &["some", "all", "written"][..]),
         ("fault.channel=0", &["[fault]", "array"][..]),
         ("warmup.device_writes=1", &["warmup.workload = \"synthetic\"", "the array's"][..]),
         ("array.fail_device=4", &["array.fail_device = 4", "devices 0 to 3"][..]),
@@ -202,6 +204,8 @@ fn a_failed_device_is_replaced_and_rebuilt() {
     ] {
         assert!(o.stdout.contains(w), "{w}: {}", o.stdout);
     }
+    let w = rainsim([&["run"][..], &args[..], &["--set", "array.rebuild=written"], SMALL].concat()).ok();
+    assert!(w.stdout.contains("of empty rows left unwritten"), "{}", w.stdout);
     for (set, words) in [
         ("array.rebuild_stripes=0", &["array.rebuild_stripes = 0", "between 1 and 4096"][..]),
         ("array.replace_after_ns=9000000000000000000", &["array.replace_after_ns", "2^62"][..]),
