@@ -37,6 +37,12 @@ pub enum PageAllocation {
     /// channel; without parity, logical page p on chip p mod ChipNum, channels first
     /// (vios-variation-aware-scheduler Eq. 1; `sched/chip_bound.rs`).
     StaticChannelFirst,
+    /// Any idle die, offered in rotation: a program just queued goes to the
+    /// first idle die after the one that took the channel's last program
+    /// (SSDsim's dynamic allocation rotates its die token), where `dynamic`
+    /// offers it from the channel's first die, so that under light load a
+    /// fresh device fills die by die.
+    RoundRobin,
 }
 
 impl PageAllocation {

@@ -112,6 +112,8 @@ impl<O: Observer> Ssd<O> {
             latencies,
             times: controller,
             copyback,
+            program_cursor: (cfg.ftl.allocation == crate::ftl::params::PageAllocation::RoundRobin)
+                .then(|| vec![0; layout.channels as usize]),
             flash: FlashInterface::new(layout.channels, layout.dies_per_channel, flash),
             policies,
             controller: Controller::new(controller.cores),

@@ -59,6 +59,9 @@ impl<O: Observer> Ssd<O> {
     /// would find nothing for them.
     #[inline(always)]
     fn offer_program(&mut self, ch: u32, pass_by: bool) {
+        if self.program_cursor.is_some() {
+            return self.offer_program_in_rotation(ch, pass_by);
+        }
         let first = self.layout.first_die(ch);
         for die in first..first + self.layout.dies_per_channel {
             if self.flash.idle(die)
@@ -67,6 +70,32 @@ impl<O: Observer> Ssd<O> {
                 && self.channels[ch as usize].sched.writes_queued() == 0
             {
                 break;
+            }
+        }
+    }
+
+    /// [`Self::offer_program`] under `ftl.allocation = "round-robin"`: the
+    /// channel's dies from the one after the last to take a program.
+    #[inline(never)]
+    fn offer_program_in_rotation(&mut self, ch: u32, pass_by: bool) {
+        let first = self.layout.first_die(ch);
+        let n = self.layout.dies_per_channel;
+        let start = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
+        for k in 0..n {
+            let local = (start + k) % n;
+            let die = first + local;
+            let queued = self.channels[ch as usize].sched.writes_queued();
+            if self.flash.idle(die) && (!pass_by || self.may_take(die)) && self.try_start(die) {
+                let left = self.channels[ch as usize].sched.writes_queued();
+                if left < queued {
+                    // It took a program (not only a collection or a read).
+                    if let Some(c) = &mut self.program_cursor {
+                        c[ch as usize] = (local + 1) % n;
+                    }
+                }
+                if left == 0 {
+                    break;
+                }
             }
         }
     }

@@ -152,6 +152,9 @@ pub struct Ssd<O: Observer> {
     pub(crate) times: ControllerTimes,
     /// GC moves pages by copyback.
     pub(crate) copyback: bool,
+    /// `ftl.allocation = "round-robin"`: per channel, the die (index within
+    /// the channel) a program just queued is offered to first.
+    pub(crate) program_cursor: Option<Vec<u32>>,
     pub(crate) layout: Layout,
     pub(crate) stripes: StripeLayout,
     pub(crate) t: FlashTiming,

@@ -64,3 +64,31 @@ fn a_die_needs_gc_from_the_program_that_takes_a_plane_below_the_trigger() {
     ftl.recount_free_lists();
     assert_eq!((ftl.die_needs_gc(0), ftl.die_needs_gc(1)), (Some(0), Some(2)));
 }
+
+/// Valid pages on each die of a fresh plain device (2 channels × 4 dies)
+/// after one-page writes of 64 distinct pages, 10 ms apart (every die idle
+/// at each), under `ftl.allocation`.
+fn valid_by_die(allocation: rainsim_model::ftl::params::PageAllocation) -> Vec<u64> {
+    use rainsim_model::metrics::observer::NullObserver;
+    use rainsim_trace::{Op, Request};
+    let mut cfg = crate::tiny(2, 4, 1, 32, 32, None);
+    cfg.ftl.allocation = allocation;
+    let mut ssd = rainsim_model::Ssd::new(&cfg, NullObserver, false).unwrap();
+    let reqs: Vec<Request> = (0..64u64)
+        .map(|i| Request { time_ns: i * 10_000_000, offset: i * 4096, size: 4096, device: 0, op: Op::Write })
+        .collect();
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    let per_die = 32; // one plane of 32 blocks
+    (0..8).map(|d| ssd.ftl.blocks[d * per_die..(d + 1) * per_die].iter().map(|b| b.valid as u64).sum()).collect()
+}
+
+/// With every die idle, `dynamic` offers each program to its channel's first
+/// die, which takes them all (a fresh device fills die by die); in
+/// `round-robin` the offers start after the die that took the last one, so
+/// the 32 programs of each channel spread 8 to a die.
+#[test]
+fn round_robin_spreads_a_light_load_over_the_dies_where_dynamic_fills_the_first() {
+    use rainsim_model::ftl::params::PageAllocation;
+    assert_eq!(valid_by_die(PageAllocation::Dynamic), [32, 0, 0, 0, 32, 0, 0, 0]);
+    assert_eq!(valid_by_die(PageAllocation::RoundRobin), [8; 8]);
+}

@@ -24,7 +24,7 @@ const SCHEMES: [&str; 11] = [
 /// Device keys and the values a draw picks from (each key set with
 /// probability 3/10).
 const AXES: [(&str, &[&str]); 15] = [
-    ("ftl.allocation", &["dynamic", "static-channel-first"]),
+    ("ftl.allocation", &["dynamic", "static-channel-first", "round-robin"]),
     ("ftl.rotating_gc", &["true", "false"]),
     ("ftl.copyback", &["true", "false"]),
     ("controller.cores", &["1", "2", "4"]),
