@@ -110,7 +110,8 @@ def array_metrics(d: dict) -> Dict[str, Any]:
 
 class Report:
     """One run's report. ``report.data`` is the JSON report as a dict (``report["waf"]`` reads it too).
-    An array's report (``is_array``) has the array's tables: summary, latency, devices, cdf."""
+    An array's report (``is_array``) has the array's tables: summary, latency, devices, cdf
+    (and, with a failed device, failure)."""
 
     def __init__(self, data: dict, path: Optional[str] = None, request_log: Optional[str] = None):
         self.data = data
@@ -163,7 +164,10 @@ class Report:
             for k in DEVICE_KEYS:
                 devices[k] = [x[k] for x in d["devices"]]
             summary = {k: [v] for k, v in metrics(d).items()}
-            return {"summary": summary, "latency": lat, "devices": devices, "cdf": _cdf(d)}
+            out = {"summary": summary, "latency": lat, "devices": devices, "cdf": _cdf(d)}
+            if d.get("failure"):
+                out["failure"] = _phases(d["failure"])
+            return out
         chan: Columns = {"channel": list(range(len(d["channels"])))}
         for k in CHANNEL_KEYS:
             chan[k] = [c[k] for c in d["channels"]]
@@ -198,6 +202,12 @@ class Report:
             kind = "an array's report" if self.is_array else "a single device's report"
             raise ValueError(f"{kind} has no '{name}' table; its tables: {', '.join(t)}")
         return t[name]
+
+    def failure(self, lib: Optional[str] = None):
+        """An array's report with a failed device: read and write latency of the requests
+        completed before the failure, during it (until the rebuild ended) and after, in µs
+        (a percentile is None unless 10 samples lie beyond it)."""
+        return frame(self._table("failure"), lib)
 
     def cdf(self, lib: Optional[str] = None):
         """Latency CDF points, long form: class, latency_ns, fraction."""
@@ -235,6 +245,20 @@ class Report:
                 w.writerows(zip(*cols.values()))
             paths.append(p)
         return paths
+
+
+PHASE_KEYS = ("count", "mean_us", "p99_us", "p99_9_us", "p99_99_us")
+
+
+def _phases(f: dict) -> Columns:
+    cols: Columns = {"phase": [], "class": [], **{k: [] for k in PHASE_KEYS}}
+    for phase in ("before", "during", "after"):
+        for c in ("read", "write"):
+            cols["phase"].append(phase)
+            cols["class"].append(c)
+            for k in PHASE_KEYS:
+                cols[k].append(f[phase][c][k])
+    return cols
 
 
 def _cdf(d: dict) -> Columns:

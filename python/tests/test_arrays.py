@@ -101,6 +101,20 @@ def array_runs(traces, tmp_path_factory):
     return paths, p
 
 
+def test_a_failed_arrays_failure_table_splits_every_request_into_a_phase(array_runs):
+    _, failed = array_runs
+    r = rainsim.load_report(failed)
+    t = r.tables()["failure"]
+    assert list(zip(t["phase"], t["class"])) == [(p, c) for p in ("before", "during", "after") for c in ("read", "write")]
+    assert sum(t["count"]) == r["requests"] == 1000
+    f = r["failure"]
+    assert t["mean_us"][3] == f["during"]["write"]["mean_us"]
+    assert len(r.failure(lib="pandas")) == 6
+    healthy = rainsim.load_report(array_runs[0][0])
+    with pytest.raises(ValueError, match="an array's report has no 'failure' table"):
+        healthy.failure()
+
+
 def test_device_bars_draw_each_devices_numbers(array_runs):
     paths, _ = array_runs
     r = rainsim.load_report(paths[2])
