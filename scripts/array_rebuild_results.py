@@ -98,16 +98,9 @@ def med_ci(xs, digits=0):
 def compare(rows, key):
     """The paired relative change of `key`, written against all: (median %, interval, lower, higher, p, verdict)."""
     base = {r["seed"]: r[key] for r in rows if r["scope"] == "all"}
-    ch = [verdict.paired_change(r[key], base.get(r["seed"])) for r in rows if r["scope"] == "written"]
-    ch = [c for c in ch if c is not None]
-    if not ch:
-        return None
-    ci = verdict.bootstrap_ci(ch)
-    pos, neg, p = verdict.sign_test(ch)
-    v = "inconclusive"
-    if p < verdict.ALPHA and ci and (ci[1] < 0 or ci[0] > 0):
-        v = "lower" if ci[1] < 0 else "higher"
-    return statistics.median(ch), ci, neg, pos, p, v
+    return verdict.sign_verdict(
+        verdict.paired_change(r[key], base.get(r["seed"])) for r in rows if r["scope"] == "written"
+    )
 
 
 def page(rows, seeds, requests):

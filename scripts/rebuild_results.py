@@ -122,18 +122,14 @@ def page(rows, seeds, requests):
                     "| scheme | median change | 95 % interval | seeds lower / higher | sign test p | verdict |",
                     "|---|---|---|---|---|---|"]
             for s in schemes[1:]:
-                ch = [verdict.paired_change(r[f"during_{q}"], base[r["seed"]][f"during_{q}"]) for r in by[s]]
-                ch = [c for c in ch if c is not None]
-                if not ch:
+                c = verdict.sign_verdict(
+                    verdict.paired_change(r[f"during_{q}"], base[r["seed"]][f"during_{q}"]) for r in by[s]
+                )
+                if c is None:
                     out.append(f"| {s} | — | — | — | — | inconclusive (no {name}) |")
                     continue
-                ci = verdict.bootstrap_ci(ch)
-                pos, neg, p = verdict.sign_test(ch)
-                if p < verdict.ALPHA and ci and (ci[1] < 0 or ci[0] > 0):
-                    v = "lower" if ci[1] < 0 else "higher"
-                else:
-                    v = "inconclusive"
-                out.append(f"| {s} | {statistics.median(ch):+.1f} % | [{ci[0]:+.1f}, {ci[1]:+.1f}] % | {neg} / {pos} | {p:.3f} | {v} |")
+                m, ci, neg, pos, p, v = c
+                out.append(f"| {s} | {m:+.1f} % | [{ci[0]:+.1f}, {ci[1]:+.1f}] % | {neg} / {pos} | {p:.3f} | {v} |")
         out.append("")
     out += ["## Runs", "", "| preset | scheme | seed | rebuild (s) | chunks rebuilt | reads reconstructed | p99.9 during | p99.99 during |",
             "|---|---|---|---|---|---|---|---|"]

@@ -178,3 +178,11 @@ class PairedChange(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def test_sign_verdict_needs_every_seed_one_way_and_an_interval_off_zero():
+    assert v.sign_verdict([None, None]) is None
+    m, ci, lower, higher, p, verdict = v.sign_verdict([-10.0, -12, -9, -11, -10, -13, None])
+    assert (m, lower, higher, round(p, 3), verdict) == (-10.5, 6, 0, 0.031, "lower") and ci[1] < 0
+    assert v.sign_verdict([5.0, 6, 4, 7, 5, -1])[-1] == "inconclusive"
+    assert v.sign_verdict([5.0, 6, 4, 7, 5, 8])[-1] == "higher"

@@ -141,6 +141,23 @@ def sign_test(xs):
     return pos, neg, min(1.0, 2.0 * tail / 2**n)
 
 
+def sign_verdict(changes):
+    """Paired changes (None dropped; each scheme's against its reference, one per
+    workload) -> (median, bootstrap interval, n lower, n higher, sign test p,
+    verdict), the verdict "lower" or "higher" only when the exact sign test
+    reaches ALPHA and the interval excludes 0, else "inconclusive"; None without
+    a value."""
+    xs = [x for x in changes if x is not None]
+    if not xs:
+        return None
+    ci = bootstrap_ci(xs)
+    pos, neg, p = sign_test(xs)
+    v = "inconclusive"
+    if p < ALPHA and ci and (ci[1] < 0 or ci[0] > 0):
+        v = "lower" if ci[1] < 0 else "higher"
+    return statistics.median(xs), ci, neg, pos, p, v
+
+
 def _ranks(values):
     """Average ranks (1-based) of values, ties sharing the mean of their ranks."""
     order = sorted(range(len(values)), key=lambda i: values[i])

@@ -27,6 +27,15 @@ def shoot(exe, url, png, tmp_path, height=900):
     return [line for line in p.stderr.splitlines() if ":CONSOLE" in line]
 
 
+def assert_plots_drawn(png, at_least):
+    """At least `at_least` plot bands taller than 150 px on the screenshot, each of
+    coloured, varied pixels (not blank)."""
+    bands = [b for b in plot_bands(png) if b[1] - b[0] > 150]
+    assert len(bands) >= at_least, bands
+    for top, bottom, sd, coloured in bands:
+        assert sd > 15 and coloured > 500, f"plot band {top}-{bottom} looks blank (sd {sd:.1f}, {coloured} coloured)"
+
+
 def plot_bands(png):
     """Vertical bands of the page that hold coloured pixels (plot lines and bars; the
     tables are grey), each with the grey-level spread inside it."""

@@ -170,9 +170,6 @@ pub(crate) struct Core {
     pub counters: ArrayCounters,
     /// Each chunk's data token (verify mode).
     pub tokens: Option<Vec<u32>>,
-    pub failed: Option<u32>,
-    /// When it failed.
-    pub failed_at: Option<SimTime>,
     pub error: Option<SimError>,
     /// Under free placement: reads in flight per (device << 32 | slot), and
     /// the slots whose trim waits for them (a queued device read must find
@@ -389,8 +386,6 @@ impl Array {
                 ..Default::default()
             },
             tokens: verify.then(|| vec![0; units as usize]),
-            failed: None,
-            failed_at: None,
             error: None,
             reads_at: Default::default(),
             deferred_trims: Default::default(),

@@ -85,7 +85,7 @@ impl RaidPort for Core {
         (s * w..(s + 1) * w).any(|c| {
             self.map.get(c).is_some_and(|(d, slot)| {
                 let dev = &self.devices[d as usize];
-                self.failed != Some(d) && dev.ftl.lookup(dev.stripe_layout().chunk_of_lpn(slot as u64).1).is_some()
+                self.failed() != Some(d) && dev.ftl.lookup(dev.stripe_layout().chunk_of_lpn(slot as u64).1).is_some()
             })
         })
     }
@@ -106,7 +106,7 @@ impl Core {
             }
         }
         let d = device as usize;
-        if self.failed == Some(device) {
+        if self.failed() == Some(device) {
             // A job planned before the device failed: the unit is lost, its
             // data lives on in parity (the layer marks it at commit), and
             // nothing reaches the failed device.
@@ -131,7 +131,7 @@ impl Core {
         let s = self.stripes.stripe_of(chunk);
         let parity_device = self.stripes.parity_pos(s);
         let allowed: Vec<bool> = (0..self.devices.len() as u32)
-            .map(|d| d != parity_device && self.failed != Some(d) && self.loads[d as usize].has_room())
+            .map(|d| d != parity_device && self.failed() != Some(d) && self.loads[d as usize].has_room())
             .collect();
         if !allowed.contains(&true) {
             return None;

@@ -25,6 +25,8 @@ use crate::ssd::Ssd;
 pub(crate) struct FailureState {
     /// The device that failed.
     pub device: u32,
+    /// When it failed.
+    pub failed_at: SimTime,
     /// The replacement is due and waits for the failed device to drain.
     pub replace_due: bool,
     /// When the replacement went in.
@@ -85,11 +87,10 @@ impl Array {
         }
         debug_assert!(lost.iter().all(|c| c / w < self.core.stripes.stripes));
         let now = self.core.now;
-        self.core.failed = Some(d);
-        self.core.failed_at = Some(now);
         let c = &self.core.counters;
         self.core.failure = Some(Box::new(FailureState {
             device: d,
+            failed_at: now,
             replace_due: false,
             replaced_at: None,
             rebuilt_at: None,
@@ -147,7 +148,6 @@ impl Array {
         };
         self.core.generation[d] = self.core.generation[d].wrapping_add(1);
         self.core.loads[d].written_bytes = 0;
-        self.core.failed = None;
         let f = self.core.failure.as_mut().expect("replacing a failed device");
         f.replaced_at = Some(now);
         f.retired = Some(retired);
@@ -158,6 +158,12 @@ impl Array {
 }
 
 impl Core {
+    /// The device that has failed and not been replaced yet: nothing reaches it.
+    #[inline]
+    pub(crate) fn failed(&self) -> Option<u32> {
+        self.failure.as_ref().filter(|f| f.replaced_at.is_none()).map(|f| f.device)
+    }
+
     /// The rebuild wrote its last unit: the array is whole again.
     pub(crate) fn rebuilt(&mut self) {
         let now = self.now;

@@ -9,8 +9,8 @@ use super::Array;
 use crate::config::Config;
 use crate::engine::SimTime;
 use crate::metrics::class_latency::{ClassLatency, Latency};
-use crate::metrics::collector::{Collector, LatencyStats};
-use crate::metrics::fault_report::{PhaseLatency, PhaseReport};
+use crate::metrics::collector::Collector;
+use crate::metrics::fault_report::PhaseReport;
 use crate::metrics::report::{cv, Report, ReportInputs};
 use serde::Serialize;
 
@@ -254,7 +254,7 @@ impl Array {
             array: self.params.clone(),
             single_failure_tolerant: self.params.allocation.single_failure_tolerant(),
             co_resident_stripes: self.co_resident_stripes(),
-            device_failed_at_ns: self.core.failed_at,
+            device_failed_at_ns: self.core.failure.as_ref().map(|f| f.failed_at),
             failure: self.failure_report(cfg, scheme),
             capacity_bytes: self.capacity_bytes(),
             stripes: (self.core.stripes.stripes as u64 / (self.core.chunk_bytes / self.core.unit_bytes)) as u32,
@@ -334,11 +334,8 @@ impl Array {
 
     fn failure_report(&self, cfg: &Config, scheme: &str) -> Option<ArrayFailureReport> {
         let f = self.core.failure.as_deref()?;
-        let failed_at = self.core.failed_at.expect("a failure has its time");
         let raid = self.raid.failure().expect("the RAID layer knows the failure");
         let k = raid.counters;
-        let phase =
-            |p: &[LatencyStats; 2]| PhaseReport { read: PhaseLatency::of(&p[0]), write: PhaseLatency::of(&p[1]) };
         let failed_device = f.retired.as_ref().map(|r| {
             let dc = super::device_config(cfg, f.device);
             let replaced_at = f.replaced_at.expect("retired when replaced");
@@ -346,7 +343,7 @@ impl Array {
         });
         Some(ArrayFailureReport {
             device: f.device,
-            failed_at_ns: failed_at,
+            failed_at_ns: f.failed_at,
             replaced_at_ns: f.replaced_at,
             rebuilt_at_ns: f.rebuilt_at,
             units_lost_at_failure: k.lost_at_failure,
@@ -358,9 +355,9 @@ impl Array {
             units_rebuilt: k.pages_rebuilt,
             rewritten_by_host: k.rewritten_by_host,
             units_skipped_empty: k.skipped_empty,
-            before: phase(&f.phases[0]),
-            during: phase(&f.phases[1]),
-            after: phase(&f.phases[2]),
+            before: PhaseReport::of(&f.phases[0]),
+            during: PhaseReport::of(&f.phases[1]),
+            after: PhaseReport::of(&f.phases[2]),
             failed_device,
         })
     }

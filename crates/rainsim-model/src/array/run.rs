@@ -253,7 +253,7 @@ impl Array {
         }
         let flash = FlashOp { chunk: op.chunk, owner: op.owner, enqueued: 0, ppn: op.slot, seq: 0 };
         let token = self.core.tokens.as_ref().map(|t| t[op.chunk as usize]);
-        let failed = self.core.failed == Some(op.device);
+        let failed = self.core.failed() == Some(op.device);
         match op.owner {
             Owner::HostRead(req) => self.core.unit_done(req),
             Owner::PreRead(job) => self.raid.preread_done(job, flash, token, &mut self.core),
@@ -423,7 +423,7 @@ impl Core {
 
     /// Trims the slot a chunk moved away from and gives it back.
     fn trim(&mut self, device: u32, slot: u32) {
-        if self.failed != Some(device) {
+        if self.failed() != Some(device) {
             let pages = self.unit_bytes / self.page_bytes as u64;
             // The trim happens now (a collection it starts starts now), not
             // at the device's last event.

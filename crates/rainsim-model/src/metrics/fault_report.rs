@@ -38,6 +38,13 @@ pub struct PhaseReport {
     pub write: PhaseLatency,
 }
 
+impl PhaseReport {
+    /// From a phase's statistics of reads and writes.
+    pub fn of(phase: &[LatencyStats; 2]) -> Self {
+        PhaseReport { read: PhaseLatency::of(&phase[0]), write: PhaseLatency::of(&phase[1]) }
+    }
+}
+
 /// What a channel failure did.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct FaultReport {

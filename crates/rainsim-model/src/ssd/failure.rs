@@ -239,13 +239,12 @@ impl<O: Observer> Ssd<O> {
 impl Ssd<crate::metrics::collector::Collector> {
     /// The report's `fault` section (`None` when no channel failed).
     pub fn fault_report(&self) -> Option<crate::metrics::fault_report::FaultReport> {
-        use crate::metrics::fault_report::{FaultReport, PhaseLatency, PhaseReport};
+        use crate::metrics::fault_report::{FaultReport, PhaseReport};
         let failed_at = self.fault_times.failed_at?;
         let f = self.raid().failure()?;
         let c = f.counters;
         let phases = &self.obs.fault_phases;
-        let phase =
-            |i: usize| PhaseReport { read: PhaseLatency::of(&phases[i][0]), write: PhaseLatency::of(&phases[i][1]) };
+        let phase = |i: usize| PhaseReport::of(&phases[i]);
         Some(FaultReport {
             channel: f.channel,
             die: f.die,
