@@ -19,10 +19,10 @@ pub struct FtlParams {
     /// configs while off, so that reports without it stay as they were.
     #[serde(skip_serializing_if = "is_false")]
     pub rotating_gc: bool,
-    /// Which die of its channel a chunk is programmed on: any idle one
-    /// (`dynamic`) or a fixed one (`static-channel-first`, vios Eq. 1).
-    /// Left out of serialised configs while dynamic.
-    #[serde(skip_serializing_if = "PageAllocation::is_dynamic")]
+    /// Which die of its channel a chunk is programmed on: any idle one, in
+    /// rotation (`round-robin`) or from the first (`dynamic`), or a fixed one
+    /// (`static-channel-first`, vios Eq. 1). Always serialised, so that a
+    /// report says which one it ran (`dynamic` was the default before 0.2.0).
     pub allocation: PageAllocation,
 }
 
@@ -30,8 +30,9 @@ pub struct FtlParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum PageAllocation {
-    /// Any idle die of the chunk's channel takes it (dynamic allocation inside the channel).
-    #[default]
+    /// Any idle die of the chunk's channel takes it, offered from the
+    /// channel's first die, so that under light load a fresh device fills die
+    /// by die (the default before round-robin).
     Dynamic,
     /// A fixed die: chunk c (on channel c mod C) on die ⌊c / C⌋ mod dies per
     /// channel; without parity, logical page p on chip p mod ChipNum, channels first
@@ -39,16 +40,9 @@ pub enum PageAllocation {
     StaticChannelFirst,
     /// Any idle die, offered in rotation: a program just queued goes to the
     /// first idle die after the one that took the channel's last program
-    /// (SSDsim's dynamic allocation rotates its die token), where `dynamic`
-    /// offers it from the channel's first die, so that under light load a
-    /// fresh device fills die by die.
+    /// (SSDsim's dynamic allocation rotates its die token).
+    #[default]
     RoundRobin,
-}
-
-impl PageAllocation {
-    fn is_dynamic(&self) -> bool {
-        *self == PageAllocation::Dynamic
-    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -63,7 +57,7 @@ impl Default for FtlParams {
             wear_level_spread: 100,
             pe_cycle_limit: 3000,
             rotating_gc: false,
-            allocation: PageAllocation::Dynamic,
+            allocation: PageAllocation::RoundRobin,
         }
     }
 }
@@ -72,14 +66,15 @@ impl Default for FtlParams {
 mod tests {
     use super::*;
 
-    /// `rotating_gc` and `allocation` are left out of a serialised config at
-    /// their defaults (so that reports without them stay as they were) and
-    /// kept, and read back, when set.
+    /// `rotating_gc` is left out of a serialised config while off (so that
+    /// reports without it stay as they were); `allocation` is always written,
+    /// since its default changed; both are read back when set.
     #[test]
-    fn rotating_gc_and_allocation_are_serialised_only_when_set() {
+    fn rotating_gc_is_serialised_only_when_set_and_allocation_always() {
         let json = |p: &FtlParams| serde_json::to_value(p).unwrap();
         let d = json(&FtlParams::default());
-        assert!(d.get("rotating_gc").is_none() && d.get("allocation").is_none(), "{d}");
+        assert!(d.get("rotating_gc").is_none(), "{d}");
+        assert_eq!(d["allocation"], "round-robin", "{d}");
         assert_eq!(d["copyback"], true, "other keys stay");
         let set =
             FtlParams { rotating_gc: true, allocation: PageAllocation::StaticChannelFirst, ..FtlParams::default() };

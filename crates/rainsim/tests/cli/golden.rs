@@ -181,11 +181,12 @@ fn golden_reports_are_unchanged() {
 
 /// Rep-RAID's same-chunk ablation reproduces the model numbers its reports
 /// had before any-chunk matching (digests pinned from those reports): only
-/// the `config` section names the key.
+/// the `config` section names the key. Those reports ran the die dispatch
+/// that was the default then (`dynamic`).
 #[test]
 fn rep_raid_same_chunk_reports_are_the_reports_before_any_chunk() {
     let dir = TempDir::new("same-chunk");
-    let set = ["--set", "policy.rep_raid.matching=same-chunk"];
+    let set = ["--set", "policy.rep_raid.matching=same-chunk", "--set", "ftl.allocation=dynamic"];
     for (preset, workload, model) in [
         ("rep-raid-8ch", "synthetic", "2396ecd281977691cfe3ed39"),
         ("rep-raid-8ch-7p1", "msr_hm_0_slice1000.csv", "f97284a1f13318c4c92b1fc2"),
