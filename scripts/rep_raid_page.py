@@ -321,10 +321,10 @@ def known_gaps(reports, seeds, rt, failed):
                 "  Its die binding, not its replication, accounts for it: RAID-5 with each chunk bound to one die",
                 "  of its channel (`--set ftl.allocation=static-channel-first`, seed 1, the nine profiles) moves a",
                 f"  median of {statistics.median(ms):.0f} pages per GC against {statistics.median(mv[B]):.0f} with the",
-                "  preset's dynamic allocation, under which rewrites move data between the dies of a channel (likely",
-                "  mixing hot pages into cold dies' blocks). The paper does not say how its SSDsim placed writes",
-                "  (SSDsim has dynamic and static modes), so every comparison with CR5M, and every GC count here,",
-                "  carries this choice.",
+                "  preset's dynamic allocation (any idle die of the channel, offered in rotation as SSDsim's die",
+                "  token: `ftl.allocation = \"round-robin\"`), under which rewrites move data between the dies of a",
+                "  channel. The paper does not say how its SSDsim placed writes (SSDsim has dynamic and static",
+                "  modes), so every comparison with CR5M, and every GC count here, carries this choice.",
             ]
     out += [
         "- **Thresholds of FusionRAID and CR5M are ours.** The paper calls FusionRAID's \"configurable\" and gives",
