@@ -81,8 +81,8 @@ impl<O: Observer> Ssd<O> {
         let first = self.layout.first_die(ch);
         let n = self.layout.dies_per_channel;
         let start = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
-        for k in 0..n {
-            let local = (start + k) % n;
+        let mut local = start;
+        for _ in 0..n {
             let die = first + local;
             let queued = self.channels[ch as usize].sched.writes_queued();
             if self.flash.idle(die) && (!pass_by || self.may_take(die)) && self.try_start(die) {
@@ -90,13 +90,15 @@ impl<O: Observer> Ssd<O> {
                 if left < queued {
                     // It took a program (not only a collection or a read).
                     if let Some(c) = &mut self.program_cursor {
-                        c[ch as usize] = (local + 1) % n;
+                        c[ch as usize] = if local + 1 == n { 0 } else { local + 1 };
                     }
                 }
                 if left == 0 {
                     break;
                 }
             }
+            // The next die in rotation, without a division (`n` is not constant).
+            local = if local + 1 == n { 0 } else { local + 1 };
         }
     }
 
