@@ -10,6 +10,7 @@ def rows(preset, scheme, p999s, n=20_000):
              "pages_rebuilt": 1000, "reads_reconstructed": 10}
         for p in rr.PHASES:
             r[f"{p}_n"] = n
+            r[f"{p}_mean"] = 500.0
             r[f"{p}_p99"] = 700.0
             r[f"{p}_p999"] = v
             r[f"{p}_p9999"] = None if v is None else v * 1.5
@@ -50,3 +51,14 @@ def test_a_percentile_without_samples_is_a_dash_not_a_number():
     cell = rr.med_ci([r["during_p999"] for r in rs])
     assert cell == "—"
     assert rr.med_ci([5.0, 5.0, 5.0]).startswith("5 [5, 5]")
+
+
+def test_the_caution_quotes_the_first_baseline_run_and_the_control_run():
+    rs = [r for p, ss in rr.SETUPS for sc in ss for r in rows(p, sc, [1000.0] * 6)]
+    control = dict(rs[0], seed=1, before_p99=5000.0, before_mean=2000.0)
+    flat = " ".join(rr.page(rs, 6, 1000, control).split())
+    assert ("read p99 0.70 ms over its first 180 s, 5.00 ms over its first 740 s "
+            "(mean 0.50 ms, then 2.00 ms)") in flat
+    # Without a control run the caution states no numbers it did not measure.
+    flat = " ".join(rr.page(rs, 6, 1000).split())
+    assert "control run" not in flat and "grows with GC whether or not anything fails." in flat
