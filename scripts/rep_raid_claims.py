@@ -10,7 +10,7 @@ PRESET = "rep-raid-8ch"
 WIDE = "rep-raid-8ch-7p1"
 B, C5, F, R = "baseline", "cr5m", "fusionraid", "rep-raid"
 # RAID-5 with each chunk bound to one die of its channel, as CR5M binds its copies
-# (seed 1): does CR5M's cheap GC come from that binding rather than from replication?
+# (seed 1): does that binding, rather than replication, set the cost of CR5M's GC?
 BS = "baseline-static"
 SCHEMES = [B, C5, F, R]
 NAMES = {B: "RAID-5", C5: "CR5M", F: "FusionRAID", R: "Rep-RAID"}
