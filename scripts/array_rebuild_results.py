@@ -13,8 +13,9 @@ reads), with 95 % percentile-bootstrap intervals of the median over the seeds;
 "higher" only when the sign test reaches 5 % and the interval excludes 0, else
 "inconclusive".
 
-The devices run `ftl.allocation = "round-robin"` (SSDsim's rotating die token):
-under the default, which offers a program to its channel's first idle die, a fresh
+The devices run `ftl.allocation = "round-robin"` (SSDsim's rotating die token,
+the default since 0.2.0), set explicitly: under `dynamic` (the default before),
+which offers a program to its channel's first idle die, a fresh
 replacement fills die by die and its full dies collect without end, so the
 replacement's collections, not the rebuild, decide the latency (README, "Modelling
 choices worth knowing").
@@ -118,8 +119,8 @@ def page(rows, seeds, requests):
         f"at once and rebuilds {REBUILD_STRIPES} page rows at a time (`array.rebuild_stripes`), with",
         "`array.rebuild = \"all\"` or `\"written\"`; see \"A device failing, its replacement and",
         "rebuild\" in the README for the model. The devices offer programs to their dies in",
-        f"rotation (`ftl.allocation = \"{ALLOCATION}\"`, SSDsim's dynamic allocation): under the",
-        "default, which offers each to its channel's first idle die, a fresh replacement fills",
+        f"rotation (`ftl.allocation = \"{ALLOCATION}\"`, SSDsim's dynamic allocation, the default since",
+        "0.2.0): under `dynamic`, which offers each to its channel's first idle die, a fresh replacement fills",
         "die by die and its full dies collect without end (measured 2026-12-05 on seed 1: its GC moved 34.6M pages",
         "and the run's read p99 was 585 ms, against 0.37M and 0.28 ms in rotation), which",
         "would measure that artefact, not the rebuild. Phases are by completion time: during the",
