@@ -99,13 +99,21 @@ def _identity(r: Report) -> List[Any]:
             fails += f", replaced at {f['replaced_at_ns']} ns, rebuilt at {f['rebuilt_at_ns']} ns"
         elif f.get("replaced_at_ns") is not None:
             fails += f", replaced at {f['replaced_at_ns']} ns, rebuild unfinished"
-        row += [a["allocation"], a["devices"], a["chunk_kib"] or "one page", a["replay"], fails]
+        m = r.data.get("member_fault")
+        if m is None:
+            inner = "none"
+        else:
+            unit = f"die {m['die']}" if m.get("die") is not None else f"channel {m['channel']}"
+            inner = f"device {m['device']}, {unit} at {m['failed_at_ns']} ns"
+            if m.get("rebuilt_at_ns") is not None:
+                inner += f", rebuilt inside it at {m['rebuilt_at_ns']} ns"
+        row += [a["allocation"], a["devices"], a["chunk_kib"] or "one page", a["replay"], fails, inner]
     return row
 
 
 _IDENTITY = ["scheme", "seed", "rainsim version", "trace", "trace format", "trace sha256", "requests",
              "config sha256 (16)"]
-_ARRAY_IDENTITY = ["allocation", "devices", "chunk (KiB)", "replay", "device failure"]
+_ARRAY_IDENTITY = ["allocation", "devices", "chunk (KiB)", "replay", "device failure", "failure inside a member"]
 
 
 def render(runs: Any, title: Optional[str] = None, labels: Optional[Sequence[str]] = None) -> str:

@@ -105,6 +105,14 @@ def array_metrics(d: dict) -> Dict[str, Any]:
         "units_rebuilt": f.get("units_rebuilt"),
         **{f"during_{c}_{k}": during.get(c, {}).get(k) for c in ("read", "write") for k in ("mean_us", "p99_us")},
     })
+    # A channel or die failing inside one member ([fault] with fault.device; None without).
+    mf = d.get("member_fault") or {}
+    mdone, mrep = mf.get("rebuilt_at_ns"), mf.get("replaced_at_ns")
+    m.update({
+        "member_fault_device": mf.get("device"), "member_failed_at_ns": mf.get("failed_at_ns"),
+        "member_rebuild_ns": None if mdone is None else mdone - mrep,
+        "member_reads_reconstructed": mf.get("reads_reconstructed"),
+    })
     return m
 
 
@@ -167,6 +175,8 @@ class Report:
             out = {"summary": summary, "latency": lat, "devices": devices, "cdf": _cdf(d)}
             if d.get("failure"):
                 out["failure"] = _phases(d["failure"])
+            if d.get("member_fault"):
+                out["member_fault"] = _phases(d["member_fault"])
             return out
         chan: Columns = {"channel": list(range(len(d["channels"])))}
         for k in CHANNEL_KEYS:
@@ -208,6 +218,12 @@ class Report:
         completed before the failure, during it (until the rebuild ended) and after, in µs
         (a percentile is None unless 10 samples lie beyond it)."""
         return frame(self._table("failure"), lib)
+
+    def member_fault(self, lib: Optional[str] = None):
+        """An array's report with a channel or die failing inside one member (``[fault]`` with
+        ``fault.device``): that member's own read and write latency before the failure, during
+        it and after, in µs, as :meth:`failure` gives them for a device failing whole."""
+        return frame(self._table("member_fault"), lib)
 
     def cdf(self, lib: Optional[str] = None):
         """Latency CDF points, long form: class, latency_ns, fraction."""

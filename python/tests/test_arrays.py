@@ -175,3 +175,30 @@ def test_html_report_of_arrays_renders(array_runs, tmp_path):
     png = tmp_path / "arrays.png"
     assert shoot(exe, out.as_uri(), png, tmp_path, height=7000) == []
     assert_plots_drawn(png, 2 + len(runs))
+
+
+def test_a_members_channel_failure_has_its_columns_and_table(traces, tmp_path):
+    # Member 2's channel 5 fails at 100 ms and its own RAID-5 rebuilds it; a sweep
+    # over the member gives the member columns, and the table is the member's phases.
+    inner = {"raid.level": "raid5", "raid.stripe_width": 4, "fault.channel": 5, "fault.at_ns": 100_000_000}
+    grid = {"config": ["dls-4ssd"], "trace": [str(traces / TRACE)], "geometry.blocks_per_plane": [16],
+            **{k: [v] for k, v in inner.items()}, "fault.device": [1, 2]}
+    f = rainsim.sweep(grid, out=str(tmp_path / "sw"), progress=False, lib="dict")
+    assert f["member_fault_device"] == [1, 2] and f["member_failed_at_ns"] == [100_000_000] * 2
+    for i, key in enumerate(f["key"]):
+        d = json.loads((tmp_path / "sw" / f"{key}.json").read_text())["member_fault"]
+        assert f["member_rebuild_ns"][i] == d["rebuilt_at_ns"] - d["replaced_at_ns"] > 0
+        assert f["member_reads_reconstructed"][i] == d["reads_reconstructed"]
+        assert f["failed_at_ns"][i] is None, "no member failed whole"
+    r = rainsim.run(config="dls-4ssd", trace=traces / TRACE, set={**SMALL, **inner, "fault.device": 2})
+    t = r.member_fault(lib="pandas")
+    assert list(t["phase"]) == ["before", "before", "during", "during", "after", "after"]
+    assert t["count"][2] == r["member_fault"]["during"]["read"]["count"]
+    from rainsim._html import render
+    page = render([r])
+    assert "<td>failure inside a member</td>" in page
+    assert f"device 2, channel 5 at 100000000 ns, rebuilt inside it at {r['member_fault']['rebuilt_at_ns']} ns" in page
+    healthy = rainsim.run(config="dls-4ssd", trace=traces / TRACE, set=SMALL)
+    assert healthy.tables()["summary"]["member_fault_device"] == [None]
+    with pytest.raises(ValueError, match="has no 'member_fault' table"):
+        healthy.member_fault()

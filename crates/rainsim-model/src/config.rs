@@ -134,6 +134,36 @@ impl Default for Config {
 }
 
 impl Config {
+    /// What is wrong with `fault.device` (the member of an array whose
+    /// channel or die fails), if anything; the other `[fault]` keys are
+    /// checked against the member's own geometry as for one device.
+    fn member_fault_error(&self) -> Option<String> {
+        let f = &self.fault;
+        let Some(a) = &self.array else {
+            return f.device.map(|d| {
+                format!("fault.device = {d} names a member of an [array], and this configuration has none: remove it")
+            });
+        };
+        if !f.active() {
+            return None;
+        }
+        let Some(d) = f.device else {
+            return Some(format!(
+                "[fault] inside an array fails a channel or die of one member: give fault.device = 0..{}",
+                a.devices.saturating_sub(1)
+            ));
+        };
+        if d >= a.devices {
+            return Some(format!("fault.device = {d} but the array has devices 0..{}", a.devices.saturating_sub(1)));
+        }
+        if a.fail_device == Some(d) {
+            return Some(format!(
+                "fault.device = {d} is array.fail_device: that member fails whole; choose another member for [fault]"
+            ));
+        }
+        None
+    }
+
     /// Parses TOML text (unknown keys are errors).
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
         toml::from_str(text).map_err(|e| ConfigError(e.to_string()))
@@ -245,11 +275,8 @@ impl Config {
             ));
         }
         let dies_per_channel = g.chips_per_channel.saturating_mul(g.dies_per_chip);
-        if self.array.is_some() && self.fault.active() {
-            return err(
-                "[fault] fails a channel of one device; inside an array it is not modelled: remove [fault] or [array]"
-                    .into(),
-            );
+        if let Some(e) = self.member_fault_error() {
+            return err(e);
         }
         self.fault.validate(g.channels, dies_per_channel, self.raid.level == RaidLevel::Raid5).map_err(ConfigError)?;
         if self.policy.replication != crate::policy::ReplicationKind::None

@@ -79,6 +79,26 @@ pub fn render(r: &ArrayReport) -> String {
         }
         _ => {}
     }
+    if let Some(m) = &r.member_fault {
+        let f = &m.fault;
+        let unit = match f.die {
+            Some(d) => format!("die {d}"),
+            None => format!("channel {}", f.channel),
+        };
+        let rebuilt = match f.rebuilt_at_ns {
+            Some(t) => format!("rebuilt inside it at {}", ns(t as f64)),
+            None => "not rebuilt by the end".to_string(),
+        };
+        let _ = writeln!(
+            o,
+            "member {} lost {unit} at {} ({rebuilt}): {} chunks lost, {} reads reconstructed, {} still lost",
+            m.device,
+            ns(f.failed_at_ns as f64),
+            f.chunks_lost_at_failure,
+            f.reads_reconstructed,
+            f.chunks_lost_at_end
+        );
+    }
     let replay = match a.replay {
         rainsim_model::config::Replay::Open => "open loop".to_string(),
         rainsim_model::config::Replay::Closed => format!("closed loop, queue depth {}", a.queue_depth),

@@ -225,11 +225,17 @@ pub fn capacity_bytes(cfg: &Config, a: &ArrayParams) -> u64 {
 }
 
 /// The configuration of device `i` of the array `cfg` describes: the same
-/// device, its own seed (`seed + i`), no `[array]`.
+/// device, its own seed (`seed + i`), no `[array]`, and `[fault]` only on
+/// member `fault.device`.
 pub fn device_config(cfg: &Config, i: u32) -> Config {
     let mut c = cfg.clone();
     c.array = None;
     c.seed = cfg.seed.wrapping_add(i as u64);
+    // `[fault]` belongs to member `fault.device` alone, as its own failure.
+    c.fault = match cfg.fault.device {
+        Some(d) if d == i => crate::config::FaultParams { device: None, ..cfg.fault.clone() },
+        _ => Default::default(),
+    };
     c
 }
 

@@ -135,6 +135,17 @@ pub struct ArrayFailureReport {
     pub failed_device: Option<DeviceSummary>,
 }
 
+/// A failure inside one member (`[fault]` with `fault.device`): the member's
+/// own fault report, as a single device reports it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MemberFault {
+    /// The member.
+    pub device: u32,
+    /// What the failure did inside it.
+    #[serde(flatten)]
+    pub fault: crate::metrics::fault_report::FaultReport,
+}
+
 /// The report of an array run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ArrayReport {
@@ -157,6 +168,10 @@ pub struct ArrayReport {
     /// device failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<ArrayFailureReport>,
+    /// The channel or die failure inside member `fault.device` and its own
+    /// rebuild (left out while `[fault]` fails nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member_fault: Option<MemberFault>,
     /// Host-visible capacity, bytes.
     pub capacity_bytes: u64,
     /// Stripes (of chunks; under `static` each is its chunk's page rows).
@@ -256,6 +271,10 @@ impl Array {
             co_resident_stripes: self.co_resident_stripes(),
             device_failed_at_ns: self.core.failure.as_ref().map(|f| f.failed_at),
             failure: self.failure_report(cfg, scheme),
+            member_fault: cfg.fault.device.and_then(|d| {
+                let fault = self.core.devices.get(d as usize)?.fault_report()?;
+                Some(MemberFault { device: d, fault })
+            }),
             capacity_bytes: self.capacity_bytes(),
             stripes: (self.core.stripes.stripes as u64 / (self.core.chunk_bytes / self.core.unit_bytes)) as u32,
             requests: count,

@@ -18,6 +18,10 @@ pub enum RebuildPriority {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FaultParams {
+    /// Inside an `[array]`: the member whose channel or die fails (its own
+    /// RAID-5 rebuilds it; the array sees a slower member). Arrays only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<u32>,
     /// The channel that fails (none: no failure).
     pub channel: Option<u32>,
     /// A die that fails instead (global index: channel × dies per channel + die).
@@ -41,6 +45,7 @@ pub struct FaultParams {
 impl Default for FaultParams {
     fn default() -> Self {
         FaultParams {
+            device: None,
             channel: None,
             die: None,
             at_ns: 0,
@@ -80,6 +85,7 @@ impl FaultParams {
             }
             let d = FaultParams::default();
             let set = [
+                ("fault.device", self.device != d.device),
                 ("fault.at_ns", self.at_ns != d.at_ns),
                 ("fault.rebuild", self.rebuild != d.rebuild),
                 ("fault.replace_after_ns", self.replace_after_ns != d.replace_after_ns),

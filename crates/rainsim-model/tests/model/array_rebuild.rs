@@ -171,7 +171,7 @@ fn a_rebuild_of_written_rows_skips_the_rows_no_survivor_holds_data_of() {
     }
     // One row: a read, the XOR and the program, well under two rows' time.
     let t = f.rebuilt_at_ns.unwrap() - 11_000_000;
-    assert!(t >= XOR_NS + PROG_NS && t < 2 * (XOR_NS + PROG_NS), "{t} ns");
+    assert!((XOR_NS + PROG_NS..2 * (XOR_NS + PROG_NS)).contains(&t), "{t} ns");
     assert_eq!(missing_on(&a, 2).len() as u64, rows - 1, "only row 0's unit is on the replacement");
 }
 

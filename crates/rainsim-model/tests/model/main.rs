@@ -4,6 +4,7 @@ mod ageing;
 mod array;
 mod array_alloc;
 mod array_direct;
+mod array_member_fault;
 mod array_rebuild;
 mod array_rows;
 mod controller;

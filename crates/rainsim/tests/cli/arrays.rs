@@ -216,3 +216,41 @@ fn a_failed_device_is_replaced_and_rebuilt() {
         }
     }
 }
+
+/// `[fault]` inside an array: member 2's channel 5 fails and its own RAID-5
+/// rebuilds it; the report's `member_fault` and the summary line say so, and
+/// `--verify` holds.
+#[test]
+fn a_members_channel_fails_and_is_rebuilt_inside_it() {
+    let dir = TempDir::new("arrays-member-fault");
+    let args = [
+        "--config",
+        "dls-4ssd",
+        "--set",
+        "raid.level=raid5",
+        "--set",
+        "raid.stripe_width=4",
+        "--set",
+        "fault.device=2",
+        "--set",
+        "fault.channel=5",
+        "--set",
+        "fault.at_ns=100000000",
+    ];
+    let r = run_json(&dir, "member", &args);
+    let m = &r["member_fault"];
+    assert_eq!((m["device"].as_u64(), m["channel"].as_u64()), (Some(2), Some(5)), "{m}");
+    let n = |k: &str| m[k].as_u64().unwrap();
+    assert!(n("chunks_lost_at_failure") > 0 && n("chunks_lost_at_end") == 0, "{m}");
+    assert_eq!(
+        n("chunks_lost_at_failure") + n("chunks_lost_after_failure"),
+        n("pages_rebuilt") + n("rewritten_by_host")
+    );
+    assert!(r.get("failure").is_none(), "no member failed whole");
+    let o = rainsim([&["run", "--verify"][..], &args[..], SMALL].concat()).ok();
+    for w in ["member 2 lost channel 5 at 100.000 ms (rebuilt inside it at", "verify: passed"] {
+        assert!(o.stdout.contains(w), "{w}: {}", o.stdout);
+    }
+    let err = rainsim([&["run", "--quiet"][..], &args[..6], &["--set", "fault.channel=5"], SMALL].concat()).fails();
+    assert!(err.contains("give fault.device = 0..3"), "{err}");
+}
