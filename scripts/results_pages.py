@@ -575,9 +575,11 @@ class DegradedMode:
         if moves:
             out.append(
                 f"\nContext for every verdict: our GCs move {min(moves):.1f}–{max(moves):.1f} pages each on average "
-                "over a main run, against 5.5 in the paper (§4.2.5). The presets start with victims of 5.5 valid "
-                "pages, but the write-heavy profiles walk up to fuller blocks (README \"Device ageing\"); the "
-                "sensitivity panel varies the layout. We did not tune the model to agree.\n"
+                "over a main run, against 5.5 in the paper (§4.2.5). The presets' aged layout is calibrated to "
+                "victims of 5.5 valid pages, but a run's GCs collect what the run itself invalidated: light "
+                "workloads find nearly empty victims, write-heavy ones walk up to fuller blocks (README \"Device "
+                "ageing\", the reference runs); the sensitivity panel varies the layout. We did not tune the model "
+                "to agree.\n"
             )
         out.append(sensitivity_section(ctx, comps, res))
         return "\n".join(out)

@@ -156,6 +156,12 @@ impl Config {
         if d >= a.devices {
             return Some(format!("fault.device = {d} but the array has devices 0..{}", a.devices.saturating_sub(1)));
         }
+        if f.second_channel.is_some() {
+            return Some(format!(
+                "fault.second_channel on member {d} is not modelled: a member that loses data does not stop the \
+                 array; leave fault.second_channel out inside an array"
+            ));
+        }
         if a.fail_device == Some(d) {
             return Some(format!(
                 "fault.device = {d} is array.fail_device: that member fails whole; choose another member for [fault]"

@@ -79,6 +79,18 @@ pub fn render(r: &ArrayReport) -> String {
         }
         _ => {}
     }
+    let set = &r.config["fault"];
+    if let (None, Some(d)) = (&r.member_fault, set["device"].as_u64()) {
+        let unit = match (set["die"].as_u64(), set["channel"].as_u64()) {
+            (Some(die), _) => format!("die {die}"),
+            (_, c) => format!("channel {}", c.unwrap_or(0)),
+        };
+        let _ = writeln!(
+            o,
+            "member {d} was set to lose {unit} at {}, after the run's last request: it did not",
+            ns(set["at_ns"].as_u64().unwrap_or(0) as f64)
+        );
+    }
     if let Some(m) = &r.member_fault {
         let f = &m.fault;
         let unit = match f.die {

@@ -69,6 +69,12 @@ impl Array {
                 // Set to fail after the run's last request: it does not, and
                 // the clock does not run on to it.
                 ArrayEv::DeviceFails if self.completed - base == requests.len() as u64 => continue,
+                // So is a member's own failure (`[fault]` with `fault.device`).
+                ArrayEv::Device(_, crate::ssd::Ev::ChannelFails(_))
+                    if self.completed - base == requests.len() as u64 =>
+                {
+                    continue
+                }
                 // An event of a device that has been replaced since.
                 ArrayEv::Device(tag, _) if tag >> 16 != self.core.generation[(tag & 0xffff) as usize] as u32 => {
                     continue

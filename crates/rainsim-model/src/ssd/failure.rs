@@ -13,6 +13,9 @@ use crate::sched::ChannelScheduler;
 /// When the failure's steps happened, and a second failure's outcome.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FaultTimes {
+    /// The failures are scheduled (once in a device's life: a later run of
+    /// the same device must not fail it again).
+    pub scheduled: bool,
     pub failed_at: Option<SimTime>,
     pub replaced_at: Option<SimTime>,
     pub rebuilt_at: Option<SimTime>,
@@ -25,7 +28,8 @@ impl<O: Observer> Ssd<O> {
     #[inline(never)]
     pub(crate) fn schedule_faults(&mut self) {
         let f = self.fault_params.clone();
-        if f.active() {
+        if f.active() && !self.fault_times.scheduled {
+            self.fault_times.scheduled = true;
             self.q.at(f.at_ns, Ev::ChannelFails(0));
             if f.second_channel.is_some() {
                 self.q.at(f.second_at_ns, Ev::ChannelFails(1));

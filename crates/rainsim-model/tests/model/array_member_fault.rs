@@ -11,7 +11,7 @@ use rainsim_model::array::report::ArrayReport;
 use rainsim_model::array::Array;
 use rainsim_model::config::RaidLevel;
 use rainsim_model::Config;
-use rainsim_trace::Request;
+use rainsim_trace::{Op, Request};
 
 const MEMBER: u32 = 1;
 const CHANNEL: u32 = 2;
@@ -43,12 +43,15 @@ fn writes(n: u64) -> Vec<Request> {
 
 #[test]
 fn an_idle_members_channel_comes_back_whole_and_the_other_members_see_nothing() {
-    let reqs = writes(400);
+    // The failure comes 1 s after the last write (every chunk in place),
+    // before a last read at 2 s (a failure after the last request does not
+    // happen: see below).
+    let mut reqs = writes(400);
+    reqs.push(Request { time_ns: 2_000_000_000, offset: 0, size: 4096, device: 0, op: Op::Read });
     let (clean, clean_r) = run(&cfg(), &reqs);
     let before = clean.devices()[MEMBER as usize].ftl.chunks_on_channel(CHANNEL);
     assert!(before.len() > 30, "{} chunks on the channel", before.len());
     assert!(clean_r.member_fault.is_none());
-    // The failure comes 1 s after the last write: every chunk is in place.
     let (a, r) = run(&failing(1_000_000_000, true), &reqs);
     let m = r.member_fault.as_ref().expect("the member reports its failure");
     let f = &m.fault;
@@ -118,5 +121,40 @@ fn a_member_fault_names_its_member_and_only_inside_an_array() {
     let mut c = cfg();
     c.fault.device = Some(MEMBER);
     assert!(msg(&c).contains("fault.device set but nothing fails"), "{}", msg(&c));
+    let mut c = failing(1_000, true);
+    (c.fault.second_channel, c.fault.second_at_ns) = (Some(3), 2_000);
+    assert!(msg(&c).contains("fault.second_channel on member 1 is not modelled"), "{}", msg(&c));
     assert!(failing(1_000, true).validate().is_ok());
+}
+
+/// As with `array.fail_device`, a member's failure due after the run's last
+/// request does not happen (it would only add a rebuild to the report), and a
+/// later run of the same array does not fail the member again.
+#[test]
+fn a_member_fails_once_and_not_after_the_last_request() {
+    let reqs = writes(200);
+    let last = reqs.last().unwrap().time_ns;
+    let (clean, clean_r) = run(&cfg(), &reqs);
+    let (a, r) = run(&failing(last + 1_000_000_000, true), &reqs);
+    assert!(r.member_fault.is_none() && a.devices()[MEMBER as usize].fault_report().is_none());
+    assert_eq!(r.devices[MEMBER as usize].waf, clean_r.devices[MEMBER as usize].waf, "no rebuild ran");
+    assert_eq!(a.counters().device_ops, clean.counters().device_ops);
+    // Failing at 1 ms, during the first run; a second run, later, finds it failed already.
+    let c = failing(1_000_000, true);
+    let mut a = Array::new(&c, true).unwrap();
+    a.run(&reqs, &mut |_| {}).unwrap();
+    let first = a.devices()[MEMBER as usize].fault_report().unwrap();
+    let later: Vec<Request> = writes(50)
+        .into_iter()
+        .map(|mut q| {
+            q.time_ns += 60_000_000_000;
+            q
+        })
+        .collect();
+    a.run(&later, &mut |_| {}).unwrap();
+    let second = a.devices()[MEMBER as usize].fault_report().unwrap();
+    assert_eq!(
+        (second.failed_at_ns, second.chunks_lost_at_failure),
+        (first.failed_at_ns, first.chunks_lost_at_failure)
+    );
 }

@@ -253,4 +253,11 @@ fn a_members_channel_fails_and_is_rebuilt_inside_it() {
     }
     let err = rainsim([&["run", "--quiet"][..], &args[..6], &["--set", "fault.channel=5"], SMALL].concat()).fails();
     assert!(err.contains("give fault.device = 0..3"), "{err}");
+    // Closed loop ends the run well before 100 ms: the failure does not happen.
+    let o = rainsim([&["run"][..], &args[..], &["--set", "array.replay=closed"], SMALL].concat()).ok();
+    assert!(
+        o.stdout.contains("member 2 was set to lose channel 5 at 100.000 ms, after the run's last request: it did not"),
+        "{}",
+        o.stdout
+    );
 }
