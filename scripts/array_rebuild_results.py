@@ -85,23 +85,13 @@ def run(scope, seed, requests):
     return row
 
 
-def med_ci(xs, digits=0):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "—"
-    m = statistics.median(xs)
-    if len(xs) == 1:
-        return f"{m:,.{digits}f}"
-    lo, hi = verdict.bootstrap_ci(xs)
-    return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+med_ci = verdict.median_ci_cell
 
 
-def compare(rows, key):
-    """The paired relative change of `key`, written against all: (median %, interval, lower, higher, p, verdict)."""
+def changes(rows, key):
+    """The paired relative changes of `key`, written against all, by seed."""
     base = {r["seed"]: r[key] for r in rows if r["scope"] == "all"}
-    return verdict.sign_verdict(
-        verdict.paired_change(r[key], base.get(r["seed"])) for r in rows if r["scope"] == "written"
-    )
+    return [verdict.paired_change(r[key], base.get(r["seed"])) for r in rows if r["scope"] == "written"]
 
 
 def page(rows, seeds, requests):
@@ -147,15 +137,8 @@ def page(rows, seeds, requests):
             f"{med_ci([r['run_read_p99'] for r in rs])} | {med_ci([r['run_read_p999'] for r in rs])} |"
         )
     out += ["", "`written` against `all` (paired by seed):", "",
-            "| metric | median change | 95 % interval | seeds lower / higher | sign test p | verdict |",
-            "|---|---|---|---|---|---|"]
-    for key, what, unit in METRICS:
-        c = compare(rows, key)
-        if c is None:
-            out.append(f"| {what} | — | — | — | — | inconclusive (no values) |")
-            continue
-        m, ci, neg, pos, p, v = c
-        out.append(f"| {what} | {m:+.1f} % | [{ci[0]:+.1f}, {ci[1]:+.1f}] % | {neg} / {pos} | {p:.3f} | {v} |")
+            verdict.SIGN_TABLE[0].format("metric"), verdict.SIGN_TABLE[1]]
+    out += [verdict.sign_verdict_row(what, changes(rows, key)) for key, what, unit in METRICS]
     out += ["", "## Runs", "",
             "| scope | seed | rebuild (s) | units rebuilt | left unwritten | GC page moves | read p99 during | read p99 after |",
             "|---|---|---|---|---|---|---|---|"]

@@ -70,12 +70,7 @@ def run(preset, scheme, seed, requests, fail_ns=FAIL_NS):
     return row
 
 
-def med_ci(xs):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "—"
-    ci = verdict.bootstrap_ci(xs)
-    return f"{statistics.median(xs):,.0f} [{ci[0]:,.0f}, {ci[1]:,.0f}]" if len(xs) > 1 else f"{xs[0]:,.0f}"
+med_ci = verdict.median_ci_cell
 
 
 def control_text(rows, control):
@@ -143,17 +138,10 @@ def page(rows, seeds, requests, control=None):
         base = {r["seed"]: r for r in by["baseline"]}
         for q, name in (("p999", "p99.9"), ("p9999", "p99.99")):
             out += ["", f"Against `baseline`, read {name} during the rebuild (paired by seed):", "",
-                    "| scheme | median change | 95 % interval | seeds lower / higher | sign test p | verdict |",
-                    "|---|---|---|---|---|---|"]
+                    verdict.SIGN_TABLE[0].format("scheme"), verdict.SIGN_TABLE[1]]
             for s in schemes[1:]:
-                c = verdict.sign_verdict(
-                    verdict.paired_change(r[f"during_{q}"], base[r["seed"]][f"during_{q}"]) for r in by[s]
-                )
-                if c is None:
-                    out.append(f"| {s} | — | — | — | — | inconclusive (no {name}) |")
-                    continue
-                m, ci, neg, pos, p, v = c
-                out.append(f"| {s} | {m:+.1f} % | [{ci[0]:+.1f}, {ci[1]:+.1f}] % | {neg} / {pos} | {p:.3f} | {v} |")
+                ch = (verdict.paired_change(r[f"during_{q}"], base[r["seed"]][f"during_{q}"]) for r in by[s])
+                out.append(verdict.sign_verdict_row(s, ch, name))
         out.append("")
     out += ["## Runs", "", "| preset | scheme | seed | rebuild (s) | chunks rebuilt | reads reconstructed | p99.9 during | p99.99 during |",
             "|---|---|---|---|---|---|---|---|"]

@@ -158,6 +158,33 @@ def sign_verdict(changes):
     return statistics.median(xs), ci, neg, pos, p, v
 
 
+SIGN_TABLE = ["| {} | median change | 95 % interval | seeds lower / higher | sign test p | verdict |",
+              "|---|---|---|---|---|---|"]
+
+
+def sign_verdict_row(name, changes, missing="values"):
+    """A row of the table SIGN_TABLE heads: :func:`sign_verdict` of `changes`, or
+    "inconclusive (no `missing`)" without a value."""
+    c = sign_verdict(changes)
+    if c is None:
+        return f"| {name} | — | — | — | — | inconclusive (no {missing}) |"
+    m, ci, neg, pos, p, v = c
+    return f"| {name} | {m:+.1f} % | [{ci[0]:+.1f}, {ci[1]:+.1f}] % | {neg} / {pos} | {p:.3f} | {v} |"
+
+
+def median_ci_cell(xs, digits=0):
+    """The median of `xs` (None dropped) with its bootstrap interval, as a table
+    cell ("—" without a value, no interval for one)."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return "—"
+    m = statistics.median(xs)
+    if len(xs) == 1:
+        return f"{m:,.{digits}f}"
+    lo, hi = bootstrap_ci(xs)
+    return f"{m:,.{digits}f} [{lo:,.{digits}f}, {hi:,.{digits}f}]"
+
+
 def _ranks(values):
     """Average ranks (1-based) of values, ties sharing the mean of their ranks."""
     order = sorted(range(len(values)), key=lambda i: values[i])

@@ -99,21 +99,25 @@ def array_metrics(d: dict) -> Dict[str, Any]:
     # host's latency meanwhile, as a sweep over array.rebuild_stripes compares them.
     f = d.get("failure") or {}
     during = f.get("during", {})
-    done, replaced = f.get("rebuilt_at_ns"), f.get("replaced_at_ns")
     m.update({
-        "failed_at_ns": f.get("failed_at_ns"), "rebuild_ns": None if done is None else done - replaced,
+        "failed_at_ns": f.get("failed_at_ns"), "rebuild_ns": _rebuild_ns(f),
         "units_rebuilt": f.get("units_rebuilt"),
         **{f"during_{c}_{k}": during.get(c, {}).get(k) for c in ("read", "write") for k in ("mean_us", "p99_us")},
     })
     # A channel or die failing inside one member ([fault] with fault.device; None without).
     mf = d.get("member_fault") or {}
-    mdone, mrep = mf.get("rebuilt_at_ns"), mf.get("replaced_at_ns")
     m.update({
         "member_fault_device": mf.get("device"), "member_failed_at_ns": mf.get("failed_at_ns"),
-        "member_rebuild_ns": None if mdone is None else mdone - mrep,
+        "member_rebuild_ns": _rebuild_ns(mf),
         "member_reads_reconstructed": mf.get("reads_reconstructed"),
     })
     return m
+
+
+def _rebuild_ns(f: dict) -> Optional[int]:
+    """A failure section's rebuild time, replacement to rebuilt (None: not rebuilt)."""
+    done = f.get("rebuilt_at_ns")
+    return None if done is None else done - f["replaced_at_ns"]
 
 
 class Report:

@@ -79,12 +79,11 @@ pub fn render(r: &ArrayReport) -> String {
         }
         _ => {}
     }
+    // A member's failing unit: its die when only a die fails, else its channel.
+    let unit = |die: Option<u64>, channel: u64| die.map_or(format!("channel {channel}"), |d| format!("die {d}"));
     let set = &r.config["fault"];
     if let (None, Some(d)) = (&r.member_fault, set["device"].as_u64()) {
-        let unit = match (set["die"].as_u64(), set["channel"].as_u64()) {
-            (Some(die), _) => format!("die {die}"),
-            (_, c) => format!("channel {}", c.unwrap_or(0)),
-        };
+        let unit = unit(set["die"].as_u64(), set["channel"].as_u64().unwrap_or(0));
         let _ = writeln!(
             o,
             "member {d} was set to lose {unit} at {}, after the run's last request: it did not",
@@ -93,10 +92,7 @@ pub fn render(r: &ArrayReport) -> String {
     }
     if let Some(m) = &r.member_fault {
         let f = &m.fault;
-        let unit = match f.die {
-            Some(d) => format!("die {d}"),
-            None => format!("channel {}", f.channel),
-        };
+        let unit = unit(f.die.map(u64::from), f.channel.into());
         let rebuilt = match f.rebuilt_at_ns {
             Some(t) => format!("rebuilt inside it at {}", ns(t as f64)),
             None => "not rebuilt by the end".to_string(),

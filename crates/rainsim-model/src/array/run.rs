@@ -66,11 +66,10 @@ impl Array {
             self.refill(requests.len());
             let Some((t, ev)) = self.core.q.pop() else { break };
             match ev {
-                // Set to fail after the run's last request: it does not, and
-                // the clock does not run on to it.
-                ArrayEv::DeviceFails if self.completed - base == requests.len() as u64 => continue,
-                // So is a member's own failure (`[fault]` with `fault.device`).
-                ArrayEv::Device(_, crate::ssd::Ev::ChannelFails(_))
+                // Set to fail after the run's last request (a device whole, or
+                // a member's own `[fault]`): it does not, and the clock does
+                // not run on to it.
+                ArrayEv::DeviceFails | ArrayEv::Device(_, crate::ssd::Ev::ChannelFails(_))
                     if self.completed - base == requests.len() as u64 =>
                 {
                     continue

@@ -80,25 +80,25 @@ impl<O: Observer> Ssd<O> {
     fn offer_program_in_rotation(&mut self, ch: u32, pass_by: bool) {
         let first = self.layout.first_die(ch);
         let n = self.layout.dies_per_channel;
-        let start = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
-        let mut local = start;
+        let mut local = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
         for _ in 0..n {
             let die = first + local;
+            // The next die in rotation, without a division (`n` is not constant).
+            let next = if local + 1 == n { 0 } else { local + 1 };
             let queued = self.channels[ch as usize].sched.writes_queued();
             if self.flash.idle(die) && (!pass_by || self.may_take(die)) && self.try_start(die) {
                 let left = self.channels[ch as usize].sched.writes_queued();
                 if left < queued {
                     // It took a program (not only a collection or a read).
                     if let Some(c) = &mut self.program_cursor {
-                        c[ch as usize] = if local + 1 == n { 0 } else { local + 1 };
+                        c[ch as usize] = next;
                     }
                 }
                 if left == 0 {
                     break;
                 }
             }
-            // The next die in rotation, without a division (`n` is not constant).
-            local = if local + 1 == n { 0 } else { local + 1 };
+            local = next;
         }
     }
 
