@@ -233,17 +233,22 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Turns outbox mode on: from now on [`Self::at`] only collects events,
-    /// for [`Self::take_outbox`]; the queue itself stays empty.
+    /// for [`Self::drain_outbox`]; the queue itself stays empty.
     pub fn use_outbox(&mut self) {
         debug_assert!(self.is_empty(), "events already queued would be stranded");
         self.outbox.get_or_insert_with(Vec::new);
     }
 
-    /// The events collected in outbox mode since the last call, in the order
-    /// they were scheduled.
+    /// Hands `f` the events collected in outbox mode since the last call, in
+    /// the order they were scheduled, and forgets them. (By index, then a
+    /// clear: a `Drain` per call cost an array a tenth of its loop.)
     #[inline]
-    pub fn take_outbox(&mut self) -> std::vec::Drain<'_, (SimTime, E)> {
-        self.outbox.as_mut().expect("outbox mode").drain(..)
+    pub fn drain_outbox(&mut self, mut f: impl FnMut(SimTime, E)) {
+        let out = self.outbox.as_mut().expect("outbox mode");
+        for &(t, e) in out.iter() {
+            f(t, e);
+        }
+        out.clear();
     }
 
     /// Puts `event` at time `at` (not before now) on the wheel or the far heap.

@@ -54,9 +54,11 @@ impl Array {
                 }
                 let d = self.core.touched[k] as usize;
                 self.core.devices[d].take_done(&mut done);
-                for (tag, t) in done.drain(..) {
+                for i in 0..done.len() {
+                    let (tag, t) = done[i];
                     self.device_done(tag, t);
                 }
+                done.clear();
                 k += 1;
             }
             self.core.take_events();
@@ -399,18 +401,17 @@ impl Core {
     /// queue, each device's in its own rank (its index + 1: after the
     /// array's own at equal times, devices by index).
     fn take_events(&mut self) {
-        for d in self.touched.drain(..) {
-            for (t, e) in self.devices[d as usize].take_events() {
-                debug_assert!(
-                    t >= self.now,
-                    "device {d} scheduled an event at {t} ns, before the array's {} ns",
-                    self.now
-                );
-                // The slot's generation in the high bits: see `rebuild.rs`.
-                let tag = d | (self.generation[d as usize] as u32) << 16;
-                self.q.at_ranked(t, d as u16 + 1, ArrayEv::Device(tag, e));
-            }
+        for i in 0..self.touched.len() {
+            let d = self.touched[i];
+            // The slot's generation in the high bits: see `rebuild.rs`.
+            let tag = d | (self.generation[d as usize] as u32) << 16;
+            let (q, now) = (&mut self.q, self.now);
+            self.devices[d as usize].drain_events(|t, e| {
+                debug_assert!(t >= now, "device {d} scheduled an event at {t} ns, before the array's {now} ns");
+                q.at_ranked(t, d as u16 + 1, ArrayEv::Device(tag, e));
+            });
         }
+        self.touched.clear();
     }
 
     /// A read of `slot` on `device` finished: a trim that waited for it runs.

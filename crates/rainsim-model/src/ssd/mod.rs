@@ -383,7 +383,7 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// Runs event `ev` of a device whose events an array keeps in its own
-    /// queue (the device's queue in outbox mode: [`Ssd::take_events`]), at
+    /// queue (the device's queue in outbox mode: [`Ssd::drain_events`]), at
     /// `at`, no earlier than the device's last event.
     #[inline]
     pub(crate) fn step_at(&mut self, at: SimTime, ev: Ev) -> Result<(), SimError> {
@@ -392,15 +392,15 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// From now on the device's events are collected for its array's queue
-    /// ([`Ssd::take_events`]) instead of queued here.
+    /// ([`Ssd::drain_events`]) instead of queued here.
     pub(crate) fn use_outbox(&mut self) {
         self.q.use_outbox();
     }
 
-    /// The events the device scheduled since the last call, in order.
+    /// Hands `f` the events the device scheduled since the last call, in order.
     #[inline]
-    pub(crate) fn take_events(&mut self) -> std::vec::Drain<'_, (SimTime, Ev)> {
-        self.q.take_outbox()
+    pub(crate) fn drain_events(&mut self, f: impl FnMut(SimTime, Ev)) {
+        self.q.drain_outbox(f)
     }
 
     /// Runs event `ev`, now.
