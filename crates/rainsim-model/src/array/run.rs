@@ -54,8 +54,7 @@ impl Array {
                 }
                 let d = self.core.touched[k] as usize;
                 self.core.devices[d].take_done(&mut done);
-                for i in 0..done.len() {
-                    let (tag, t) = done[i];
+                for &(tag, t) in &done {
                     self.device_done(tag, t);
                 }
                 done.clear();
