@@ -112,7 +112,7 @@ fn config_json(
     time_unit: Option<String>,
 ) -> PyResult<String> {
     let s = spec(config, scheme, workload, None, sets, format, time_unit);
-    let cfg = s.resolve(Some(s.scheme_name()), &[]).map_err(err)?;
+    let cfg = s.resolve(s.scheme.as_deref(), &[]).map_err(err)?;
     serde_json::to_string(&cfg).map_err(err)
 }
 

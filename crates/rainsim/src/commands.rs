@@ -44,6 +44,15 @@ pub(crate) fn resolve(setup: &Setup, scheme: Option<&str>, extra: &[String]) -> 
     setup.spec().resolve(scheme, extra)
 }
 
+/// [`resolve`] and the scheme the run reports ([`settings::scheme_label`]).
+pub(crate) fn resolve_labelled(
+    setup: &Setup,
+    scheme: Option<&str>,
+    extra: &[String],
+) -> Result<(Config, String), SettingsError> {
+    setup.spec().resolve_labelled(scheme, extra)
+}
+
 /// A progress bar on stderr that appears once a run has taken a second, and
 /// only when stderr is a terminal. It is created (hidden) when the run starts,
 /// so its clock, rate and ETA count from the start.
@@ -173,8 +182,8 @@ pub(crate) fn write_report(path: &Path, report: &impl serde::Serialize) -> Res {
 
 /// `rainsim run`.
 pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify: bool, quiet: bool) -> Res {
-    let scheme = setup.scheme.as_deref().unwrap_or("baseline");
-    let cfg = resolve(setup, Some(scheme), &[])?;
+    let (cfg, scheme) = resolve_labelled(setup, setup.scheme.as_deref(), &[])?;
+    let scheme = scheme.as_str();
     for p in out.iter().chain(&request_log) {
         rainsim::check_writable(p, setup.trace.as_deref()).map_err(|e| e.to_string())?;
     }

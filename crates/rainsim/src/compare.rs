@@ -4,7 +4,7 @@
 //! The runs are all single devices or all arrays (`[array]`, e.g. one
 //! `array.allocation` per variant).
 
-use crate::commands::{out, resolve, simulate, simulate_array, warn_detection, write_report};
+use crate::commands::{out, resolve_labelled, simulate, simulate_array, warn_detection, write_report};
 use crate::{interrupt, Setup};
 use rainsim::workload::{self, Workload};
 use rainsim::{budget, summary, turns, RunReport};
@@ -48,7 +48,7 @@ pub fn compare(
         if let Some(k) = keys.iter().enumerate().find_map(|(i, k)| keys[..i].contains(k).then_some(k)) {
             return Err(format!("--variant '{v}' sets {k} twice").into());
         }
-        runs.push((v.clone(), base_scheme.or(Some("baseline")), sets));
+        runs.push((v.clone(), base_scheme, sets));
     }
     if runs.is_empty() {
         return Err("compare needs --schemes A,B and/or --variant KEY=VALUE (at least one)".into());
@@ -67,11 +67,15 @@ pub fn compare(
         let what = if i < schemes.len() { "scheme" } else { "--variant" };
         format!("{what} '{}'", runs[i].0)
     };
-    let cfgs = runs
+    let (cfgs, labels): (Vec<Config>, Vec<String>) = runs
         .iter()
         .enumerate()
-        .map(|(i, (_, scheme, sets))| resolve(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i))))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(i, (_, scheme, sets))| {
+            resolve_labelled(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i)))
+        })
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .unzip();
     let arrays: Vec<usize> = (0..cfgs.len()).filter(|&i| cfgs[i].array.is_some()).collect();
     if !arrays.is_empty() && arrays.len() < cfgs.len() {
         let devices: Vec<usize> = (0..cfgs.len()).filter(|i| !arrays.contains(i)).collect();
@@ -125,6 +129,7 @@ pub fn compare(
     let work = Work {
         runs: &runs,
         cfgs: &cfgs,
+        labels: &labels,
         traces: &traces,
         which: &which,
         out_dir,
@@ -153,6 +158,8 @@ pub fn compare(
 struct Work<'a> {
     runs: &'a [(String, Option<&'a str>, Vec<String>)],
     cfgs: &'a [Config],
+    /// The scheme each run reports (`settings::scheme_label`).
+    labels: &'a [String],
     traces: &'a [(String, Workload)],
     which: &'a [usize],
     out_dir: Option<&'a Path>,
@@ -195,7 +202,7 @@ impl Work<'_> {
 
     /// Run `i`: simulate, then write its report when asked.
     fn one(&self, i: usize) -> RunResult {
-        let (label, scheme, _) = &self.runs[i];
+        let (label, _, _) = &self.runs[i];
         let n = self.runs.len();
         eprintln!("[{}/{n}] {label}", i + 1);
         let stopped = match self.out_dir {
@@ -206,7 +213,7 @@ impl Work<'_> {
         let trace = &self.traces[self.which[i]].1;
         let turn = self.turns.map(|t| t.enter(i));
         // A progress bar only when the runs go one by one.
-        let scheme = scheme.unwrap_or("baseline");
+        let scheme = self.labels[i].as_str();
         let (cfg, bar) = (&self.cfgs[i], self.jobs == 1);
         let report = match trace.held() {
             Some(t) if cfg.array.is_some() => simulate_array(cfg, t, scheme, self.verify, bar, &stopped, turn.as_ref())

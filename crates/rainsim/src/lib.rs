@@ -26,7 +26,8 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 pub struct RunSpec {
     /// Preset name or TOML file (`--config`); default `default`.
     pub config: Option<String>,
-    /// Scheme (`--scheme`); default `baseline`.
+    /// Scheme (`--scheme`); without one the configuration's own `[policy]`
+    /// (a preset's is `baseline`'s).
     pub scheme: Option<String>,
     /// Workload profile or file (`--workload`).
     pub workload: Option<String>,
@@ -41,23 +42,26 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    /// The scheme the run uses (`baseline` unless named).
-    pub fn scheme_name(&self) -> &str {
-        self.scheme.as_deref().unwrap_or("baseline")
-    }
-
     /// The effective configuration, with `extra` overrides after the spec's own.
     pub fn resolve(&self, scheme: Option<&str>, extra: &[String]) -> Result<Config, settings::SettingsError> {
+        Ok(self.resolve_labelled(scheme, extra)?.0)
+    }
+
+    /// [`Self::resolve`] and the scheme the run reports
+    /// ([`settings::scheme_label`]).
+    pub fn resolve_labelled(
+        &self,
+        scheme: Option<&str>,
+        extra: &[String],
+    ) -> Result<(Config, String), settings::SettingsError> {
         let mut sets = self.sets.clone();
         sets.extend_from_slice(extra);
-        let mut cfg = settings::resolve(&settings::Request {
-            config: self.config.as_deref(),
-            scheme,
-            workload: self.workload.as_deref(),
-            sets: &sets,
-        })?;
+        let req =
+            settings::Request { config: self.config.as_deref(), scheme, workload: self.workload.as_deref(), sets: &sets };
+        let mut cfg = settings::resolve(&req)?;
+        let label = settings::scheme_label(&req, &cfg);
         workload::apply_format(&mut cfg, self.format.as_deref(), self.time_unit.as_deref())?;
-        Ok(cfg)
+        Ok((cfg, label))
     }
 }
 
@@ -198,17 +202,17 @@ pub fn run_any_watched(
     progress: &mut dyn FnMut(u64),
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<RunReport, Error> {
-    let scheme = spec.scheme_name();
-    let cfg = spec.resolve(Some(scheme), &[])?;
+    let (cfg, scheme) = spec.resolve_labelled(spec.scheme.as_deref(), &[])?;
     if cfg.array.is_none() {
-        return run_resolved(spec, &cfg, verify, request_log, progress, stop).map(|r| RunReport::Device(Box::new(r)));
+        return run_resolved(spec, &cfg, &scheme, verify, request_log, progress, stop)
+            .map(|r| RunReport::Device(Box::new(r)));
     }
     check_trace_options(spec)?;
     if request_log.is_some() {
         return Err("a request log is not available for an array ([array]); its report has the array's numbers".into());
     }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
-    let mut report = simulate_array(&cfg, &trace, scheme, verify, progress, stop)?;
+    let mut report = simulate_array(&cfg, &trace, &scheme, verify, progress, stop)?;
     report.notes.extend(ignored_trace_keys(&cfg, spec.trace.as_deref()));
     Ok(RunReport::Array(Box::new(report)))
 }
@@ -241,7 +245,7 @@ pub fn run_watched(
     progress: &mut dyn FnMut(u64),
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Report, Error> {
-    let cfg = spec.resolve(Some(spec.scheme_name()), &[])?;
+    let (cfg, scheme) = spec.resolve_labelled(spec.scheme.as_deref(), &[])?;
     if cfg.array.is_some() {
         return Err(format!(
             "{}: an array ([array]) has an array's report: run it with run_any_watched",
@@ -249,19 +253,19 @@ pub fn run_watched(
         )
         .into());
     }
-    run_resolved(spec, &cfg, verify, request_log, progress, stop)
+    run_resolved(spec, &cfg, &scheme, verify, request_log, progress, stop)
 }
 
 /// [`run_watched`] of the configuration `spec` resolved to (a single device).
 fn run_resolved(
     spec: &RunSpec,
     cfg: &Config,
+    scheme: &str,
     verify: bool,
     request_log: Option<&Path>,
     progress: &mut dyn FnMut(u64),
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<Report, Error> {
-    let scheme = spec.scheme_name();
     check_trace_options(spec)?;
     if let Some(p) = request_log {
         check_writable(p, spec.trace.as_deref())?;

@@ -261,6 +261,22 @@ pub fn describe(text: &str, max: usize) -> String {
     format!("{}…", cut[..at].trim_end_matches([',', ';', ':']))
 }
 
+/// The scheme a run reports: the one named, else the scheme whose tables,
+/// merged where `--scheme` would merge them, give this same configuration
+/// (`baseline` first: a preset's own), else `custom` (a configuration with
+/// its own `[policy]`, which no scheme overrides unless one is named).
+pub fn scheme_label(req: &Request, cfg: &Config) -> String {
+    if let Some(s) = req.scheme {
+        return s.to_string();
+    }
+    SCHEMES
+        .iter()
+        .map(|(n, _)| *n)
+        .find(|n| resolve(&Request { scheme: Some(n), ..req.clone() }).is_ok_and(|c| &c == cfg))
+        .unwrap_or("custom")
+        .to_string()
+}
+
 /// Builds and validates the effective configuration.
 pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
     let (mut table, origin) = load_base(req.config)?;
@@ -323,6 +339,42 @@ mod tests {
             let d = describe(text, 160);
             assert!(d.ends_with('.') || d.ends_with('…'), "{name}: {d}");
         }
+    }
+
+    /// Without `--scheme` a configuration keeps its own `[policy]` (the
+    /// implicit `baseline` used to overwrite a file's); a preset's is
+    /// `baseline`'s, so its runs are what they were.
+    #[test]
+    fn without_a_scheme_the_configurations_own_policy_stands() {
+        for (p, _) in PRESETS {
+            let req = Request { config: Some(p), ..Default::default() };
+            let own = resolve(&req).unwrap();
+            let base = resolve(&Request { scheme: Some("baseline"), ..req.clone() }).unwrap();
+            assert!(own == base, "preset {p}: its own policy is not baseline's");
+            assert_eq!(scheme_label(&req, &own), "baseline", "preset {p}");
+        }
+        let dir = std::env::temp_dir().join(format!("rainsim-policy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("pol.toml");
+        let text = "extends = \"default\"\n[policy]\nparity_update = \"adaptive\"\nread_routing = \"degraded\"\n";
+        std::fs::write(&file, text).unwrap();
+        let path = file.to_str().unwrap();
+        let req = Request { config: Some(path), ..Default::default() };
+        let cfg = resolve(&req).unwrap();
+        assert_eq!(cfg.policy.parity_update, rainsim_model::policy::ParityUpdateKind::Adaptive);
+        assert_eq!(cfg.policy.read_routing, rainsim_model::policy::ReadRoutingKind::Degraded);
+        assert_eq!(scheme_label(&req, &cfg), "custom");
+        // A named scheme still overrides the file's axes.
+        let named = Request { scheme: Some("baseline"), ..req.clone() };
+        let b = resolve(&named).unwrap();
+        assert_eq!(b.policy.parity_update, rainsim_model::policy::ParityUpdateKind::FewestPrereads);
+        assert_eq!(scheme_label(&named, &b), "baseline");
+        // A file holding exactly a scheme's tables reports that scheme.
+        std::fs::write(&file, format!("extends = \"default\"\n{}", SCHEMES.iter().find(|s| s.0 == "bpu").unwrap().1))
+            .unwrap();
+        let cfg = resolve(&req).unwrap();
+        assert_eq!(scheme_label(&req, &cfg), "bpu");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

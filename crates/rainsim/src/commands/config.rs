@@ -7,7 +7,7 @@ use rainsim_model::Config;
 
 /// `rainsim config show`.
 pub fn config_show(setup: &Setup) -> Res {
-    let cfg = resolve(setup, setup.scheme.as_deref().or(Some("baseline")), &[])?;
+    let cfg = resolve(setup, setup.scheme.as_deref(), &[])?;
     let mut text = toml::to_string_pretty(&cfg)?;
     // `ftl.rotating_gc` is left out of serialised configs while off (so that
     // reports stay as they were); show it as a comment, last in [ftl], so the

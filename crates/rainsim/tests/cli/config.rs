@@ -68,6 +68,35 @@ fn show_applies_the_baseline_scheme() {
     }
 }
 
+/// A configuration file's own `[policy]` is what runs without `--scheme`
+/// (an implicit `baseline` used to overwrite it, so `config show` did not
+/// round-trip); the report names it `custom`, and a named scheme still wins.
+#[test]
+fn a_files_own_policy_runs_without_a_scheme() {
+    let dir = TempDir::new("own-policy");
+    let file = dir.join("pol.toml");
+    std::fs::write(
+        &file,
+        "extends = \"default\"\n[policy]\nparity_update = \"adaptive\"\nread_priority = false\n",
+    )
+    .unwrap();
+    let t = show(&["--config", p(&file)]);
+    assert_eq!(tv(&t, "policy.parity_update").as_str(), Some("adaptive"));
+    assert_eq!(tv(&t, "policy.read_priority").as_bool(), Some(false));
+    let trace = trace("msr_hm_0_slice1000.csv");
+    let own = run_report(&dir, "own", &["--config", p(&file), "--trace", p(&trace)]);
+    assert_eq!(s(&own, "scheme"), "custom");
+    assert!(u(&own, "raid.adjusted") > 0, "the adaptive routine never adjusted a write");
+    let named = run_report(&dir, "named", &["--config", p(&file), "--scheme", "baseline", "--trace", p(&trace)]);
+    assert_eq!(s(&named, "scheme"), "baseline");
+    assert_eq!(u(&named, "raid.adjusted"), 0, "baseline adjusts no routine");
+    // What `config show` prints runs as what it was shown from.
+    let shown = dir.join("shown.toml");
+    std::fs::write(&shown, rainsim(["config", "show", "--config", "dls-4ssd", "--scheme", "adaptive"]).ok().stdout)
+        .unwrap();
+    assert_eq!(show(&["--config", p(&shown)]), show(&["--config", "dls-4ssd", "--scheme", "adaptive"]));
+}
+
 #[test]
 fn list_names_every_preset_and_scheme() {
     let o = rainsim(["config", "list"]).ok();
