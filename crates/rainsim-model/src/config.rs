@@ -117,7 +117,7 @@ impl Default for Config {
             controller: ControllerParams::default(),
             ftl: FtlParams::default(),
             raid: RaidParams::default(),
-            precondition: Precondition { valid: 0.5, invalid: 0.2, ..Default::default() },
+            precondition: Precondition::default(),
             warmup: Warmup::default(),
             ldpc: Ldpc::default(),
             process_variation: PvParams::default(),

@@ -97,6 +97,24 @@ fn a_files_own_policy_runs_without_a_scheme() {
     assert_eq!(show(&["--config", p(&shown)]), show(&["--config", "dls-4ssd", "--scheme", "adaptive"]));
 }
 
+/// A `[precondition]` table with some keys keeps the others' documented
+/// defaults (0.5 valid, 0.2 invalid), as no table does; `=default` restores
+/// them (one key once left the rest at 0: a fresh device, silently).
+#[test]
+fn precondition_keys_default_alike_with_or_without_their_table() {
+    let dir = TempDir::new("precondition-defaults");
+    let file = dir.join("partial.toml");
+    std::fs::write(&file, "seed = 1\n[precondition]\nlayout = \"packed\"\n").unwrap();
+    let bare = dir.join("bare.toml");
+    std::fs::write(&bare, "seed = 1\n").unwrap();
+    for cfg in [&file, &bare] {
+        let t = show(&["--config", p(cfg)]);
+        assert_eq!((tf(&t, "precondition.valid"), tf(&t, "precondition.invalid")), (0.5, 0.2), "{}", p(cfg));
+    }
+    let t = show(&["--config", "default", "--set", "precondition.valid=default", "--set", "precondition.invalid=default"]);
+    assert_eq!((tf(&t, "precondition.valid"), tf(&t, "precondition.invalid")), (0.5, 0.2));
+}
+
 #[test]
 fn list_names_every_preset_and_scheme() {
     let o = rainsim(["config", "list"]).ok();

@@ -31,11 +31,14 @@ pub struct Precondition {
     pub target_moves_per_gc: Option<f64>,
 }
 
+/// The defaults of a `[precondition]` table's keys, whether the table is
+/// given or not (a table with one key once took 0 / 0 for the others: a
+/// fresh device).
 impl Default for Precondition {
     fn default() -> Self {
         Precondition {
-            valid: 0.0,
-            invalid: 0.0,
+            valid: 0.5,
+            invalid: 0.2,
             layout: AgeLayout::Uniform,
             map_trace: MapTrace::None,
             free_margin: None,
