@@ -107,6 +107,14 @@ pub struct TraceInfo {
     /// Set when `max_requests` stopped reading early: the last line read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at_line: Option<u64>,
+    /// Requests (before `repeat`) that lay, whole or in part, beyond the
+    /// device's capacity, which the address map placed on it; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub beyond_capacity: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Longest line a trace may have, bytes: a longer one is an error (a file
@@ -279,7 +287,8 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     transform::rebase(&mut requests);
     let finish = |e: TraceError| e.in_file(path);
     transform::scale_time(&mut requests, opts.time_scale).map_err(finish)?;
-    transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes).map_err(finish)?;
+    let beyond_capacity =
+        transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes).map_err(finish)?;
     // Make only the copies that survive truncation.
     let copies = match opts.max_requests {
         Some(max) if !requests.is_empty() => {
@@ -308,6 +317,7 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
         span_ns: transform::span_ns(&requests),
         detection,
         stopped_at_line,
+        beyond_capacity,
     };
     Ok(Trace { requests, info })
 }

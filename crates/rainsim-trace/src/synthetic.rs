@@ -305,6 +305,7 @@ fn info(spec: &SyntheticSpec, capacity_bytes: u64, seed: u64, requests: u64, spa
         span_ns,
         detection: None,
         stopped_at_line: None,
+        beyond_capacity: 0,
     }
 }
 

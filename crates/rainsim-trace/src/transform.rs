@@ -101,17 +101,27 @@ fn span_pages(r: &Request, page: u64) -> (u64, u64) {
 }
 
 /// Applies `map` so every request lies within `capacity_bytes` (only whole
-/// pages of `page_bytes` count).
+/// pages of `page_bytes` count). Returns how many requests lay, whole or in
+/// part, beyond it before.
 pub fn map_addresses(
     requests: &mut [Request],
     map: AddressMap,
     capacity_bytes: u64,
     page_bytes: u32,
-) -> Result<(), TraceError> {
+) -> Result<u64, TraceError> {
+    let inside = pages_of(capacity_bytes, page_bytes)? * u64::from(page_bytes);
+    let beyond = requests.iter().filter(|r| !fits(r, inside)).count() as u64;
     match map {
-        AddressMap::Wrap => wrap(requests, capacity_bytes, page_bytes),
-        AddressMap::Compact => compact(requests, capacity_bytes, page_bytes),
+        AddressMap::Wrap => wrap(requests, capacity_bytes, page_bytes)?,
+        AddressMap::Compact => compact(requests, capacity_bytes, page_bytes)?,
     }
+    Ok(beyond)
+}
+
+/// Whether all of `r` lies below byte `inside`.
+#[inline]
+fn fits(r: &Request, inside: u64) -> bool {
+    r.offset.checked_add(u64::from(r.size.max(1))).is_some_and(|e| e <= inside)
 }
 
 /// [`AddressMap::Wrap`].
@@ -122,11 +132,9 @@ pub fn wrap(requests: &mut [Request], capacity_bytes: u64, page_bytes: u32) -> R
     // page is below `cap - n`): the common case, without a division.
     let inside = cap * page;
     for r in requests {
-        let end = r.offset.checked_add(u64::from(r.size.max(1)));
-        if end.is_some_and(|e| e <= inside) {
-            continue;
+        if !fits(r, inside) {
+            wrap_one(r, cap, page, capacity_bytes)?;
         }
-        wrap_one(r, cap, page, capacity_bytes)?;
     }
     Ok(())
 }

@@ -201,32 +201,27 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
         warn_detection(w.info());
     }
     interrupt::check("stopped while loading; no report written");
-    let ignored = rainsim::ignored_trace_keys(&cfg, setup.trace.as_deref());
-    if let (Some(n), false) = (&ignored, quiet) {
-        eprintln!("note: {n}");
+    let held = match &w {
+        Workload::Held(t) => Some(t.requests.as_slice()),
+        _ => None,
+    };
+    let notes = rainsim::input_notes(&setup.spec(), &cfg, w.info(), held);
+    if !quiet {
+        for n in &notes {
+            eprintln!("note: {n}");
+        }
     }
     let Workload::Held(trace) = &w else {
         let mut report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written", None)?;
-        report.notes.extend(ignored);
+        report.notes.extend(notes);
         return show_run(&report, None, out, None, verify, quiet);
     };
     if cfg.array.is_some() {
-        return run_array(&cfg, trace, scheme, out, verify, quiet);
-    }
-    if !quiet && setup.trace.is_some() && cfg.trace.device.is_none() {
-        let mut devices: Vec<u32> = trace.requests.iter().map(|r| r.device).collect();
-        devices.sort_unstable();
-        devices.dedup();
-        if devices.len() > 1 {
-            eprintln!(
-                "note: the trace holds {} devices, replayed into one address space; use --set trace.device=N to keep one",
-                devices.len()
-            );
-        }
+        return run_array(&cfg, trace, scheme, notes, out, verify, quiet);
     }
     let (mut report, log) =
         simulate_logged(&cfg, trace, scheme, verify, request_log.is_some(), !quiet, "no report written")?;
-    report.notes.extend(ignored);
+    report.notes.extend(notes);
     show_run(&report, log.as_ref(), out, request_log, verify, quiet)
 }
 
@@ -262,11 +257,23 @@ fn show_run(
 }
 
 /// `rainsim run` of an array configuration.
-fn run_array(cfg: &Config, trace: &Trace, scheme: &str, out: Option<&Path>, verify: bool, quiet: bool) -> Res {
-    let report = simulate_array(cfg, trace, scheme, verify, !quiet, "no report written", None)?;
-    for n in &report.notes {
-        eprintln!("note: {n}");
+fn run_array(
+    cfg: &Config,
+    trace: &Trace,
+    scheme: &str,
+    notes: Vec<String>,
+    out: Option<&Path>,
+    verify: bool,
+    quiet: bool,
+) -> Res {
+    let mut report = simulate_array(cfg, trace, scheme, verify, !quiet, "no report written", None)?;
+    // The input's notes were printed before the run; the model's follow.
+    if !quiet {
+        for n in &report.notes {
+            eprintln!("note: {n}");
+        }
     }
+    report.notes.extend(notes);
     if let Some(p) = out {
         write_report(p, &report)?;
     }

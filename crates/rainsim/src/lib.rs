@@ -213,7 +213,7 @@ pub fn run_any_watched(
     }
     let trace = workload::load(&cfg, spec.trace.as_deref())?;
     let mut report = simulate_array(&cfg, &trace, &scheme, verify, progress, stop)?;
-    report.notes.extend(ignored_trace_keys(&cfg, spec.trace.as_deref()));
+    report.notes.extend(input_notes(spec, &cfg, &trace.info, Some(&trace.requests)));
     Ok(RunReport::Array(Box::new(report)))
 }
 
@@ -272,7 +272,7 @@ fn run_resolved(
     }
     let trace = workload::load(cfg, spec.trace.as_deref())?;
     let (mut report, log) = simulate_logged(cfg, &trace, scheme, verify, request_log.is_some(), progress, stop)?;
-    report.notes.extend(ignored_trace_keys(cfg, spec.trace.as_deref()));
+    report.notes.extend(input_notes(spec, cfg, &trace.info, Some(&trace.requests)));
     if let (Some(p), Some(log)) = (request_log, &log) {
         request_log::write(p, log, &report)?;
     }
@@ -284,6 +284,62 @@ fn run_resolved(
 pub fn ignored_trace_keys(cfg: &Config, trace: Option<&Path>) -> Option<String> {
     (trace.is_none() && cfg.trace != rainsim_trace::TraceOptions::default())
         .then(|| "the [trace] keys apply to a replayed trace (--trace); this synthetic run ignores them".to_string())
+}
+
+/// What a run's report says about its input that the run did not use or
+/// changed: `[trace]` keys on a synthetic run, synthetic-workload settings
+/// on a trace's, requests beyond the device's capacity that the address map
+/// placed on it, and a trace of several devices replayed into one address
+/// space (`requests`: the held trace, where there is one).
+pub fn input_notes(
+    spec: &RunSpec,
+    cfg: &Config,
+    info: &rainsim_trace::TraceInfo,
+    requests: Option<&[rainsim_trace::Request]>,
+) -> Vec<String> {
+    let mut notes: Vec<String> = ignored_trace_keys(cfg, spec.trace.as_deref()).into_iter().collect();
+    let Some(path) = &spec.trace else { return notes };
+    let mut unused: Vec<String> = spec.workload.iter().map(|w| format!("--workload {w}")).collect();
+    unused.extend(
+        spec.sets.iter().filter_map(|s| s.split('=').next()).filter(|k| k.trim().starts_with("workload.")).map(|k| {
+            let k = k.trim();
+            format!("--set {k}")
+        }),
+    );
+    if !unused.is_empty() {
+        notes.push(format!(
+            "{} describe the synthetic workload; this run replays {} and ignores them (trace.max_requests, \
+             trace.time_scale and trace.repeat shape a trace)",
+            unused.join(", "),
+            path.display()
+        ));
+    }
+    if info.beyond_capacity > 0 {
+        let how = match cfg.trace.address_map {
+            rainsim_trace::AddressMap::Wrap => "\"wrap\" folded them onto it (first page modulo the capacity), so \
+                 addresses apart in the trace may share pages",
+            rainsim_trace::AddressMap::Compact => "\"compact\" packed the trace's footprint from offset 0",
+        };
+        notes.push(format!(
+            "{} of the trace's {} requests (before trace.repeat) lay beyond the {}'s capacity; \
+             trace.address_map = {how}",
+            info.beyond_capacity,
+            info.requests / u64::from(info.repeat.max(1)),
+            if cfg.array.is_some() { "array" } else { "device" },
+        ));
+    }
+    if let (Some(rs), None) = (requests, cfg.trace.device) {
+        let mut devices: Vec<u32> = rs.iter().map(|r| r.device).collect();
+        devices.sort_unstable();
+        devices.dedup();
+        if devices.len() > 1 {
+            notes.push(format!(
+                "the trace holds {} devices, replayed into one address space; --set trace.device=N keeps one",
+                devices.len()
+            ));
+        }
+    }
+    notes
 }
 
 /// Fails now, not after a long run, if `path` cannot be written: it must not

@@ -358,6 +358,42 @@ fn trace_options_without_a_trace_are_refused_or_noted() {
     assert!(!o.stderr.contains("[trace] keys"), "{}", o.stderr);
 }
 
+/// What a trace run does not use or changes is said in a note (stderr and
+/// the report's `notes`), never silently: synthetic-workload settings, requests
+/// beyond the device's capacity (counted in `trace.beyond_capacity`), a trace
+/// of several devices replayed into one address space; an array's report too.
+#[test]
+fn a_trace_runs_unused_settings_and_folded_requests_are_noted() {
+    let dir = TempDir::new("trace-notes");
+    let notes = |r: &serde_json::Value| -> Vec<String> {
+        r["notes"].as_array().map_or(vec![], |a| a.iter().map(|n| n.as_str().unwrap().to_string()).collect())
+    };
+    let has = |r: &serde_json::Value, what: &str| notes(r).iter().any(|n| n.contains(what));
+    // SYSTOR's offsets reach 3.9 TiB: every request lies beyond a 20 GiB device.
+    let systor = trace("systor17_lun0_slice999.csv");
+    let out = dir.join("s.json");
+    let o = rainsim(["run", "--trace", p(&systor), "--set", "workload.requests=20", "--out", p(&out)]).ok();
+    let r = read_json(&out);
+    assert_eq!(u(&r, "trace.beyond_capacity"), 999, "{:?}", r["trace"]);
+    assert!(has(&r, "999 of the trace's 999 requests (before trace.repeat) lay beyond"), "{:?}", notes(&r));
+    assert!(has(&r, "--set workload.requests describe the synthetic workload"), "{:?}", notes(&r));
+    assert_eq!(u(&r, "latency.all.count"), 999, "the trace's requests, not the workload's 20");
+    assert!(o.stderr.contains("lay beyond the device's capacity"), "{}", o.stderr);
+    // A trace that fits says nothing of the kind, and has no count.
+    let msr = trace("msr_hm_0_slice1000.csv");
+    let r = run_report(&dir, "msr", &["--trace", p(&msr), "--set", "trace.device=0"]);
+    assert!(r["trace"].get("beyond_capacity").is_none() && notes(&r).is_empty(), "{:?} {:?}", r["trace"], notes(&r));
+    // Financial1 holds several devices (ASUs).
+    let fin = trace("umass_financial1_head10k.ssdsim.ascii");
+    let out = dir.join("f.json");
+    rainsim(["run", "--trace", p(&fin), "--out", p(&out)]).ok();
+    assert!(has(&read_json(&out), "devices, replayed into one address space"));
+    // An array's report carries them too.
+    let out = dir.join("a.json");
+    rainsim(["run", "--config", "dls-4ssd", "--trace", p(&systor), "--out", p(&out)]).ok();
+    assert!(has(&read_json(&out), "lay beyond the array's capacity"));
+}
+
 /// A workload file's errors name the file, and device tables in it are
 /// refused rather than dropped.
 #[test]
