@@ -70,9 +70,7 @@ pub fn compare(
     let (cfgs, labels): (Vec<Config>, Vec<String>) = runs
         .iter()
         .enumerate()
-        .map(|(i, (_, scheme, sets))| {
-            resolve_labelled(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i)))
-        })
+        .map(|(i, (_, scheme, sets))| resolve_labelled(setup, *scheme, sets).map_err(|e| format!("{}: {e}", named(i))))
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .unzip();

@@ -56,8 +56,12 @@ impl RunSpec {
     ) -> Result<(Config, String), settings::SettingsError> {
         let mut sets = self.sets.clone();
         sets.extend_from_slice(extra);
-        let req =
-            settings::Request { config: self.config.as_deref(), scheme, workload: self.workload.as_deref(), sets: &sets };
+        let req = settings::Request {
+            config: self.config.as_deref(),
+            scheme,
+            workload: self.workload.as_deref(),
+            sets: &sets,
+        };
         let mut cfg = settings::resolve(&req)?;
         let label = settings::scheme_label(&req, &cfg);
         workload::apply_format(&mut cfg, self.format.as_deref(), self.time_unit.as_deref())?;
@@ -316,8 +320,10 @@ pub fn input_notes(
     }
     if info.beyond_capacity > 0 {
         let how = match cfg.trace.address_map {
-            rainsim_trace::AddressMap::Wrap => "\"wrap\" folded them onto it (first page modulo the capacity), so \
-                 addresses apart in the trace may share pages",
+            rainsim_trace::AddressMap::Wrap => {
+                "\"wrap\" folded them onto it (first page modulo the capacity), so \
+                 addresses apart in the trace may share pages"
+            }
             rainsim_trace::AddressMap::Compact => "\"compact\" packed the trace's footprint from offset 0",
         };
         notes.push(format!(

@@ -92,7 +92,9 @@ pub struct SecondFailure {
     pub channel: u32,
     /// When, ns.
     pub at_ns: u64,
-    /// `"data_loss"` (before the rebuild ended) or `"rebuilt_first"`.
+    /// `"data_loss"` (before the rebuild ended, a stripe on both channels),
+    /// `"no_shared_stripe"` (before it ended, no stripe on both: nothing
+    /// lost, the run stopped) or `"rebuilt_first"`.
     pub outcome: String,
     /// Chunks lost for good: both they and a partner were on failed channels.
     pub chunks_lost: u64,

@@ -217,22 +217,38 @@ impl<O: Observer> Ssd<O> {
             }
         }
         lost.sort_unstable();
+        // Before the rebuild ended: data lost where a stripe held a chunk on
+        // each channel; none where no stripe did (stripe groups apart), but
+        // two failed channels at once are not modelled: the run stops either way.
+        let outcome = match (still_lost, stripes) {
+            (false, _) => "rebuilt_first",
+            (true, 0) => "no_shared_stripe",
+            (true, _) => "data_loss",
+        };
         self.fault_times.second = Some(SecondFailure {
             channel: ch,
             at_ns: now,
-            outcome: if still_lost { "data_loss" } else { "rebuilt_first" }.into(),
+            outcome: outcome.into(),
             chunks_lost: lost.len() as u64,
             stripes_lost: stripes,
             first_chunks: lost.iter().take(20).copied().collect(),
         });
         self.obs.fault(FaultEvent::SecondFailed, now);
         if still_lost {
-            self.notes.push(format!(
-                "channel {ch} failed at {now} ns, before the rebuild of channel {} ended: {} chunks of {stripes} \
-                 stripes are lost for good; the run stopped there",
-                self.fault_params.channel.unwrap_or(f_channel),
-                lost.len()
-            ));
+            let first = self.fault_params.channel.unwrap_or(f_channel);
+            self.notes.push(if stripes == 0 {
+                format!(
+                    "channel {ch} failed at {now} ns, before the rebuild of channel {first} ended; no stripe has a \
+                     chunk on both, so nothing is lost, but two failed channels at once are not modelled: the run \
+                     stopped there"
+                )
+            } else {
+                format!(
+                    "channel {ch} failed at {now} ns, before the rebuild of channel {first} ended: {} chunks of \
+                     {stripes} stripes are lost for good; the run stopped there",
+                    lost.len()
+                )
+            });
             self.stopped = true;
             // Nothing more happens: the run ends with the events it has run.
             while self.q.pop().is_some() {}

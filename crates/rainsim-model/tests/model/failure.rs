@@ -146,6 +146,37 @@ fn a_second_failure_before_the_rebuild_ends_loses_the_stripes_on_both() {
     assert!(ssd.obs.latency_all().count() == 0, "the run stopped at the loss, before the read");
 }
 
+/// Two channels of stripe groups apart (4-wide stripes over 8 channels,
+/// each stripe within channels 0-3 or 4-7) share no stripe: a second
+/// failure before the rebuild ends loses nothing, and says so rather than
+/// "data_loss"; two failed channels at once are not modelled, so the run
+/// still stops.
+#[test]
+fn a_second_failure_sharing_no_stripe_loses_nothing() {
+    let mut c = tiny(8, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    let (a, b) = (1, 6);
+    (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns) = (Some(a), 0, 1_000_000_000);
+    (c.fault.second_channel, c.fault.second_at_ns) = (Some(b), 1_000);
+    // Independently: no stripe has a chunk on both channels (and some on each).
+    let probe = Ssd::new(&c, Collector::new(8), false).unwrap();
+    let (l, sl) = (probe.layout().clone(), probe.stripe_layout().clone());
+    let on = |k: u32, ch: u32| probe.ftl.lookup(k).is_some_and(|p| l.channel_of(p) == ch);
+    let both = (0..sl.stripes).filter(|s| (s * 4..s * 4 + 4).any(|k| on(k, a)) && (s * 4..s * 4 + 4).any(|k| on(k, b)));
+    assert_eq!(both.count(), 0, "the premise: stripe groups apart");
+    assert!((0..sl.chunks() as u32).any(|k| on(k, a)) && (0..sl.chunks() as u32).any(|k| on(k, b)));
+    let reqs = [Request { time_ns: 5_000, offset: 0, size: 4096, device: 0, op: Op::Read }];
+    let (ssd, f) = run(&c, &reqs);
+    let second = f.second.expect("the second failure happened");
+    assert_eq!(second.outcome, "no_shared_stripe");
+    assert_eq!((second.chunks_lost, second.stripes_lost), (0, 0));
+    assert!(f.chunks_lost_at_end > 0, "the first channel's chunks were still lost");
+    let notes = &ssd.notes;
+    assert!(notes.iter().any(|n| n.contains("nothing is lost") && n.contains("not modelled")), "{notes:?}");
+    assert!(ssd.obs.latency_all().count() == 0, "the run stopped at the second failure");
+}
+
 /// Under a write-heavy load with GC, a failure, a replacement and a rebuild:
 /// every chunk that was or became lost is rebuilt, rewritten by the host or
 /// still lost; and `--verify` sees every read return its latest version.

@@ -75,11 +75,8 @@ fn show_applies_the_baseline_scheme() {
 fn a_files_own_policy_runs_without_a_scheme() {
     let dir = TempDir::new("own-policy");
     let file = dir.join("pol.toml");
-    std::fs::write(
-        &file,
-        "extends = \"default\"\n[policy]\nparity_update = \"adaptive\"\nread_priority = false\n",
-    )
-    .unwrap();
+    std::fs::write(&file, "extends = \"default\"\n[policy]\nparity_update = \"adaptive\"\nread_priority = false\n")
+        .unwrap();
     let t = show(&["--config", p(&file)]);
     assert_eq!(tv(&t, "policy.parity_update").as_str(), Some("adaptive"));
     assert_eq!(tv(&t, "policy.read_priority").as_bool(), Some(false));
@@ -111,7 +108,8 @@ fn precondition_keys_default_alike_with_or_without_their_table() {
         let t = show(&["--config", p(cfg)]);
         assert_eq!((tf(&t, "precondition.valid"), tf(&t, "precondition.invalid")), (0.5, 0.2), "{}", p(cfg));
     }
-    let t = show(&["--config", "default", "--set", "precondition.valid=default", "--set", "precondition.invalid=default"]);
+    let t =
+        show(&["--config", "default", "--set", "precondition.valid=default", "--set", "precondition.invalid=default"]);
     assert_eq!((tf(&t, "precondition.valid"), tf(&t, "precondition.invalid")), (0.5, 0.2));
 }
 

@@ -37,3 +37,53 @@ fn a_drain_that_ends_with_a_gc_lets_the_replacement_in() {
         u(&r, "fault.chunks_lost_at_failure") + u(&r, "fault.chunks_lost_after_failure")
     );
 }
+
+/// The summary of a run with a failure says what happened: when, the
+/// replacement and rebuild, the chunks, the latency by phase (the same
+/// numbers as the report's `fault` section), and a second failure's outcome.
+#[test]
+fn the_summary_shows_the_failure() {
+    let dir = TempDir::new("failure-summary");
+    let out = dir.join("r.json");
+    let o = rainsim([
+        "run",
+        "--config",
+        "degraded-mode-8ch",
+        "--set",
+        "workload.requests=20000",
+        "--set",
+        "fault.channel=3",
+        "--set",
+        "fault.at_ns=1000000000",
+        "--set",
+        "fault.replace_after_ns=100000000",
+        "--set",
+        "fault.rebuild_stripes=4",
+        "--set",
+        "fault.second_channel=2",
+        "--set",
+        "fault.second_at_ns=2000000000",
+        "--out",
+        p(&out),
+    ])
+    .ok();
+    let r = read_json(&out);
+    let line = o.stdout.lines().find(|l| l.starts_with("fault: channel 3 failed at 1.000 s")).unwrap_or_else(|| {
+        panic!("no fault line:\n{}", o.stdout);
+    });
+    assert!(line.contains("replaced at 1.100 s"), "{line}");
+    assert!(line.contains(&format!("chunks lost {} at the failure", u(&r, "fault.chunks_lost_at_failure"))), "{line}");
+    assert!(line.contains(&format!("{} reads reconstructed", u(&r, "fault.reads_reconstructed"))), "{line}");
+    let before = o.stdout.lines().find(|l| l.trim_start().starts_with("before ")).expect("a before row");
+    let count: u64 = before.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert_eq!(count, u(&r, "fault.before.read.count"), "{before}");
+    assert!(
+        o.stdout.contains(&format!(
+            "second failure: channel 2 at 2.000 s before the rebuild ended: {} chunks in {} stripes lost",
+            u(&r, "fault.second.chunks_lost"),
+            u(&r, "fault.second.stripes_lost")
+        )),
+        "{}",
+        o.stdout
+    );
+}
