@@ -17,6 +17,17 @@ pub fn ns(v: f64) -> String {
     }
 }
 
+/// A predicted lifetime in seconds, in a fitting unit ("-": none predicted).
+pub fn lifetime(s: Option<f64>) -> String {
+    match s {
+        None => "-".to_string(),
+        Some(s) if s >= 365.25 * 86_400.0 => format!("{:.1} years", s / (365.25 * 86_400.0)),
+        Some(s) if s >= 86_400.0 => format!("{:.1} days", s / 86_400.0),
+        Some(s) if s >= 3_600.0 => format!("{:.1} h", s / 3_600.0),
+        Some(s) => format!("{s:.1} s"),
+    }
+}
+
 fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
     let _ = writeln!(
         out,
@@ -121,8 +132,12 @@ pub fn render(r: &Report) -> String {
     }
     let _ = writeln!(
         o,
-        "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}",
-        r.waf, r.wear.erase_min, r.wear.erase_mean, r.wear.erase_max
+        "WAF {:.3}; erases per block min/mean/max {}/{:.2}/{}; predicted lifetime {}",
+        r.waf,
+        r.wear.erase_min,
+        r.wear.erase_mean,
+        r.wear.erase_max,
+        lifetime(r.wear.predicted_lifetime_s)
     );
     let _ = writeln!(
         o,
@@ -297,8 +312,36 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
         ("GC-tolerant reads", |r| r.raid.gc_tolerant_reads.to_string()),
         ("degraded updates", |r| r.raid.degraded_updates.to_string()),
         ("WAF", |r| format!("{:.3}", r.waf)),
+        ("GC moves per GC", |r| format!("{:.1}", r.gc.moves_per_gc)),
+        ("GC time (mean)", |r| ns(r.gc.mean_ns)),
+        ("lifetime (predicted)", |r| lifetime(r.wear.predicted_lifetime_s)),
     ];
-    table(runs, 22, rows)
+    let mut out = table(runs, 22, rows);
+    // A failure's rows when a run has one ("-": that run has none).
+    if runs.iter().any(|(_, r)| r.fault.is_some()) {
+        type Fault = fn(&rainsim_model::metrics::fault_report::FaultReport) -> String;
+        let fault_rows: &[(&str, Fault)] = &[
+            ("fault: failed at", |f| ns(f.failed_at_ns as f64)),
+            ("fault: rebuild time", |f| match (f.replaced_at_ns, f.rebuilt_at_ns) {
+                (Some(a), Some(b)) => ns(b.saturating_sub(a) as f64),
+                _ => "unfinished".into(),
+            }),
+            ("fault: reads rebuilt", |f| f.reads_reconstructed.to_string()),
+            ("fault: lost at end", |f| f.chunks_lost_at_end.to_string()),
+            ("fault: read mean dur.", |f| ns(f.during.read.mean_us * 1e3)),
+            ("fault: write mean dur.", |f| ns(f.during.write.mean_us * 1e3)),
+        ];
+        let rows: Vec<(&str, Box<dyn Fn(&Report) -> String>)> = fault_rows
+            .iter()
+            .map(|&(name, get)| {
+                let cell: Box<dyn Fn(&Report) -> String> = Box::new(move |r| r.fault.as_ref().map_or("-".into(), get));
+                (name, cell)
+            })
+            .collect();
+        let body = table(runs, 22, &rows);
+        out.push_str(body.split_once('\n').map_or("", |(_, rest)| rest));
+    }
+    out
 }
 
 /// Runs side by side: a column per run (headed by its label), a row per
