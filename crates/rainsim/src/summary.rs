@@ -331,10 +331,11 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
             ("fault: read mean dur.", |f| ns(f.during.read.mean_us * 1e3)),
             ("fault: write mean dur.", |f| ns(f.during.write.mean_us * 1e3)),
         ];
-        let rows: Vec<(&str, Box<dyn Fn(&Report) -> String>)> = fault_rows
+        type Cell = Box<dyn Fn(&Report) -> String>;
+        let rows: Vec<(&str, Cell)> = fault_rows
             .iter()
             .map(|&(name, get)| {
-                let cell: Box<dyn Fn(&Report) -> String> = Box::new(move |r| r.fault.as_ref().map_or("-".into(), get));
+                let cell: Cell = Box::new(move |r| r.fault.as_ref().map_or("-".into(), get));
                 (name, cell)
             })
             .collect();
