@@ -418,7 +418,8 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
                 None,
                 Some(format!(
                     "detected as msr-window (addresses and sizes in bytes) only because every address and size in \
-                     the first {} lines is a multiple of 512; set format = \"disksim\" if they are 512-byte sectors",
+                     the first {} lines is a multiple of 512; --format disksim (trace.format) if they are 512-byte \
+                     sectors",
                     lines.len()
                 )),
             ),
@@ -427,11 +428,11 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
                 Some(TimeUnit::Ms),
                 Some(format!(
                     "detected as disksim (512-byte sectors) only because line {} has an address or size that is \
-                     not a multiple of 512; set format = \"msr-window\" if they are bytes",
+                     not a multiple of 512; --format msr-window (trace.format) if they are bytes",
                     first_unaligned.unwrap_or(0)
                 )),
             ),
-            (false, false) => (Format::Disksim, Some(TimeUnit::Ns), None),
+            (false, false) => (Format::Disksim, Some(TimeUnit::Ns), Some(whole_ns(lines.len()))),
             (false, true) => {
                 return Err(format!(
                     "ambiguous: every time in the first {} lines is a whole number and every address and size a \
@@ -451,6 +452,16 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
             )),
         },
     }
+}
+
+/// Why whole-number times were read as nanoseconds (rule 3, or `disksim`
+/// given without a unit): DiskSim's own traces count milliseconds.
+pub(crate) fn whole_ns(lines: usize) -> String {
+    format!(
+        "times read as ns (SSDsim's and MQSim's convention) because every time in the first {lines} lines is a whole \
+         number; DiskSim's own traces count ms: --time-unit ms (trace.time_unit) reads them so, --format ssdsim \
+         (trace.format) keeps ns and silences this"
+    )
 }
 
 /// The DiskSim time unit implied by sampled lines: ms if any time field

@@ -422,23 +422,33 @@ fn parse_stream<R: BufRead>(
     }
     let mut detection = None;
     let (format, unit) = match format {
-        Some(Format::Disksim) => (Format::Disksim, Some(time_unit.unwrap_or_else(|| disksim_unit(&refs)))),
+        Some(Format::Disksim) => {
+            let unit = time_unit.unwrap_or_else(|| disksim_unit(&refs));
+            if time_unit.is_none() && unit == TimeUnit::Ns {
+                detection = Some(crate::format::whole_ns(refs.len()));
+            }
+            (Format::Disksim, Some(unit))
+        }
         Some(f) => (f, time_unit), // LineParser::new rejects a unit here
         None => {
             let (f, detected_unit, why) =
                 detect_explained(&refs).map_err(|msg| TraceError::Detect { path: path.display().to_string(), msg })?;
             detection = why;
             match (f, time_unit) {
-                (Format::Disksim, Some(u)) => (f, Some(u)),
+                (Format::Disksim, Some(u)) => {
+                    if detected_unit == Some(TimeUnit::Ns) {
+                        // The unit was given: no guess to explain.
+                        detection = None;
+                    }
+                    (f, Some(u))
+                }
                 (_, None) => (f, detected_unit),
                 (_, Some(u)) => {
-                    return Err(TraceError::Detect {
-                        path: path.display().to_string(),
-                        msg: format!(
-                            "time_unit = \"{u}\" is set but the file was detected as {f}, which has a fixed \
-                             time unit; set format = \"disksim\" to read it as DiskSim"
-                        ),
-                    })
+                    return Err(TraceError::Invalid(format!(
+                        "{}: --time-unit {u} (trace.time_unit) applies to disksim, but the file was detected as {f}, \
+                         whose times have a fixed unit; --format disksim (trace.format) reads it as DiskSim",
+                        path.display()
+                    )))
                 }
             }
         }

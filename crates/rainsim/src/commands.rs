@@ -196,7 +196,8 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
         return Err("--request-log is not available for an array ([array]); use --out for its report".into());
     }
     // The request log is written from the held requests.
-    let w = workload::open(&cfg, setup.trace.as_deref(), request_log.is_none())?;
+    let w = workload::open(&cfg, setup.trace.as_deref(), request_log.is_none())
+        .map_err(|e| workload::named(e, setup.workload.as_deref()))?;
     if !quiet {
         warn_detection(w.info());
     }
@@ -336,7 +337,7 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
 pub fn workload_stats(workload: &str, config: Option<&str>, page_bytes: Option<u32>, json: bool) -> Res {
     let cfg = settings::resolve(&settings::Request { config, workload: Some(workload), ..Default::default() })?;
     let page_bytes = page_bytes.unwrap_or(cfg.geometry.page_bytes);
-    let trace = workload::load(&cfg, None)?;
+    let trace = workload::load(&cfg, None).map_err(|e| workload::named(e, Some(workload)))?;
     let st = rainsim_trace::stats(&trace.requests, page_bytes);
     if json {
         outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "trace": trace.info, "stats": st }))?);
@@ -384,7 +385,7 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
         }
         Some(path) => Workload::Held(bench_load(&cfg, path, runs)?),
         None => {
-            let w = workload::open(&cfg, None, a.stream)?;
+            let w = workload::open(&cfg, None, a.stream).map_err(|e| workload::named(e, workload))?;
             let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
             let held = if w.held().is_some() { "held" } else { "streamed" };
             let n = w.len();

@@ -95,8 +95,8 @@ pub fn compare(
             Some(i) => i,
             None => {
                 // The first run to need a workload names it in its errors.
-                let trace =
-                    workload::open(cfg, setup.trace.as_deref(), true).map_err(|e| format!("{}: {e}", named(run)))?;
+                let trace = workload::open(cfg, setup.trace.as_deref(), true)
+                    .map_err(|e| format!("{}: {}", named(run), workload::named(e, setup.workload.as_deref())))?;
                 warn_detection(trace.info());
                 traces.push((key, trace));
                 traces.len() - 1
@@ -105,6 +105,17 @@ pub fn compare(
         which.push(i);
     }
     interrupt::check("stopped while loading; no report written");
+    // What each run's report says about its input, as `run`'s would.
+    let notes: Vec<Vec<String>> = runs
+        .iter()
+        .zip(cfgs.iter().zip(&which))
+        .map(|((_, _, sets), (cfg, &t))| {
+            let mut spec = setup.spec();
+            spec.sets.extend(sets.iter().cloned());
+            let w = &traces[t].1;
+            rainsim::input_notes(&spec, cfg, w.info(), w.held().map(|h| h.requests.as_slice()))
+        })
+        .collect();
     let estimates: Vec<u64> = cfgs
         .iter()
         .zip(&which)
@@ -128,6 +139,7 @@ pub fn compare(
         runs: &runs,
         cfgs: &cfgs,
         labels: &labels,
+        notes: &notes,
         traces: &traces,
         which: &which,
         out_dir,
@@ -158,6 +170,8 @@ struct Work<'a> {
     cfgs: &'a [Config],
     /// The scheme each run reports (`settings::scheme_label`).
     labels: &'a [String],
+    /// Each run's notes on its input (`rainsim::input_notes`).
+    notes: &'a [Vec<String>],
     traces: &'a [(String, Workload)],
     which: &'a [usize],
     out_dir: Option<&'a Path>,
@@ -220,6 +234,11 @@ impl Work<'_> {
                 .map(|r| RunReport::Device(Box::new(r))),
         }
         .map_err(|e| e.to_string())?;
+        let mut report = report;
+        match &mut report {
+            RunReport::Device(r) => r.notes.extend(self.notes[i].iter().cloned()),
+            RunReport::Array(r) => r.notes.extend(self.notes[i].iter().cloned()),
+        }
         drop(turn);
         if let Some(d) = self.out_dir {
             let name: String =

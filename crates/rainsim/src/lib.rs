@@ -215,7 +215,8 @@ pub fn run_any_watched(
     if request_log.is_some() {
         return Err("a request log is not available for an array ([array]); its report has the array's numbers".into());
     }
-    let trace = workload::load(&cfg, spec.trace.as_deref())?;
+    let trace =
+        workload::load(&cfg, spec.trace.as_deref()).map_err(|e| workload::named(e, spec.workload.as_deref()))?;
     let mut report = simulate_array(&cfg, &trace, &scheme, verify, progress, stop)?;
     report.notes.extend(input_notes(spec, &cfg, &trace.info, Some(&trace.requests)));
     Ok(RunReport::Array(Box::new(report)))
@@ -274,7 +275,7 @@ fn run_resolved(
     if let Some(p) = request_log {
         check_writable(p, spec.trace.as_deref())?;
     }
-    let trace = workload::load(cfg, spec.trace.as_deref())?;
+    let trace = workload::load(cfg, spec.trace.as_deref()).map_err(|e| workload::named(e, spec.workload.as_deref()))?;
     let (mut report, log) = simulate_logged(cfg, &trace, scheme, verify, request_log.is_some(), progress, stop)?;
     report.notes.extend(input_notes(spec, cfg, &trace.info, Some(&trace.requests)));
     if let (Some(p), Some(log)) = (request_log, &log) {

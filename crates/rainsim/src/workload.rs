@@ -41,6 +41,15 @@ pub fn load(cfg: &Config, trace: Option<&Path>) -> Result<Trace, SettingsError> 
     }
 }
 
+/// `e` naming the workload profile or file it came from, when `--workload`
+/// gave one (the generator's checks say only "synthetic workload").
+pub fn named(e: SettingsError, workload: Option<&str>) -> SettingsError {
+    match (workload, e.0.strip_prefix("synthetic workload: ")) {
+        (Some(w), Some(rest)) => SettingsError(format!("synthetic workload of --workload {w}: {rest}")),
+        _ => e,
+    }
+}
+
 /// A run's requests: held in memory, or the synthetic workload generated as
 /// the replay reads it (a 10M-request workload held is 320 MB).
 pub enum Workload {

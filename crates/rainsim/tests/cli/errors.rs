@@ -410,6 +410,11 @@ fn a_workload_file_is_checked_by_its_own_name() {
     assert_mentions(&e, &[p(&f), "bogus"]);
     let (e, f) = run("neg.toml", "[workload]\nrequests = -5\n");
     assert_mentions(&e, &[p(&f), "requests"]);
+    // Values the generator checks (against the device, too) name the file.
+    let (e, f) = run("big.toml", "[workload]\nrequests = 100\nfootprint_gib = 500\n");
+    assert_mentions(&e, &[p(&f), "footprint_gib = 500"]);
+    let (e, f) = run("align.toml", "[workload]\nrequests = 100\nalign_bytes = 0\n");
+    assert_mentions(&e, &[p(&f), "align_bytes"]);
 }
 
 /// Page sizes are whole 512-byte sectors up to 1 MiB everywhere: a tiny

@@ -101,11 +101,15 @@ fn ssdsim_financial() {
     let path = trace("umass_financial1_head10k.ssdsim.ascii");
     let e = run_report(&dir, "e", &["--trace", p(&path), "--config", "degraded-mode-8ch", "--format", "ssdsim"]);
     assert_eq!(s(&e, "trace.format"), "ssdsim");
+    // Detected, the whole-number times' unit is a guess, said so; given, not.
+    assert!(s(&r, "trace.detection").contains("--time-unit ms"), "{}", r["trace"]);
+    assert!(e["trace"].get("detection").is_none(), "{}", e["trace"]);
     let (mut a, mut b) = (without_timing(r), without_timing(e));
     for v in [&mut a, &mut b] {
         let t = v["trace"].as_object_mut().expect("trace object");
         t.remove("format");
         t.remove("time_unit");
+        t.remove("detection");
         v["config"]["trace"].as_object_mut().expect("config.trace object").remove("format");
     }
     assert!(a == b, "--format ssdsim vs detected disksim differ in: {:?}", differing_keys(&a, &b));
