@@ -292,8 +292,22 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
         // over from the preset would change the statistics it reproduces.
         table.insert("workload".to_string(), Value::Table(load_workload(w)?));
     }
+    let had_array = table.contains_key("array");
     for s in req.sets {
         apply_set(&mut table, s)?;
+    }
+    // A `--set array.KEY` on a single device would make a 4-device array of
+    // it unseen: only `array.devices` does that.
+    if let (false, Some(Value::Table(a))) = (had_array, table.get("array")) {
+        if !a.contains_key("devices") {
+            let keys: Vec<String> = a.keys().map(|k| format!("array.{k}")).collect();
+            return Err(SettingsError(format!(
+                "--set {}: {} has no [array] (it is one device); --set array.devices=N (3 to 64) makes it an \
+                 array of N such devices",
+                if keys.is_empty() { "array.*".to_string() } else { keys.join(", ") },
+                req.config.unwrap_or("default")
+            )));
+        }
     }
     // Errors of the merged configuration name everything merged into it.
     let mut what = origin;
@@ -375,6 +389,22 @@ mod tests {
         let cfg = resolve(&req).unwrap();
         assert_eq!(scheme_label(&req, &cfg), "bpu");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `--set array.KEY` on a configuration without `[array]` is an error
+    /// unless it sets `array.devices` (it once made a 4-device array).
+    #[test]
+    fn an_array_key_alone_does_not_make_an_array() {
+        for set in ["array.queue_depth=0", "array.allocation=dls", "array.fail_device=default"] {
+            let sets = [set.to_string()];
+            let e = resolve(&Request { config: Some("default"), sets: &sets, ..Default::default() }).unwrap_err();
+            assert!(e.0.contains("has no [array]") && e.0.contains("array.devices=N"), "{set}: {e}");
+        }
+        let sets = ["array.devices=3".to_string(), "array.allocation=rr".to_string()];
+        let cfg = resolve(&Request { config: Some("default"), sets: &sets, ..Default::default() }).unwrap();
+        assert_eq!(cfg.array.map(|a| a.devices), Some(3));
+        let sets = ["array.allocation=rr".to_string()];
+        assert!(resolve(&Request { config: Some("dls-4ssd"), sets: &sets, ..Default::default() }).is_ok());
     }
 
     #[test]
