@@ -290,6 +290,16 @@ fn run_array(
     Ok(())
 }
 
+/// The median of sorted `v` (of an even count, the mean of the middle two).
+pub(crate) fn median(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// Says on stderr when the format was decided by the alignment rule (the
 /// report's `trace.detection` says it too).
 pub(crate) fn warn_detection(info: &rainsim_trace::TraceInfo) {
@@ -432,7 +442,7 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
     outln!(
         "speed: best {:.0}, median {:.0} host requests per CPU-second over {} runs",
         speeds[speeds.len() - 1],
-        speeds[speeds.len() / 2],
+        median(&speeds),
         speeds.len()
     );
     if let Some(kb) = peak_rss_kib() {
@@ -473,7 +483,7 @@ fn bench_load(cfg: &Config, path: &Path, runs: u32) -> Result<Trace, Box<dyn std
         info.records_read,
         info.requests,
         records / cpu[0].max(1e-9),
-        records / cpu[cpu.len() / 2].max(1e-9),
+        records / median(&cpu).max(1e-9),
         b.hash_cpu_s,
         mib / b.hash_cpu_s.max(1e-9),
         if b.sha_extensions { "used" } else { "absent: portable code" }
@@ -504,7 +514,7 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         a.devices,
         cfg.geometry.channels,
         speeds[speeds.len() - 1],
-        speeds[speeds.len() / 2],
+        median(&speeds),
         speeds.len()
     );
     Ok(())
@@ -541,4 +551,16 @@ fn peak_rss_kib() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod median_tests {
+    /// `bench` once printed the upper of two runs as their median.
+    #[test]
+    fn the_median_of_an_even_count_is_the_middle_pairs_mean() {
+        assert_eq!(super::median(&[1.0, 3.0]), 2.0);
+        assert_eq!(super::median(&[1.0, 2.0, 10.0]), 2.0);
+        assert_eq!(super::median(&[1.0, 2.0, 4.0, 10.0]), 3.0);
+        assert_eq!(super::median(&[5.0]), 5.0);
+    }
 }
