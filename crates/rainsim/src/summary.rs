@@ -28,6 +28,18 @@ pub fn lifetime(s: Option<f64>) -> String {
     }
 }
 
+/// Percentile `q` of `count` samples, marked `*` when fewer than 10 lie
+/// beyond it (it is then about the largest few samples, not a tail).
+pub fn pct(v: u64, q: f64, count: u64) -> String {
+    let mark = if (count as f64) * (1.0 - q) < 10.0 { "*" } else { "" };
+    format!("{}{mark}", ns(v as f64))
+}
+
+/// Whether some percentile of `c` shown in a summary gets a `*`.
+fn thin(c: &ClassLatency) -> bool {
+    c.count > 0 && (c.count as f64) * (1.0 - 0.9999) < 10.0
+}
+
 fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
     let _ = writeln!(
         out,
@@ -35,12 +47,38 @@ fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
         c.count,
         ns(c.mean_ns),
         ns(c.p50_ns as f64),
-        ns(c.p99_ns as f64),
-        ns(c.p99_9_ns as f64),
-        ns(c.p99_99_ns as f64),
+        pct(c.p99_ns, 0.99, c.count),
+        pct(c.p99_9_ns, 0.999, c.count),
+        pct(c.p99_99_ns, 0.9999, c.count),
         ns(c.max_ns as f64),
         ns(c.sum_ns as f64),
     );
+}
+
+/// The line that says when a run saturated the device, by the results
+/// pages' rule (`scripts/verdict.py`): its busiest channel busy 95 % of the
+/// run or more, or the run going on 10 % of the trace's span past its last
+/// arrival (the queues did not drain at the offered rate).
+fn saturation(r: &Report) -> Option<String> {
+    let busy = r.channels.iter().map(|c| c.busy_fraction).fold(0.0, f64::max);
+    let trace_span = r.trace.get("span_ns").and_then(|v| v.as_u64()).unwrap_or(0);
+    let sim = r.sim.span_ns;
+    let why = if busy >= 0.95 {
+        format!("its busiest channel was busy {:.1} % of the run", 100.0 * busy)
+    } else if trace_span > 0 && sim as f64 > 1.1 * trace_span as f64 {
+        format!(
+            "the run went on {:.0} % of the trace's span past its last arrival",
+            100.0 * (sim - trace_span) as f64 / trace_span as f64
+        )
+    } else {
+        return None;
+    };
+    let slower = if r.trace.get("format").and_then(|v| v.as_str()) == Some("synthetic") {
+        "a larger workload.mean_interarrival_ns"
+    } else {
+        "trace.time_scale above 1"
+    };
+    Some(format!("saturated: {why}; latency grows with the run's length ({slower} slows the arrivals)"))
 }
 
 /// The summary of one run.
@@ -64,6 +102,13 @@ pub fn render(r: &Report) -> String {
     class_row(&mut o, "read", &r.latency.read);
     class_row(&mut o, "write", &r.latency.write);
     class_row(&mut o, "all", &r.latency.all);
+    if [&r.latency.read, &r.latency.write, &r.latency.all].into_iter().any(thin) {
+        let _ =
+            writeln!(o, "  * fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail");
+    }
+    if let Some(s) = saturation(r) {
+        let _ = writeln!(o, "{s}");
+    }
     let _ = writeln!(o, "\nchannel        ops  avg_blocked  busy    GC  moved  erases  read p99.9");
     for (i, c) in r.channels.iter().enumerate() {
         let _ = writeln!(
@@ -106,7 +151,8 @@ pub fn render(r: &Report) -> String {
     let f = &r.flash_ops;
     let _ = writeln!(
         o,
-        "\nflash ops: host read {}, host program {}, pre-read {}, degraded read {}, parity program {}, GC read/program {}, erase {}",
+        "\nflash ops: host read {}, host program {}, pre-read {}, degraded read {}, parity program {}, GC moves {} \
+         (a read and a program each), erase {}",
         f.host_read, f.host_program, f.pre_read, f.degraded_read, f.parity_program, f.gc_read, f.erase
     );
     let d = &r.raid;
@@ -288,11 +334,11 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
     type Get = fn(&Report) -> String;
     let rows: &[(&str, Get)] = &[
         ("read mean", |r| ns(r.latency.read.mean_ns)),
-        ("read p99", |r| ns(r.latency.read.p99_ns as f64)),
-        ("read p99.9", |r| ns(r.latency.read.p99_9_ns as f64)),
-        ("read p99.99", |r| ns(r.latency.read.p99_99_ns as f64)),
+        ("read p99", |r| pct(r.latency.read.p99_ns, 0.99, r.latency.read.count)),
+        ("read p99.9", |r| pct(r.latency.read.p99_9_ns, 0.999, r.latency.read.count)),
+        ("read p99.99", |r| pct(r.latency.read.p99_99_ns, 0.9999, r.latency.read.count)),
         ("write mean", |r| ns(r.latency.write.mean_ns)),
-        ("write p99.9", |r| ns(r.latency.write.p99_9_ns as f64)),
+        ("write p99.9", |r| pct(r.latency.write.p99_9_ns, 0.999, r.latency.write.count)),
         ("all mean", |r| ns(r.latency.all.mean_ns)),
         ("overall I/O time", |r| ns(r.latency.all.sum_ns as f64)),
         ("IOPS", |r| format!("{:.1}", r.iops)),
@@ -317,6 +363,9 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
         ("lifetime (predicted)", |r| lifetime(r.wear.predicted_lifetime_s)),
     ];
     let mut out = table(runs, 22, rows);
+    if out.contains('*') {
+        out.push_str("* fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail\n");
+    }
     // A failure's rows when a run has one ("-": that run has none).
     if runs.iter().any(|(_, r)| r.fault.is_some()) {
         type Fault = fn(&rainsim_model::metrics::fault_report::FaultReport) -> String;

@@ -388,3 +388,23 @@ fn busy_fraction_is_at_most_one() {
         assert!(busy <= 1.0, "channel {i}: busy_fraction {busy} > 1");
     }
 }
+
+/// The summary marks a percentile with fewer than 10 samples beyond it (it
+/// is about the maximum) and says when a run saturated the device, by the
+/// results pages' rule; neither on a run of enough samples at a light load.
+#[test]
+fn the_summary_marks_thin_percentiles_and_saturation() {
+    let light = rainsim(["run", "--set", "workload.requests=20000"]).ok().stdout;
+    let all = light.lines().find(|l| l.trim_start().starts_with("all ")).expect("an all row");
+    // 20,000 samples: p99 and p99.9 hold 200 and 20 beyond them, p99.99 2.
+    assert_eq!(all.matches('*').count(), 1, "{all}");
+    // The mark is p99.99's: only max and sum (a value and a unit each) follow it.
+    assert_eq!(all.split('*').nth(1).map(|rest| rest.split_whitespace().count()), Some(4), "{all}");
+    assert!(light.contains("* fewer than 10 samples lie beyond"), "{light}");
+    assert!(!light.contains("saturated:"), "{light}");
+    let heavy = rainsim(["run", "--set", "workload.requests=20000", "--set", "workload.mean_interarrival_ns=20000"])
+        .ok()
+        .stdout;
+    assert!(heavy.contains("saturated: its busiest channel was busy"), "{heavy}");
+    assert!(heavy.contains("workload.mean_interarrival_ns"), "{heavy}");
+}
