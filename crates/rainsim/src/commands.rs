@@ -187,6 +187,9 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
     for p in out.iter().chain(&request_log) {
         rainsim::check_writable(p, setup.trace.as_deref()).map_err(|e| e.to_string())?;
     }
+    if let Some(p) = request_log.filter(|p| p.extension().is_some_and(|e| e != "parquet")) {
+        eprintln!("note: {}: the request log is written as Parquet, whatever the file's extension", p.display());
+    }
     if let (Some(a), Some(b)) = (out, request_log) {
         if a == b {
             return Err(format!("--out and --request-log both name {}", a.display()).into());

@@ -354,6 +354,12 @@ pub fn input_notes(
 /// a new file (for the rename), and it must not be the run's `input` trace
 /// (by any path). A pipe or device is written in place.
 pub fn check_writable(path: &Path, input: Option<&Path>) -> Result<(), Error> {
+    if path == Path::new("-") {
+        // Not a file named "-" left in the directory by surprise.
+        return Err("-: reports and logs are written to files; for standard output give /dev/stdout (with \
+                    --quiet, so that the summary does not follow the report)"
+            .into());
+    }
     rainsim_trace::check_output(path, &input.into_iter().collect::<Vec<_>>())?;
     if path.is_dir() {
         return Err(format!("{}: is a directory", path.display()).into());

@@ -492,3 +492,22 @@ fn out_dir_files_and_missing_devices_are_named() {
     let err = rainsim(["run", "--quiet", "--trace", p(&t), "--set", "trace.device=1"]).fails();
     assert_mentions(&err, &["no request for device 1", "devices present: 0"]);
 }
+
+/// `--out -` is refused with the way to standard output, not written as a
+/// file named "-"; a request log named other than .parquet gets a note.
+#[test]
+fn out_dash_is_refused_and_a_log_s_extension_noted() {
+    let dir = TempDir::new("out-dash");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_rainsim"))
+        .args(["run", "--set", "workload.requests=10", "--out", "-"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("/dev/stdout"), "{err}");
+    assert!(!dir.join("-").exists(), "a file named - was written");
+    let log = dir.join("log.csv");
+    let o = rainsim(["run", "--set", "workload.requests=10", "--request-log", p(&log)]).ok();
+    assert!(o.stderr.contains("written as Parquet"), "{}", o.stderr);
+    assert!(std::fs::read(&log).unwrap().starts_with(b"PAR1"), "Parquet's magic bytes");
+}
