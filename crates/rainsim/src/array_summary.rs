@@ -118,18 +118,7 @@ pub fn render(r: &ArrayReport) -> String {
         ns(r.execution_time_ns as f64),
         r.iops
     );
-    let _ = writeln!(o, "\nlatency   {:>9} {:>11} {:>11} {:>11} {:>11}", "count", "mean", "p50", "p99", "p99.9");
-    for (name, c) in [("read", &r.latency.read), ("write", &r.latency.write), ("all", &r.latency.all)] {
-        let _ = writeln!(
-            o,
-            "  {name:<6}{:>9} {:>11} {:>11} {:>11} {:>11}",
-            c.count,
-            ns(c.mean_ns),
-            ns(c.p50_ns as f64),
-            ns(c.p99_ns as f64),
-            ns(c.p99_9_ns as f64)
-        );
-    }
+    crate::summary::latency_table(&mut o, &r.latency);
     let x = &r.raid;
     let _ = writeln!(
         o,

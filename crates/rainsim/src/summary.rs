@@ -55,6 +55,23 @@ fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
     );
 }
 
+/// The latency table of a device's or an array's summary, with the mark's
+/// footnote when a percentile has one.
+pub fn latency_table(o: &mut String, l: &rainsim_model::metrics::class_latency::Latency) {
+    let _ = writeln!(
+        o,
+        "\nlatency   {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
+        "count", "mean", "p50", "p99", "p99.9", "p99.99", "max", "sum"
+    );
+    class_row(o, "read", &l.read);
+    class_row(o, "write", &l.write);
+    class_row(o, "all", &l.all);
+    if [&l.read, &l.write, &l.all].into_iter().any(thin) {
+        let _ =
+            writeln!(o, "  * fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail");
+    }
+}
+
 /// The line that says when a run saturated the device, by the results
 /// pages' rule (`scripts/verdict.py`): its busiest channel busy 95 % of the
 /// run or more, or the run going on 10 % of the trace's span past its last
@@ -94,18 +111,7 @@ pub fn render(r: &Report) -> String {
         r.iops,
         r.sim.capacity_bytes as f64 / (1u64 << 30) as f64
     );
-    let _ = writeln!(
-        o,
-        "\nlatency   {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}",
-        "count", "mean", "p50", "p99", "p99.9", "p99.99", "max", "sum"
-    );
-    class_row(&mut o, "read", &r.latency.read);
-    class_row(&mut o, "write", &r.latency.write);
-    class_row(&mut o, "all", &r.latency.all);
-    if [&r.latency.read, &r.latency.write, &r.latency.all].into_iter().any(thin) {
-        let _ =
-            writeln!(o, "  * fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail");
-    }
+    latency_table(&mut o, &r.latency);
     if let Some(s) = saturation(r) {
         let _ = writeln!(o, "{s}");
     }

@@ -66,7 +66,8 @@ pub(crate) fn replacement_config(cfg: &Config, a: &super::params::ArrayParams) -
     let d = a.fail_device.unwrap_or(0);
     let mut c = super::device_config(cfg, d);
     c.seed = cfg.seed.wrapping_add(a.devices as u64 + d as u64);
-    c.precondition = Default::default();
+    // Fresh: nothing valid or invalid (the keys' defaults age a device).
+    c.precondition = crate::config::Precondition { valid: 0.0, invalid: 0.0, ..Default::default() };
     c.warmup = Default::default();
     c
 }
