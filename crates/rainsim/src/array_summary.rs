@@ -1,6 +1,6 @@
 //! The human-readable summary of an array run.
 
-use crate::summary::ns;
+use crate::summary::{ns, pct};
 use rainsim_model::array::report::ArrayReport;
 use std::fmt::Write;
 
@@ -176,11 +176,15 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
         ("execution time", Box::new(|r| ns(r.execution_time_ns as f64))),
         ("IOPS", Box::new(|r| format!("{:.1}", r.iops))),
         ("read mean", Box::new(|r| ns(r.latency.read.mean_ns))),
-        ("read p99", Box::new(|r| ns(r.latency.read.p99_ns as f64))),
-        ("read p99.9", Box::new(|r| ns(r.latency.read.p99_9_ns as f64))),
+        ("read p99", Box::new(|r| pct(r.latency.read.p99_ns, 0.99, r.latency.read.count))),
+        ("read p99.9", Box::new(|r| pct(r.latency.read.p99_9_ns, 0.999, r.latency.read.count))),
+        ("read p99.99", Box::new(|r| pct(r.latency.read.p99_99_ns, 0.9999, r.latency.read.count))),
+        ("read max", Box::new(|r| ns(r.latency.read.max_ns as f64))),
         ("write mean", Box::new(|r| ns(r.latency.write.mean_ns))),
-        ("write p99", Box::new(|r| ns(r.latency.write.p99_ns as f64))),
-        ("write p99.9", Box::new(|r| ns(r.latency.write.p99_9_ns as f64))),
+        ("write p99", Box::new(|r| pct(r.latency.write.p99_ns, 0.99, r.latency.write.count))),
+        ("write p99.9", Box::new(|r| pct(r.latency.write.p99_9_ns, 0.999, r.latency.write.count))),
+        ("write p99.99", Box::new(|r| pct(r.latency.write.p99_99_ns, 0.9999, r.latency.write.count))),
+        ("write max", Box::new(|r| ns(r.latency.write.max_ns as f64))),
         ("all mean", Box::new(|r| ns(r.latency.all.mean_ns))),
         ("full-stripe writes", Box::new(|r| r.raid.full_stripe_writes.to_string())),
         ("RMW", Box::new(|r| r.raid.rmw.to_string())),
@@ -209,5 +213,10 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
         ),
         ("co-resident stripes", Box::new(|r| r.co_resident_stripes.to_string())),
     ];
-    crate::summary::table(runs, 24, &rows)
+    let mut out = crate::summary::table(runs, 24, &rows);
+    if out.contains('*') {
+        out.push_str(crate::summary::THIN_NOTE);
+        out.push('\n');
+    }
+    out
 }

@@ -28,6 +28,9 @@ pub fn lifetime(s: Option<f64>) -> String {
     }
 }
 
+/// The footnote of a percentile marked by [`pct`].
+pub const THIN_NOTE: &str = "* fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail";
+
 /// Percentile `q` of `count` samples, marked `*` when fewer than 10 lie
 /// beyond it (it is then about the largest few samples, not a tail).
 pub fn pct(v: u64, q: f64, count: u64) -> String {
@@ -67,8 +70,7 @@ pub fn latency_table(o: &mut String, l: &rainsim_model::metrics::class_latency::
     class_row(o, "write", &l.write);
     class_row(o, "all", &l.all);
     if [&l.read, &l.write, &l.all].into_iter().any(thin) {
-        let _ =
-            writeln!(o, "  * fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail");
+        let _ = writeln!(o, "  {THIN_NOTE}");
     }
 }
 
@@ -370,7 +372,8 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
     ];
     let mut out = table(runs, 22, rows);
     if out.contains('*') {
-        out.push_str("* fewer than 10 samples lie beyond this percentile: it is about the largest, not a tail\n");
+        out.push_str(THIN_NOTE);
+        out.push('\n');
     }
     // A failure's rows when a run has one ("-": that run has none).
     if runs.iter().any(|(_, r)| r.fault.is_some()) {
