@@ -46,7 +46,8 @@ def run(config: Optional[PathLike] = None, scheme: Optional[str] = None, trace: 
     """Simulates one configuration, as ``rainsim run`` does, and returns its :class:`Report`.
 
     ``config`` is a preset name or TOML file (default ``default``), ``scheme`` a scheme
-    name (default ``baseline``), ``trace`` a trace file (default: the config's synthetic
+    name (default: the configuration's own policy, a preset's being ``baseline``'s; the
+    report names the scheme it equals, else ``custom``), ``trace`` a trace file (default: the config's synthetic
     workload), ``set`` overrides as ``{"raid.stripe_width": 8}`` or ``["raid.stripe_width=8"]``.
     ``request_log`` writes the per-request log there as Parquet (as ``--request-log``;
     ``report.requests()`` reads it back as a frame). The GIL is released while the

@@ -295,7 +295,8 @@ impl Config {
         let p = &self.precondition;
         if !(p.valid >= 0.0 && p.invalid >= 0.0 && p.valid + p.invalid <= 1.0) {
             return err(format!(
-                "precondition valid = {} and invalid = {} must be ≥ 0 with valid + invalid ≤ 1",
+                "precondition valid = {} and invalid = {} must be ≥ 0 with valid + invalid ≤ 1 (a key not set \
+                 takes its default: valid 0.5, invalid 0.2)",
                 p.valid, p.invalid
             ));
         }

@@ -107,8 +107,9 @@ pub struct TraceInfo {
     /// Set when `max_requests` stopped reading early: the last line read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at_line: Option<u64>,
-    /// Requests (before `repeat`) that lay, whole or in part, beyond the
-    /// device's capacity, which the address map placed on it; absent when none.
+    /// Requests replayed (`repeat`'s copies counted, those past
+    /// `max_requests` not) that lay, whole or in part, beyond the device's
+    /// capacity, which the address map placed on it; absent when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub beyond_capacity: u64,
 }
@@ -287,8 +288,10 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     transform::rebase(&mut requests);
     let finish = |e: TraceError| e.in_file(path);
     transform::scale_time(&mut requests, opts.time_scale).map_err(finish)?;
-    let beyond_capacity =
-        transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes).map_err(finish)?;
+    // Which of the file's requests the map moves, counted below over the
+    // requests replayed (copies included, past `max_requests` not).
+    let moved = transform::beyond_capacity(&requests, capacity_bytes, page_bytes).map_err(finish)?;
+    transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes).map_err(finish)?;
     // Make only the copies that survive truncation.
     let copies = match opts.max_requests {
         Some(max) if !requests.is_empty() => {
@@ -301,6 +304,11 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     if let Some(max) = opts.max_requests {
         transform::truncate(&mut requests, max);
     }
+    // Copies follow the file's requests in order (`transform::repeat`).
+    let beyond_capacity = match moved.len() {
+        0 => 0,
+        n => (0..requests.len()).filter(|&i| moved[i % n]).count() as u64,
+    };
     let info = TraceInfo {
         path: name,
         format: format.name().to_string(),

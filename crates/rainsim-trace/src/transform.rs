@@ -118,6 +118,13 @@ pub fn map_addresses(
     Ok(beyond)
 }
 
+/// For each request, whether it lies (whole or in part) beyond
+/// `capacity_bytes`, which [`map_addresses`] would move.
+pub fn beyond_capacity(requests: &[Request], capacity_bytes: u64, page_bytes: u32) -> Result<Vec<bool>, TraceError> {
+    let inside = pages_of(capacity_bytes, page_bytes)? * u64::from(page_bytes);
+    Ok(requests.iter().map(|r| !fits(r, inside)).collect())
+}
+
 /// Whether all of `r` lies below byte `inside`.
 #[inline]
 fn fits(r: &Request, inside: u64) -> bool {

@@ -119,6 +119,9 @@ pub fn render(r: &ArrayReport) -> String {
         r.iops
     );
     crate::summary::latency_table(&mut o, &r.latency);
+    for n in &r.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
     let x = &r.raid;
     let _ = writeln!(
         o,

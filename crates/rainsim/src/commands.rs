@@ -209,12 +209,8 @@ pub fn run(setup: &Setup, out: Option<&Path>, request_log: Option<&Path>, verify
         Workload::Held(t) => Some(t.requests.as_slice()),
         _ => None,
     };
+    // Printed with the summary (the report keeps them, too).
     let notes = rainsim::input_notes(&setup.spec(), &cfg, w.info(), held);
-    if !quiet {
-        for n in &notes {
-            eprintln!("note: {n}");
-        }
-    }
     let Workload::Held(trace) = &w else {
         let mut report = simulate(&cfg, &w, scheme, verify, !quiet, "no report written", None)?;
         report.notes.extend(notes);
@@ -271,12 +267,6 @@ fn run_array(
     quiet: bool,
 ) -> Res {
     let mut report = simulate_array(cfg, trace, scheme, verify, !quiet, "no report written", None)?;
-    // The input's notes were printed before the run; the model's follow.
-    if !quiet {
-        for n in &report.notes {
-            eprintln!("note: {n}");
-        }
-    }
     report.notes.extend(notes);
     if let Some(p) = out {
         write_report(p, &report)?;
@@ -373,8 +363,7 @@ pub fn workload_stats(workload: &str, config: Option<&str>, page_bytes: Option<u
 /// excluded); the best and the median run are printed because a shared
 /// machine adds noise, never removes it.
 pub fn bench(a: &crate::BenchArgs) -> Res {
-    let (config, scheme, workload, requests) =
-        (a.config.as_str(), a.scheme.as_str(), a.workload.as_deref(), a.requests);
+    let (config, workload, requests) = (a.config.as_str(), a.workload.as_deref(), a.requests);
     let (trace_file, load_only, runs, sets) = (a.trace.as_deref(), a.load_only, a.runs, &a.sets);
     if runs == 0 {
         return Err("bench --runs must be at least 1".into());
@@ -389,8 +378,10 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
         all.push(format!("workload.requests={n}"));
     }
     all.extend_from_slice(sets);
-    let cfg =
-        settings::resolve(&settings::Request { config: Some(config), scheme: Some(scheme), workload, sets: &all })?;
+    let req = settings::Request { config: Some(config), scheme: a.scheme.as_deref(), workload, sets: &all };
+    let cfg = settings::resolve(&req)?;
+    let label = settings::scheme_label(&req, &cfg);
+    let scheme = label.as_str();
     let trace = match trace_file {
         Some(path) if load_only => {
             bench_load(&cfg, path, runs)?;

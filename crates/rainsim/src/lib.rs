@@ -328,10 +328,9 @@ pub fn input_notes(
             rainsim_trace::AddressMap::Compact => "\"compact\" packed the trace's footprint from offset 0",
         };
         notes.push(format!(
-            "{} of the trace's {} requests (before trace.repeat) lay beyond the {}'s capacity; \
-             trace.address_map = {how}",
+            "{} of the {} requests replayed lay beyond the {}'s capacity; trace.address_map = {how}",
             info.beyond_capacity,
-            info.requests / u64::from(info.repeat.max(1)),
+            info.requests,
             if cfg.array.is_some() { "array" } else { "device" },
         ));
     }

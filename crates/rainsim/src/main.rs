@@ -245,9 +245,9 @@ pub(crate) struct BenchArgs {
     /// Preset or file to benchmark. Default: rep-raid-8ch (aged 80/10, GC active).
     #[arg(long, short, default_value = "rep-raid-8ch")]
     pub(crate) config: String,
-    /// Scheme to benchmark (see `rainsim config list`).
-    #[arg(long, default_value = "baseline")]
-    pub(crate) scheme: String,
+    /// Scheme to benchmark (see `rainsim config list`). Default: the configuration's own policy (a preset's is baseline's).
+    #[arg(long)]
+    pub(crate) scheme: Option<String>,
     /// Workload profile (name or file) instead of the config's synthetic workload.
     #[arg(long, value_name = "NAME|FILE")]
     pub(crate) workload: Option<String>,

@@ -269,10 +269,13 @@ pub fn scheme_label(req: &Request, cfg: &Config) -> String {
     if let Some(s) = req.scheme {
         return s.to_string();
     }
+    // The `--set policy.*` overrides are what may make a configuration
+    // other than a scheme: they are left out of the candidates.
+    let sets: Vec<String> = req.sets.iter().filter(|s| !s.trim_start().starts_with("policy.")).cloned().collect();
     SCHEMES
         .iter()
         .map(|(n, _)| *n)
-        .find(|n| resolve(&Request { scheme: Some(n), ..req.clone() }).is_ok_and(|c| &c == cfg))
+        .find(|n| resolve(&Request { scheme: Some(n), sets: &sets, ..req.clone() }).is_ok_and(|c| &c == cfg))
         .unwrap_or("custom")
         .to_string()
 }
@@ -285,6 +288,13 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
             let names: Vec<&str> = SCHEMES.iter().map(|(n, _)| *n).collect();
             return Err(SettingsError(format!("unknown scheme '{s}'; schemes: {}", names.join(", "))));
         };
+        // A scheme is a point on every policy axis: the base's own axis
+        // choices give way to it (its parameter tables merge as tables do),
+        // so that no axis the scheme file leaves at its default survives
+        // from a configuration file.
+        if let Some(Value::Table(p)) = table.get_mut("policy") {
+            p.retain(|_, v| v.is_table());
+        }
         merge(&mut table, parse_table(text, &format!("scheme {s}"))?);
     }
     if let Some(w) = req.workload {
@@ -383,6 +393,24 @@ mod tests {
         let b = resolve(&named).unwrap();
         assert_eq!(b.policy.parity_update, rainsim_model::policy::ParityUpdateKind::FewestPrereads);
         assert_eq!(scheme_label(&named, &b), "baseline");
+        // Axes a scheme file leaves at their defaults are the scheme's too:
+        // a file's host scheduler or replication is not baseline's.
+        for (axis, want) in [("host_scheduler = \"piq\"", "piq"), ("replication = \"rep-raid\"", "rep-raid")] {
+            std::fs::write(&file, format!("extends = \"default\"\n[policy]\n{axis}\n")).unwrap();
+            let cfg = resolve(&req).unwrap();
+            assert_eq!(scheme_label(&req, &cfg), want, "{axis}");
+            let named = resolve(&Request { scheme: Some("baseline"), ..req.clone() }).unwrap();
+            assert_eq!(
+                named,
+                resolve(&Request { config: Some("default"), scheme: Some("baseline"), ..Default::default() }).unwrap(),
+                "--scheme baseline over {axis}"
+            );
+        }
+        // A policy axis set on the command line is not a scheme's choice.
+        let sets = ["policy.parity_update=bpu".to_string()];
+        let set_req = Request { config: Some("default"), sets: &sets, ..Default::default() };
+        let cfg = resolve(&set_req).unwrap();
+        assert_ne!(scheme_label(&set_req, &cfg), "baseline");
         // A file holding exactly a scheme's tables reports that scheme.
         std::fs::write(&file, format!("extends = \"default\"\n{}", SCHEMES.iter().find(|s| s.0 == "bpu").unwrap().1))
             .unwrap();

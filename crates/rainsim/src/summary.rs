@@ -34,13 +34,22 @@ pub const THIN_NOTE: &str = "* fewer than 10 samples lie beyond this percentile:
 /// Percentile `q` of `count` samples, marked `*` when fewer than 10 lie
 /// beyond it (it is then about the largest few samples, not a tail).
 pub fn pct(v: u64, q: f64, count: u64) -> String {
-    let mark = if (count as f64) * (1.0 - q) < 10.0 { "*" } else { "" };
-    format!("{}{mark}", ns(v as f64))
+    match count {
+        0 => "-".to_string(),
+        n if n < thin_below(q) => format!("{}*", ns(v as f64)),
+        _ => ns(v as f64),
+    }
+}
+
+/// The fewest samples that leave 10 beyond percentile `q` (10 / (1 − q),
+/// rounded: 1 − 0.9999 is a little under 10⁻⁴ in floating point).
+fn thin_below(q: f64) -> u64 {
+    (10.0 / (1.0 - q)).round() as u64
 }
 
 /// Whether some percentile of `c` shown in a summary gets a `*`.
 fn thin(c: &ClassLatency) -> bool {
-    c.count > 0 && (c.count as f64) * (1.0 - 0.9999) < 10.0
+    c.count > 0 && c.count < thin_below(0.9999)
 }
 
 fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
@@ -97,7 +106,10 @@ fn saturation(r: &Report) -> Option<String> {
     } else {
         "trace.time_scale above 1"
     };
-    Some(format!("saturated: {why}; latency grows with the run's length ({slower} slows the arrivals)"))
+    Some(format!(
+        "saturated: {why}; the queues did not drain at the offered rate, so latency depends on how long the run is \
+         ({slower} slows the arrivals)"
+    ))
 }
 
 /// The summary of one run.
@@ -297,7 +309,7 @@ fn fault_lines(o: &mut String, f: &rainsim_model::metrics::fault_report::FaultRe
     let _ = writeln!(
         o,
         "fault: {unit} failed at {} ({rebuild}): chunks lost {} at the failure, {} after, {} at the end; \
-         {} rebuilt (their programs count in WAF), {} rewritten by the host; {} reads reconstructed, {} writes \
+         {} pages rebuilt (their programs count in WAF), {} rewritten by the host; {} host reads reconstructed, {} writes \
          kept in parity only, {} parity updates skipped",
         ns(f.failed_at_ns as f64),
         f.chunks_lost_at_failure,
@@ -382,9 +394,10 @@ pub fn side_by_side(runs: &[(String, Report)]) -> String {
             ("fault: failed at", |f| ns(f.failed_at_ns as f64)),
             ("fault: rebuild time", |f| match (f.replaced_at_ns, f.rebuilt_at_ns) {
                 (Some(a), Some(b)) => ns(b.saturating_sub(a) as f64),
-                _ => "unfinished".into(),
+                (Some(_), None) => "unfinished".into(),
+                (None, _) => "no replacement".into(),
             }),
-            ("fault: reads rebuilt", |f| f.reads_reconstructed.to_string()),
+            ("fault: reads reconstr.", |f| f.reads_reconstructed.to_string()),
             ("fault: lost at end", |f| f.chunks_lost_at_end.to_string()),
             ("fault: read mean dur.", |f| ns(f.during.read.mean_us * 1e3)),
             ("fault: write mean dur.", |f| ns(f.during.write.mean_us * 1e3)),

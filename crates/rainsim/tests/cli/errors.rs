@@ -339,7 +339,7 @@ fn a_report_through_a_link_or_into_a_pipe_keeps_the_node() {
 
 /// Trace options without a trace are not silently dropped: `--format` and
 /// `--time-unit` need `--trace`, and `[trace]` keys on a synthetic run are
-/// named in a note (stderr and the report's `notes`).
+/// named in a note (the summary and the report's `notes`).
 #[test]
 fn trace_options_without_a_trace_are_refused_or_noted() {
     for flag in [["--format", "msr"], ["--time-unit", "ms"]] {
@@ -349,17 +349,17 @@ fn trace_options_without_a_trace_are_refused_or_noted() {
     let dir = TempDir::new("trace-keys");
     let out = dir.join("r.json");
     let o = rainsim(["run", "--set", "workload.requests=50", "--set", "trace.repeat=3", "--out", p(&out)]).ok();
-    assert!(o.stderr.contains("the [trace] keys apply to a replayed trace"), "{}", o.stderr);
+    assert!(o.stdout.contains("note: the [trace] keys apply to a replayed trace"), "{}", o.stdout);
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let notes = r["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().contains("[trace] keys")), "{notes:?}");
     assert_eq!(r["latency"]["all"]["count"], 50, "the synthetic requests, not three copies");
     let o = rainsim(["run", "--set", "workload.requests=50"]).ok();
-    assert!(!o.stderr.contains("[trace] keys"), "{}", o.stderr);
+    assert!(!o.stdout.contains("[trace] keys"), "{}", o.stdout);
 }
 
-/// What a trace run does not use or changes is said in a note (stderr and
-/// the report's `notes`), never silently: synthetic-workload settings, requests
+/// What a trace run does not use or changes is said in a note (the summary
+/// and the report's `notes`), never silently: synthetic-workload settings, requests
 /// beyond the device's capacity (counted in `trace.beyond_capacity`), a trace
 /// of several devices replayed into one address space; an array's report too.
 #[test]
@@ -375,12 +375,26 @@ fn a_trace_runs_unused_settings_and_folded_requests_are_noted() {
     let o = rainsim(["run", "--trace", p(&systor), "--set", "workload.requests=20", "--out", p(&out)]).ok();
     let r = read_json(&out);
     assert_eq!(u(&r, "trace.beyond_capacity"), 999, "{:?}", r["trace"]);
-    assert!(has(&r, "999 of the trace's 999 requests (before trace.repeat) lay beyond"), "{:?}", notes(&r));
+    assert!(has(&r, "999 of the 999 requests replayed lay beyond"), "{:?}", notes(&r));
     assert!(has(&r, "--set workload.requests describe the synthetic workload"), "{:?}", notes(&r));
     assert_eq!(u(&r, "latency.all.count"), 999, "the trace's requests, not the workload's 20");
-    assert!(o.stderr.contains("lay beyond the device's capacity"), "{}", o.stderr);
-    // A trace that fits says nothing of the kind, and has no count.
+    assert!(o.stdout.contains("lay beyond the device's capacity"), "{}", o.stdout);
+    assert_eq!(o.stdout.matches("lay beyond").count(), 1, "printed once: {}", o.stdout);
+    // Counted over what is replayed, copies in and requests past the cap out:
+    // on a device that holds part of MSR hm_0, the 1,500 requests of three
+    // copies capped are the file's 1,000 and its first 500 again.
     let msr = trace("msr_hm_0_slice1000.csv");
+    let small = |max: &str, repeat: &str| {
+        let args = ["--trace", p(&msr), "--set", "geometry.blocks_per_plane=64", "--set", "trace.device=0"];
+        let sets = ["--set", max, "--set", repeat];
+        let r = run_report(&dir, "small", &[&args[..], &sets[..]].concat());
+        r["trace"].get("beyond_capacity").map_or(0, |v| v.as_u64().unwrap())
+    };
+    let (all, half) =
+        (small("trace.max_requests=1000", "trace.repeat=1"), small("trace.max_requests=500", "trace.repeat=1"));
+    assert!(0 < half && half < all && all < 1000, "{half} {all}");
+    assert_eq!(small("trace.max_requests=1500", "trace.repeat=3"), all + half);
+    // A trace that fits says nothing of the kind, and has no count.
     let r = run_report(&dir, "msr", &["--trace", p(&msr), "--set", "trace.device=0"]);
     assert!(r["trace"].get("beyond_capacity").is_none() && notes(&r).is_empty(), "{:?} {:?}", r["trace"], notes(&r));
     // Financial1 holds several devices (ASUs).

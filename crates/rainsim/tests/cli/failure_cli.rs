@@ -73,7 +73,7 @@ fn the_summary_shows_the_failure() {
     });
     assert!(line.contains("replaced at 1.100 s"), "{line}");
     assert!(line.contains(&format!("chunks lost {} at the failure", u(&r, "fault.chunks_lost_at_failure"))), "{line}");
-    assert!(line.contains(&format!("{} reads reconstructed", u(&r, "fault.reads_reconstructed"))), "{line}");
+    assert!(line.contains(&format!("{} host reads reconstructed", u(&r, "fault.reads_reconstructed"))), "{line}");
     let before = o.stdout.lines().find(|l| l.trim_start().starts_with("before ")).expect("a before row");
     let count: u64 = before.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert_eq!(count, u(&r, "fault.before.read.count"), "{before}");
