@@ -119,6 +119,12 @@ pub fn render(r: &ArrayReport) -> String {
         r.iops
     );
     crate::summary::latency_table(&mut o, &r.latency);
+    // Open loop only: a closed loop's execution time is the trace's by design.
+    if a.replay == rainsim_model::config::Replay::Open {
+        if let Some(s) = crate::summary::saturation_line(None, r.execution_time_ns, &r.trace) {
+            let _ = writeln!(o, "{s}");
+        }
+    }
     for n in &r.notes {
         let _ = writeln!(o, "note: {n}");
     }

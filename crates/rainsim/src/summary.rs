@@ -89,8 +89,14 @@ pub fn latency_table(o: &mut String, l: &rainsim_model::metrics::class_latency::
 /// arrival (the queues did not drain at the offered rate).
 fn saturation(r: &Report) -> Option<String> {
     let busy = r.channels.iter().map(|c| c.busy_fraction).fold(0.0, f64::max);
-    let trace_span = r.trace.get("span_ns").and_then(|v| v.as_u64()).unwrap_or(0);
-    let sim = r.sim.span_ns;
+    saturation_line(Some(busy), r.sim.span_ns, &r.trace)
+}
+
+/// [`saturation`] from the busiest channel's busy fraction (an array's
+/// report keeps none: `None`), the run's span and the trace's section.
+pub fn saturation_line(busy: Option<f64>, sim: u64, trace: &serde_json::Value) -> Option<String> {
+    let busy = busy.unwrap_or(0.0);
+    let trace_span = trace.get("span_ns").and_then(|v| v.as_u64()).unwrap_or(0);
     let why = if busy >= 0.95 {
         format!("its busiest channel was busy {:.1} % of the run", 100.0 * busy)
     } else if trace_span > 0 && sim as f64 > 1.1 * trace_span as f64 {
@@ -101,7 +107,7 @@ fn saturation(r: &Report) -> Option<String> {
     } else {
         return None;
     };
-    let slower = if r.trace.get("format").and_then(|v| v.as_str()) == Some("synthetic") {
+    let slower = if trace.get("format").and_then(|v| v.as_str()) == Some("synthetic") {
         "a larger workload.mean_interarrival_ns"
     } else {
         "trace.time_scale above 1"

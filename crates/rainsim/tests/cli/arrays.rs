@@ -261,3 +261,27 @@ fn a_members_channel_fails_and_is_rebuilt_inside_it() {
         o.stdout
     );
 }
+
+/// An array's summary says when an open-loop run did not drain at the
+/// offered rate (its report keeps no channel busy time, so by the span
+/// alone), and prints its notes; a light run says neither.
+#[test]
+fn an_array_summary_says_saturated_and_prints_its_notes() {
+    let heavy = rainsim([
+        "run",
+        "--config",
+        "dls-4ssd",
+        "--set",
+        "workload.requests=5000",
+        "--set",
+        "workload.mean_interarrival_ns=1000",
+    ])
+    .ok()
+    .stdout;
+    assert!(heavy.contains("saturated: the run went on"), "{heavy}");
+    let light = rainsim(["run", "--config", "dls-4ssd", "--set", "workload.requests=5000"]).ok().stdout;
+    assert!(!light.contains("saturated"), "{light}");
+    let systor = trace("systor17_lun0_slice999.csv");
+    let folded = rainsim(["run", "--config", "dls-4ssd", "--trace", p(&systor)]).ok().stdout;
+    assert!(folded.contains("note: 999 of the 999 requests replayed lay beyond the array's capacity"), "{folded}");
+}
