@@ -43,10 +43,18 @@ def _run_one(spec: Dict[str, Any]) -> str:
     stop, done = _rainsim.StopFlag(), threading.Event()
 
     def watch() -> None:
-        while not done.is_set():
-            if event.wait(timeout=0.5):
-                stop.set()
-                return
+        # Polled between local sleeps, not awaited: a wait on the Dask event left
+        # pending when the sweep closes its cluster is cancelled there and logged
+        # as an error on every worker. The local sleep ends at once when the run does.
+        while not done.wait(timeout=0.5):
+            try:
+                if event.is_set():
+                    stop.set()
+                    return
+            except BaseException:  # noqa: BLE001
+                if done.is_set():  # the run is over and its cluster closing: nothing to watch
+                    return
+                raise
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -102,6 +110,18 @@ def _dotted(table: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
     return out
 
 
+def _axis(v: Any) -> List[Any]:
+    """A grid value's list of values: a list, tuple, range or NumPy array (or any other
+    iterable but a string or a table) is an axis, anything else one value."""
+    if isinstance(v, (str, bytes, Mapping)):
+        return [v]
+    if hasattr(v, "tolist") and getattr(v, "ndim", 1) >= 1:
+        return list(v.tolist())  # NumPy arrays: their Python scalars
+    if isinstance(v, (list, tuple, range)) or (hasattr(v, "__iter__") and not hasattr(v, "tolist")):
+        return list(v)
+    return [v]
+
+
 def expand(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]) -> List[Dict[str, Any]]:
     """Every combination of the grid's values (a scalar counts as a one-value list), in key order;
     for a list of grids, each grid's combinations in turn."""
@@ -110,7 +130,7 @@ def expand(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]]]) -> List[
             raise RainsimError("the list of grids is empty")
         return [point for g in grid for point in expand(g)]
     keys = list(grid)
-    lists = [v if isinstance(v, (list, tuple)) else [v] for v in grid.values()]
+    lists = [_axis(v) for v in grid.values()]
     for k, v in zip(keys, lists):
         if len(v) == 0:
             raise RainsimError(f"grid key '{k}' has no values")
@@ -201,6 +221,27 @@ def _write_atomic(path: str, text: str) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def _with_earlier(out: str, grids: Any, entries: List[Dict[str, Any]], progress: bool):
+    """The manifest's grids and runs with those of an earlier sweep into ``out`` kept
+    (before them), so that ``load_results`` still finds every run stored there."""
+    try:
+        with open(os.path.join(out, "sweep.json"), encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return grids, entries
+    keys = {e["key"] for e in entries}
+    kept = [e for e in old.get("runs", []) if e.get("key") not in keys]
+    if not kept:
+        return grids, entries
+    if progress:
+        sys.stderr.write(f"rainsim sweep: {out}/sweep.json keeps the {len(kept)} runs of an earlier sweep there "
+                         f"(load_results returns them too)\n")
+    before = old.get("grid", [])
+    before = before if isinstance(before, list) else [before]
+    now = grids if isinstance(grids, list) else [grids]
+    return before + now, kept + entries
 
 
 def _clean_stale(out: str) -> None:
@@ -365,6 +406,8 @@ def sweep(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, "os.P
     after the others are stored. ``lib``: the frame's library (``"pandas"``, ``"polars"``),
     or ``"dict"`` for the plain ``{column: values}`` (no dependency).
     """
+    if workers is not None and int(workers) < 1:
+        raise RainsimError(f"workers = {workers}: at least 1")
     if isinstance(grid, (str, os.PathLike)):
         f = load_sweep_file(grid)
         grid, out = f["grid"], out or f["out"]
@@ -382,7 +425,9 @@ def sweep(grid: Union[Mapping[str, Any], Sequence[Mapping[str, Any]], str, "os.P
     os.makedirs(out, exist_ok=True)
     _clean_stale(out)
     grids = dict(grid) if isinstance(grid, Mapping) else [dict(g) for g in grid]
-    manifest = {"version": _rainsim.__version__, "grid": grids, "runs": [{"key": k, "params": p} for p, _, k in runs]}
+    entries = [{"key": k, "params": p} for p, _, k in runs]
+    grids, entries = _with_earlier(out, grids, entries, progress)
+    manifest = {"version": _rainsim.__version__, "grid": grids, "runs": entries}
     _write_atomic(os.path.join(out, "sweep.json"), json.dumps(manifest, indent=2, default=str))
     unique = {k: s for _, s, k in runs}
     todo = [(k, s) for k, s in unique.items() if not _stored(os.path.join(out, f"{k}.json"))]

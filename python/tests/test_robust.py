@@ -164,8 +164,10 @@ def test_report_of_a_sweep_directory_shows_its_runs(tmp_path):
     out = str(tmp_path / "sw")
     rainsim.sweep({"workload.requests": [300], "scheme": ["baseline", "bpu"]}, out=out, progress=False)
     rainsim.sweep({"workload.requests": [300], "seed": [2]}, out=out, progress=False)
-    # The directory now holds three reports; its manifest names the last sweep's one.
+    # The directory now holds three reports, and its manifest names them all (the
+    # earlier sweep's first): a second sweep into it once hid the first's runs.
     assert len([n for n in os.listdir(out) if n != "sweep.json"]) == 3
     runs = rainsim.load_results(out, lib="dict")["key"]
     shown = rainsim._html._load(out)
-    assert len(runs) == 1 and [os.path.basename(r.path) for r in shown] == [f"{runs[0]}.json"]
+    assert len(runs) == 3 and [os.path.basename(r.path) for r in shown] == [f"{k}.json" for k in runs]
+    assert rainsim.load_results(out, lib="dict")["seed"][-1] == 2

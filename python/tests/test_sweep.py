@@ -47,11 +47,29 @@ def test_local_sweep_frame(local_result, traces):
     pd.testing.assert_frame_equal(again, df)
 
 
-def test_dask_local_cluster_same_frame(local_result, traces, tmp_path):
+def test_dask_local_cluster_same_frame(local_result, traces, tmp_path, capfd):
     out, df = local_result
     d = rainsim.sweep(trace_grid(traces), out=str(tmp_path), backend="dask", workers=2)
     pd.testing.assert_frame_equal(d, df)
     assert no_timing(reports(tmp_path)) == no_timing(reports(out))
+    # The workers' stop watchers end quietly when the sweep closes its cluster
+    # (a pending wait on the Dask event was cancelled and logged, once per run).
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "CancelledError" not in err, err
+
+
+def test_grid_axes_workers_and_an_earlier_sweep_kept(tmp_path):
+    import numpy as np
+    # A NumPy array and a range are axes, as lists are.
+    df = rainsim.sweep({"precondition.valid": np.linspace(0.6, 0.7, 2), "seed": range(1, 3),
+                        "workload.requests": [300]}, out=str(tmp_path), progress=False)
+    assert len(df) == 4 and sorted(set(df["seed"])) == [1, 2]
+    assert sorted(set(round(v, 2) for v in df["precondition.valid"])) == [0.6, 0.7]
+    with pytest.raises(rainsim.RainsimError, match="workers = 0: at least 1"):
+        rainsim.sweep({"workload.requests": [300]}, out=str(tmp_path), workers=0)
+    # A second sweep into the directory returns its own run; the directory keeps all five.
+    one = rainsim.sweep({"workload.requests": [400]}, out=str(tmp_path), progress=False)
+    assert len(one) == 1 and len(rainsim.load_results(str(tmp_path))) == 5
 
 
 def test_ray_local_same_frame(local_result, traces, tmp_path):

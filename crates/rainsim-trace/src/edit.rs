@@ -60,7 +60,10 @@ pub fn prepare(
     if let Some(n) = window.count {
         transform::truncate(&mut rs, n);
     }
-    if window.skip > 0 || window.count.is_some() {
+    // A time window's start is the origin; without one, the first request
+    // the count window keeps.
+    let timed = window.start_ns > 0 || window.duration_ns.is_some();
+    if !timed && (window.skip > 0 || window.count.is_some()) {
         origin = rs.first().map_or(origin, |r| r.time_ns);
     }
     if rs.is_empty() {
@@ -123,6 +126,12 @@ mod tests {
         assert_eq!(got, [rq(10, 2, 0), rq(20, 3, 0)]);
         let w = Window { skip: 1, count: Some(2), ..Default::default() };
         assert_eq!(prepare("f", recs(input.clone()), None, &w, None).unwrap(), [rq(0, 1, 1), rq(10, 2, 0)]);
+        // With a time window too, its start stays the origin (a count once moved it).
+        let w = Window { start_ns: 5, skip: 1, ..Default::default() };
+        assert_eq!(
+            prepare("f", recs(input.clone()), None, &w, None).unwrap(),
+            [rq(15, 2, 0), rq(25, 3, 0), rq(45, 5, 0)]
+        );
         let w = Window { start_ns: 100, ..Default::default() };
         let e = prepare("f", recs(input), None, &w, None).unwrap_err().to_string();
         assert!(e.contains("f: no request in the window"), "{e}");

@@ -190,8 +190,46 @@ enum TraceCmd {
         #[arg(long)]
         to: Option<String>,
         #[command(flatten)]
-        select: SelectArgs,
+        select: MergeSelect,
     },
+}
+
+/// What `trace merge` takes of [`SelectArgs`]: no window (slice the merged
+/// file for one).
+#[derive(Args, Clone, Default)]
+pub struct MergeSelect {
+    /// Input format (see the README's format table); default: detect.
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Time unit of a disksim input (ns or ms).
+    #[arg(long)]
+    pub time_unit: Option<String>,
+    /// Keep only this device (MSR DiskNumber, CBS volume, blkparse major << 20 | minor, ...).
+    #[arg(long)]
+    pub device: Option<u32>,
+    /// Fit addresses into `--capacity`: wrap or compact (as `trace.address_map`); default: unchanged.
+    #[arg(long, value_name = "wrap|compact")]
+    pub address_map: Option<String>,
+    /// Device capacity for `--address-map`, bytes (KiB/MiB/GiB/TiB suffixes allowed).
+    #[arg(long, value_name = "BYTES")]
+    pub capacity: Option<String>,
+    /// Page size for `--address-map`, bytes (a multiple of 512 up to 1 MiB).
+    #[arg(long, default_value_t = 4096, value_parser = page_bytes)]
+    pub page_bytes: u32,
+}
+
+impl From<MergeSelect> for SelectArgs {
+    fn from(m: MergeSelect) -> Self {
+        SelectArgs {
+            format: m.format,
+            time_unit: m.time_unit,
+            device: m.device,
+            address_map: m.address_map,
+            capacity: m.capacity,
+            page_bytes: m.page_bytes,
+            ..Default::default()
+        }
+    }
 }
 
 /// How `trace convert|slice|merge` read and select requests.
@@ -307,7 +345,9 @@ fn main() -> ExitCode {
         Cmd::Trace { cmd: TraceCmd::Slice { input, output, to, select } } => {
             trace_edit::convert(&input, &output, to.as_deref(), &select, true)
         }
-        Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => trace_edit::merge(&files, to.as_deref(), &select),
+        Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => {
+            trace_edit::merge(&files, to.as_deref(), &select.into())
+        }
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
         Cmd::Bench(a) => commands::bench(&a),

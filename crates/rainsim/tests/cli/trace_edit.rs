@@ -205,3 +205,30 @@ fn merging_files_of_different_clocks_is_refused_with_the_way_out() {
     assert!(o.stdout.contains("wrote 1999 requests"), "{}", o.stdout);
     rainsim(["trace", "stats", p(&out)]).ok();
 }
+
+/// `trace merge` offers no window options (its help listed them and it
+/// refused them); a slice's time window keeps its start as the origin when a
+/// count window is given too.
+#[test]
+fn merge_has_no_window_and_a_slice_counts_from_its_start() {
+    let help = rainsim(["trace", "merge", "--help"]).ok().stdout;
+    for flag in ["--start", "--duration", "--skip", "--requests"] {
+        assert!(!help.contains(flag), "{flag} in merge's help:\n{help}");
+    }
+    assert!(help.contains("--address-map") && help.contains("--device"), "{help}");
+    let dir = TempDir::new("slice-origin");
+    let input = dir.join("t.ssdsim");
+    let text: String = (1..=6).map(|s| format!("{} 0 {} 8 1\n", s * 1_000_000_000u64, s * 8)).collect();
+    std::fs::write(&input, text).unwrap();
+    let out = dir.join("o.ssdsim");
+    let args = ["trace", "slice", p(&input), "--format", "ssdsim", "--start", "1.5", "--skip", "1", p(&out)];
+    rainsim(args).ok();
+    let times: Vec<u64> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    // Times count from the first request (1 s → 0): kept from 1.5 s are 2, 3, 4
+    // and 5 s after it; the first is skipped; the rest count from 1.5 s.
+    assert_eq!(times, [1_500_000_000, 2_500_000_000, 3_500_000_000]);
+}
