@@ -72,6 +72,15 @@ def metrics(d: dict) -> Dict[str, Any]:
         "degraded_reads": d["raid"]["degraded_reads"], "sim_span_ns": d["sim"]["span_ns"],
         "requests": d["trace"].get("requests"),
     })
+    # A channel or die failure ([fault]): its columns only where a run has one.
+    f = d.get("fault")
+    if f:
+        during = f["during"]
+        m.update({
+            "fault_failed_at_ns": f["failed_at_ns"], "fault_rebuild_ns": _rebuild_ns(f),
+            "fault_reads_reconstructed": f["reads_reconstructed"], "fault_chunks_lost_at_end": f["chunks_lost_at_end"],
+            **{f"fault_during_{c}_{k}": during[c][k] for c in ("read", "write") for k in ("mean_us", "p99_us")},
+        })
     return m
 
 
@@ -191,7 +200,10 @@ class Report:
         ops = d["flash_ops"]
         flash: Columns = {"origin": list(ops), "count": list(ops.values())}
         summary = {k: [v] for k, v in metrics(d).items()}
-        return {"summary": summary, "latency": lat, "channels": chan, "cdf": cdf, "flash_ops": flash}
+        out = {"summary": summary, "latency": lat, "channels": chan, "cdf": cdf, "flash_ops": flash}
+        if d.get("fault"):
+            out["fault"] = _phases(d["fault"])
+        return out
 
     def summary(self, lib: Optional[str] = None):
         """One row of headline numbers (the columns of a sweep frame)."""
@@ -222,6 +234,12 @@ class Report:
         completed before the failure, during it (until the rebuild ended) and after, in µs
         (a percentile is None unless 10 samples lie beyond it)."""
         return frame(self._table("failure"), lib)
+
+    def fault(self, lib: Optional[str] = None):
+        """A single device's report with a channel or die failure (``[fault]``): read and
+        write latency before the failure, during it (until the rebuild ended) and after, in
+        µs, as :meth:`failure` gives them for an array's failed device."""
+        return frame(self._table("fault"), lib)
 
     def member_fault(self, lib: Optional[str] = None):
         """An array's report with a channel or die failing inside one member (``[fault]`` with

@@ -81,3 +81,24 @@ def test_html_report_renders(runs, tmp_path):
     png = tmp_path / "report.png"
     assert shoot(exe, out.as_uri(), png, tmp_path, height=7000) == []
     assert_plots_drawn(png, 2 + len(runs))
+
+
+def test_a_single_devices_fault_has_its_table_and_sweep_columns(tmp_path):
+    sets = {"workload.requests": 4000, "fault.channel": 2, "fault.at_ns": 200_000_000,
+            "fault.replace_after_ns": 10_000_000, "fault.rebuild_stripes": 8}
+    r = rainsim.run(config="degraded-mode-8ch", set=sets)
+    t = r.fault(lib="pandas")
+    f = r["fault"]
+    assert list(t["phase"]) == ["before", "before", "during", "during", "after", "after"]
+    assert list(t["count"]) == [f[p][c]["count"] for p in ("before", "during", "after") for c in ("read", "write")]
+    df = rainsim.sweep({"config": ["degraded-mode-8ch"], **{k: [v] for k, v in sets.items()}},
+                       out=str(tmp_path / "sw"), progress=False)
+    assert list(df["fault_failed_at_ns"]) == [200_000_000]
+    assert list(df["fault_reads_reconstructed"]) == [f["reads_reconstructed"]]
+    rebuilt = f["rebuilt_at_ns"]
+    assert list(df["fault_rebuild_ns"]) == [None if rebuilt is None else rebuilt - f["replaced_at_ns"]]
+    # A run without a failure has no such table, and no such columns.
+    plain = rainsim.run(config="degraded-mode-8ch", set={"workload.requests": 300})
+    with pytest.raises(ValueError, match="no 'fault' table"):
+        plain.fault()
+    assert "fault_failed_at_ns" not in plain.summary(lib="pandas").columns
