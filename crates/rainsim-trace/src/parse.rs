@@ -38,6 +38,9 @@ pub struct LineParser {
     unit: TimeUnit,
     fio: FioState,
     in_summary: bool,
+    /// Times with a decimal point read in whole nanoseconds (rounded): a
+    /// DiskSim file in ms read as ns, for the reader to say so.
+    pub(crate) rounded_ns: u64,
 }
 
 impl LineParser {
@@ -53,7 +56,7 @@ impl LineParser {
     }
 
     fn with(format: Format, unit: TimeUnit) -> Self {
-        LineParser { format, unit, fio: FioState::default(), in_summary: false }
+        LineParser { format, unit, fio: FioState::default(), in_summary: false, rounded_ns: 0 }
     }
 
     /// Takes the file's header line (see [`Format::is_header`]); a fio
@@ -154,13 +157,24 @@ impl LineParser {
                     (Format::MsrWindow, _) | (Format::Disksim, TimeUnit::Ms) => (6, "milliseconds"),
                     _ => (0, "nanoseconds"),
                 };
+                // In whole ns a plain integer is read at once (as `time` would);
+                // anything else is counted when it has a decimal point (rounded).
+                let time_ns = match parse_u64(f[0]) {
+                    Some(v) if digits == 0 => v,
+                    _ => {
+                        if digits == 0 && f[0].contains(&b'.') {
+                            self.rounded_ns += 1;
+                        }
+                        time(f[0], col(0), digits, what)?
+                    }
+                };
                 let sectors = format != Format::MsrWindow;
                 let mult = if sectors { SECTOR_BYTES } else { 1 };
                 let what_addr =
                     if sectors { "an unsigned integer (512-byte sectors)" } else { "an unsigned integer (bytes)" };
                 // Fields checked in their order: a line's first bad field is the one named.
                 Request {
-                    time_ns: time(f[0], col(0), digits, what)?,
+                    time_ns,
                     device: uint32(f[1], col(1), "an unsigned integer (device)")?,
                     offset: mul(uint(f[2], col(2), what_addr)?, mult, col(2))?,
                     size: size(f[3], col(3), mult)?,

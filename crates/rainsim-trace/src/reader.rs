@@ -482,7 +482,7 @@ fn parse_stream<R: BufRead>(
             continue;
         }
         if !take(&mut parser, line, *no, path, &mut out)? {
-            return Ok(out);
+            return Ok(rounded(&parser, out));
         }
     }
     if more {
@@ -494,7 +494,24 @@ fn parse_stream<R: BufRead>(
             take(&mut parser, line, no, path, &mut out)
         })?;
     }
-    Ok(out)
+    Ok(rounded(&parser, out))
+}
+
+/// `out` with a word in its detection note when times with a decimal point
+/// were read in whole nanoseconds (rounded): a DiskSim file in ms read as ns.
+fn rounded(parser: &LineParser, mut out: Parsing) -> Parsing {
+    if parser.rounded_ns > 0 {
+        let word = format!(
+            "{} times have a decimal point but were read as whole ns (rounded); if they are milliseconds, \
+             --time-unit ms (trace.time_unit)",
+            parser.rounded_ns
+        );
+        out.detection = Some(match out.detection.take() {
+            Some(d) => format!("{d}; {word}"),
+            None => word,
+        });
+    }
+    out
 }
 
 /// Parses one line into `out`; false once the request limit is reached.

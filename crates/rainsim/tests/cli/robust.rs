@@ -273,6 +273,13 @@ fn whole_number_times_read_as_ns_are_said_so() {
         assert_eq!(said.contains("--time-unit ms"), warned, "{extra:?}: {said}");
         assert_eq!(o.stderr.contains("warning:") && o.stderr.contains("--time-unit ms"), warned, "{extra:?}");
     }
+    // Times with decimals read as ns (given so) are rounded: said, with the count.
+    let ms = dir.join("ms.trace");
+    std::fs::write(&ms, "0.4 0 1024 8 1\n2.5 0 2048 8 0\n60055.1 0 4096 8 1\n").unwrap();
+    let o = rainsim(["trace", "stats", p(&ms), "--format", "disksim", "--time-unit", "ns"]).ok();
+    assert!(o.stderr.contains("3 times have a decimal point but were read as whole ns"), "{}", o.stderr);
+    let o = rainsim(["trace", "stats", p(&ms), "--format", "disksim", "--time-unit", "ms"]).ok();
+    assert!(!o.stderr.contains("decimal point"), "{}", o.stderr);
     let err = rainsim(["run", "--quiet", "--trace", p(&trace("msr_hm_0_slice1000.csv")), "--time-unit", "ms"]).fails();
     assert!(err.contains("--format disksim") && !err.contains("cannot detect"), "{err}");
 }
