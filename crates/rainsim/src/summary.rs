@@ -92,7 +92,7 @@ fn saturation(r: &Report) -> Option<String> {
     saturation_line(Some(busy), r.sim.span_ns, &r.trace)
 }
 
-/// [`saturation`] from the busiest channel's busy fraction (an array's
+/// The saturation line (as `saturation` gives it) from the busiest channel's busy fraction (an array's
 /// report keeps none: `None`), the run's span and the trace's section.
 pub fn saturation_line(busy: Option<f64>, sim: u64, trace: &serde_json::Value) -> Option<String> {
     let busy = busy.unwrap_or(0.0);
