@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _rainsim
@@ -27,11 +28,17 @@ from ._values import set_list
 __version__: str = _rainsim.__version__
 
 __all__ = [
-    "RainsimError", "Report", "run", "config", "presets", "schemes", "workloads", "trace_stats",
+    "RainsimError", "RainsimWarning", "Report", "run", "config", "presets", "schemes", "workloads", "trace_stats",
     "load_report", "read_request_log", "set_frame_library", "sweep", "load_results", "report", "__version__",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class RainsimWarning(UserWarning):
+    """What ``rainsim run`` prints as a warning or a note: a trace format or time unit
+    detected by rule, settings the run did not use, requests folded onto the device, a
+    setup a policy's assumptions do not hold for (the report keeps each, too)."""
 Sets = Union[Mapping[str, Any], Sequence[str], None]
 
 
@@ -59,6 +66,11 @@ def run(config: Optional[PathLike] = None, scheme: Optional[str] = None, trace: 
                              request_log=log)
     r = Report(json.loads(text))
     r.request_log = log
+    detection = (r.data.get("trace") or {}).get("detection")
+    if detection:
+        warnings.warn(f"{r.data['trace'].get('path')}: {detection}", RainsimWarning, stacklevel=2)
+    for note in r.data.get("notes") or []:
+        warnings.warn(note, RainsimWarning, stacklevel=2)
     return r
 
 

@@ -9,6 +9,8 @@ PathLike = Union[str, os.PathLike[str]]
 Sets = Union[Mapping[str, Any], Sequence[str], None]
 Frame = Any  # pandas.DataFrame or polars.DataFrame
 
+class RainsimWarning(UserWarning): ...
+
 def run(config: Optional[PathLike] = None, scheme: Optional[str] = None, trace: Optional[PathLike] = None,
         set: Sets = None, verify: bool = False, workload: Optional[str] = None, format: Optional[str] = None,
         time_unit: Optional[str] = None, request_log: Optional[PathLike] = None) -> Report: ...

@@ -123,3 +123,17 @@ def test_gil_is_released_while_simulating():
     t.join()
     assert result["r"]["trace"]["requests"] == 100000
     assert time.perf_counter() - t0 > 0.05 and ticks > 20, ticks
+
+
+def test_run_warns_what_the_cli_prints(traces):
+    import warnings
+    # Requests folded onto the device, and a format's unit detected by rule.
+    with pytest.warns(rainsim.RainsimWarning, match="999 of the 999 requests replayed lay beyond"):
+        rainsim.run(trace=str(traces / "systor17_lun0_slice999.csv"))
+    with pytest.warns(rainsim.RainsimWarning, match="--time-unit ms"):
+        rainsim.run(trace=str(traces / "umass_websearch1_head.mqsim.trace"))
+    # A run with nothing to say says nothing.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rainsim.run(set={"workload.requests": 300})
+        rainsim.run(trace=str(traces / "msr_hm_0_slice1000.csv"), set={"trace.device": 0})
