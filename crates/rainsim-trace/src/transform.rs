@@ -101,27 +101,27 @@ fn span_pages(r: &Request, page: u64) -> (u64, u64) {
 }
 
 /// Applies `map` so every request lies within `capacity_bytes` (only whole
-/// pages of `page_bytes` count). Returns how many requests lay, whole or in
-/// part, beyond it before.
+/// pages of `page_bytes` count); [`beyond_capacity`] says which it moves.
 pub fn map_addresses(
     requests: &mut [Request],
     map: AddressMap,
     capacity_bytes: u64,
     page_bytes: u32,
-) -> Result<u64, TraceError> {
-    let inside = pages_of(capacity_bytes, page_bytes)? * u64::from(page_bytes);
-    let beyond = requests.iter().filter(|r| !fits(r, inside)).count() as u64;
+) -> Result<(), TraceError> {
     match map {
-        AddressMap::Wrap => wrap(requests, capacity_bytes, page_bytes)?,
-        AddressMap::Compact => compact(requests, capacity_bytes, page_bytes)?,
+        AddressMap::Wrap => wrap(requests, capacity_bytes, page_bytes),
+        AddressMap::Compact => compact(requests, capacity_bytes, page_bytes),
     }
-    Ok(beyond)
 }
 
 /// For each request, whether it lies (whole or in part) beyond
-/// `capacity_bytes`, which [`map_addresses`] would move.
+/// `capacity_bytes`, which [`map_addresses`] would move; empty when none
+/// does (the common case: no list is built).
 pub fn beyond_capacity(requests: &[Request], capacity_bytes: u64, page_bytes: u32) -> Result<Vec<bool>, TraceError> {
     let inside = pages_of(capacity_bytes, page_bytes)? * u64::from(page_bytes);
+    if requests.iter().all(|r| fits(r, inside)) {
+        return Ok(Vec::new());
+    }
     Ok(requests.iter().map(|r| !fits(r, inside)).collect())
 }
 

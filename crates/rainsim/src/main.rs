@@ -190,14 +190,14 @@ enum TraceCmd {
         #[arg(long)]
         to: Option<String>,
         #[command(flatten)]
-        select: MergeSelect,
+        select: InputArgs,
     },
 }
 
-/// What `trace merge` takes of [`SelectArgs`]: no window (slice the merged
-/// file for one).
+/// How `trace convert|slice|merge` read requests and fit their addresses
+/// (`merge` takes no more: slice the merged file for a window).
 #[derive(Args, Clone, Default)]
-pub struct MergeSelect {
+pub struct InputArgs {
     /// Input format (see the README's format table); default: detect.
     #[arg(long)]
     pub format: Option<String>,
@@ -218,32 +218,11 @@ pub struct MergeSelect {
     pub page_bytes: u32,
 }
 
-impl From<MergeSelect> for SelectArgs {
-    fn from(m: MergeSelect) -> Self {
-        SelectArgs {
-            format: m.format,
-            time_unit: m.time_unit,
-            device: m.device,
-            address_map: m.address_map,
-            capacity: m.capacity,
-            page_bytes: m.page_bytes,
-            ..Default::default()
-        }
-    }
-}
-
-/// How `trace convert|slice|merge` read and select requests.
+/// How `trace convert|slice` read and select requests: [`InputArgs`] and a window.
 #[derive(Args, Clone, Default)]
 pub struct SelectArgs {
-    /// Input format (see the README's format table); default: detect.
-    #[arg(long)]
-    pub format: Option<String>,
-    /// Time unit of a disksim input (ns or ms).
-    #[arg(long)]
-    pub time_unit: Option<String>,
-    /// Keep only this device (MSR DiskNumber, CBS volume, blkparse major << 20 | minor, ...).
-    #[arg(long)]
-    pub device: Option<u32>,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Window start, seconds after the first request (decimals allowed).
     #[arg(long, value_name = "S")]
     pub start: Option<String>,
@@ -256,15 +235,6 @@ pub struct SelectArgs {
     /// Then keep at most N requests.
     #[arg(long, value_name = "N")]
     pub requests: Option<u64>,
-    /// Fit addresses into `--capacity`: wrap or compact (as `trace.address_map`); default: unchanged.
-    #[arg(long, value_name = "wrap|compact")]
-    pub address_map: Option<String>,
-    /// Device capacity for `--address-map`, bytes (KiB/MiB/GiB/TiB suffixes allowed).
-    #[arg(long, value_name = "BYTES")]
-    pub capacity: Option<String>,
-    /// Page size for `--address-map`, bytes (a multiple of 512 up to 1 MiB).
-    #[arg(long, default_value_t = 4096, value_parser = page_bytes)]
-    pub page_bytes: u32,
 }
 
 #[derive(Subcommand)]
@@ -345,9 +315,7 @@ fn main() -> ExitCode {
         Cmd::Trace { cmd: TraceCmd::Slice { input, output, to, select } } => {
             trace_edit::convert(&input, &output, to.as_deref(), &select, true)
         }
-        Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => {
-            trace_edit::merge(&files, to.as_deref(), &select.into())
-        }
+        Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => trace_edit::merge(&files, to.as_deref(), &select),
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
         Cmd::Bench(a) => commands::bench(&a),

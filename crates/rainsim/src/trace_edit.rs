@@ -1,7 +1,7 @@
 //! `rainsim trace convert|slice|merge`: rewrite traces for other simulators
 //! and tools, cut windows out of long traces, merge traces by time.
 
-use crate::SelectArgs;
+use crate::{InputArgs, SelectArgs};
 use rainsim::budget::bytes;
 use rainsim_trace::edit::{self, Mapping, Window};
 use rainsim_trace::parse::parse_scaled;
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
-fn input_format(sel: &SelectArgs) -> Result<(Option<Format>, Option<TimeUnit>), String> {
+fn input_format(sel: &InputArgs) -> Result<(Option<Format>, Option<TimeUnit>), String> {
     let format =
         sel.format.as_deref().map(|f| f.parse::<Format>().map_err(|e| format!("--format: {e}"))).transpose()?;
     let unit =
@@ -36,7 +36,7 @@ fn window(sel: &SelectArgs) -> Result<Window, String> {
     })
 }
 
-fn mapping(sel: &SelectArgs) -> Result<Option<Mapping>, String> {
+fn mapping(sel: &InputArgs) -> Result<Option<Mapping>, String> {
     let Some(map) = sel.address_map.as_deref() else {
         return match sel.capacity {
             Some(_) => Err("--capacity needs --address-map wrap|compact".into()),
@@ -110,25 +110,22 @@ pub fn convert(input: &Path, output: &Path, to: Option<&str>, sel: &SelectArgs, 
     if need_window && w == Window::default() {
         return Err("trace slice needs a window: --start S and/or --duration D, or --skip K and/or --requests N".into());
     }
-    let map = mapping(sel)?;
-    let (format, unit) = input_format(sel)?;
+    let map = mapping(&sel.input)?;
+    let (format, unit) = input_format(&sel.input)?;
     check_output(output, &[input])?;
     let records = read(input, format, unit)?;
     let mut log = String::new();
     describe_read(input, &records, &mut log);
     let target = target(to, &records, input)?;
-    let requests = edit::prepare(&input.display().to_string(), records, sel.device, &w, map)?;
+    let requests = edit::prepare(&input.display().to_string(), records, sel.input.device, &w, map)?;
     write_out(output, &[input], target, &requests, log)
 }
 
 /// `rainsim trace merge A B … OUT`.
-pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &SelectArgs) -> Res {
+pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &InputArgs) -> Res {
     let (output, inputs) = files.split_last().ok_or("trace merge needs input files and an output file")?;
     if inputs.len() < 2 {
         return Err("trace merge needs at least two input files and an output file".into());
-    }
-    if sel.start.is_some() || sel.duration.is_some() || sel.skip.is_some() || sel.requests.is_some() {
-        return Err("trace merge takes no window; slice the merged file with `rainsim trace slice`".into());
     }
     let map = mapping(sel)?;
     let (format, unit) = input_format(sel)?;
