@@ -149,7 +149,8 @@ def test_channel_sets(channels, tmp_path):
         for x in c:
             per_channel[x] += 1
     assert per_channel == [c["ops_by_origin"]["host_read"] for c in r["channels"]]
-    assert sum(1 for c in reads["channels"].to_list() if not c) == r["host"]["unmapped_reads"]
+    unmapped = sum(1 for c in reads["channels"].to_list() if not c)
+    assert unmapped == r["host"]["unmapped_reads"] == r["host"]["unmapped_read_requests"]
     # A write programs its chunk and the stripe's parity, on two channels at least.
     assert writes["channels"].list.len().min() >= 2
     if channels > 64:

@@ -276,13 +276,6 @@ pub fn render(r: &Report) -> String {
             100.0 * c.ratio
         );
     }
-    if r.host.unmapped_reads > 0 {
-        let _ = writeln!(
-            o,
-            "note: {} page reads hit never-written pages (served as zeros, no flash access)",
-            r.host.unmapped_reads
-        );
-    }
     if r.host.held_by_queue_depth > 0 {
         let _ = writeln!(o, "note: {} requests waited for the host queue-depth cap", r.host.held_by_queue_depth);
     }

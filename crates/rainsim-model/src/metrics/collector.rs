@@ -97,6 +97,8 @@ pub struct Collector {
     pub pv_programs: [Vec<u64>; 2],
     /// Host reads of never-written pages.
     pub unmapped_reads: u64,
+    /// Host read requests all of whose pages were never written.
+    pub unmapped_read_requests: u64,
     /// GCs held back by rotating GC.
     pub gc_deferred: u64,
     /// GCs rotating GC started beside a partner's GC (plane at its reserve).
@@ -136,6 +138,23 @@ pub fn saturation_note(max_ns: u64) -> Option<String> {
     })
 }
 
+/// The note for host reads of never-written pages: they take no flash time,
+/// so they pull the read latencies down.
+pub fn unmapped_note(c: &Collector) -> Option<String> {
+    (c.unmapped_reads > 0).then(|| {
+        let reads = c.latency[0].count();
+        format!(
+            "{} page reads hit never-written pages (served as zeros, no flash access); {} of the {} read requests \
+             ({:.1} %) read only such pages and count in the read latency with no flash time; \
+             precondition.map_trace = \"reads\" maps what a trace reads before writing it, as SSDsim does",
+            c.unmapped_reads,
+            c.unmapped_read_requests,
+            reads,
+            if reads == 0 { 0.0 } else { 100.0 * c.unmapped_read_requests as f64 / reads as f64 }
+        )
+    })
+}
+
 impl Collector {
     /// Latency of all requests, reads and writes together.
     pub fn latency_all(&self) -> LatencyStats {
@@ -151,6 +170,7 @@ impl Collector {
             ldpc: LdpcCounters::default(),
             pv_programs: Default::default(),
             unmapped_reads: 0,
+            unmapped_read_requests: 0,
             gc_deferred: 0,
             gc_forced_overlaps: 0,
             held: 0,
@@ -285,6 +305,9 @@ impl Observer for Collector {
     }
     fn xor(&mut self) {
         self.raid.xors += 1;
+    }
+    fn unmapped_read_request(&mut self) {
+        self.unmapped_read_requests += 1;
     }
     fn unmapped_read(&mut self) {
         self.unmapped_reads += 1;

@@ -75,6 +75,9 @@ pub trait Observer {
     fn xor(&mut self) {}
     /// A host read hit a never-written page (served as zeros, no flash access).
     fn unmapped_read(&mut self) {}
+    /// A host read request found every page it reads never written: it
+    /// completes with no flash access.
+    fn unmapped_read_request(&mut self) {}
     /// A step of a channel failure happened at `now`.
     fn fault(&mut self, event: FaultEvent, now: SimTime) {}
     /// A request waited for the host queue-depth cap.

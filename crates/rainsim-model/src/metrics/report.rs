@@ -255,6 +255,9 @@ impl LdpcReport {
 pub struct HostReport {
     /// Reads of never-written pages (served as zeros, no flash access).
     pub unmapped_reads: u64,
+    /// Read requests that read only never-written pages: they complete with
+    /// no flash time, at the controller's overhead.
+    pub unmapped_read_requests: u64,
     /// Requests held back by `host.queue_depth`.
     pub held_by_queue_depth: u64,
     /// Bytes read.
@@ -537,6 +540,7 @@ impl Report {
             replication: None,
             host: HostReport {
                 unmapped_reads: c.unmapped_reads,
+                unmapped_read_requests: c.unmapped_read_requests,
                 held_by_queue_depth: c.held,
                 bytes_read: c.bytes[0],
                 bytes_written: c.bytes[1],
@@ -544,7 +548,10 @@ impl Report {
             sim: SimSpan { span_ns: span, capacity_bytes: inp.capacity_bytes },
             trace: inp.trace,
             config: inp.config,
-            notes: super::collector::saturation_note(c.latency[0].max.max(c.latency[1].max)).into_iter().collect(),
+            notes: super::collector::saturation_note(c.latency[0].max.max(c.latency[1].max))
+                .into_iter()
+                .chain(super::collector::unmapped_note(c))
+                .collect(),
             timing: RunTiming::default(),
         }
     }

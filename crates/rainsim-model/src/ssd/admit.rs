@@ -74,6 +74,10 @@ impl<O: Observer> Ssd<O> {
                 let slot = self.slot_of(chunk);
                 self.host_read(id, slot);
             }
+            // Only the split's own unit pending: no page needed the flash.
+            if self.host.req(id).pending == 1 {
+                self.obs.unmapped_read_request();
+            }
         }
         self.finish_unit(id);
     }

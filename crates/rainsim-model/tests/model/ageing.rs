@@ -390,6 +390,33 @@ fn map_trace_reads_leaves_no_read_of_an_unwritten_page_on_any_shared_trace() {
     }
 }
 
+/// Reads of never-written pages take no flash time: counted by page and, for
+/// a request that reads nothing else, by request, with a note in the report.
+#[test]
+fn reads_of_unwritten_pages_are_counted_by_page_and_by_request() {
+    let mut cfg = small(AgeLayout::Packed, 0.0, 0.0);
+    cfg.timing.request_overhead_ns = 3_000;
+    let r = |t: u64, page: u64, pages: u32, op| Request {
+        time_ns: t * 1_000_000,
+        offset: page * 4096,
+        size: pages * 4096,
+        device: 0,
+        op,
+    };
+    // Page 0 written, then read with page 1 (one unwritten page, the request
+    // reads flash); pages 5-7 (three, wholly unwritten); page 9 (one, wholly).
+    let reqs = [r(0, 0, 1, Op::Write), r(1, 0, 2, Op::Read), r(2, 5, 3, Op::Read), r(3, 9, 1, Op::Read)];
+    let rep = rainsim_model::run::simulate(&cfg, &reqs, rainsim_model::run::RunOptions::new("baseline", false, &mut |_| {}))
+        .unwrap();
+    assert_eq!((rep.host.unmapped_reads, rep.host.unmapped_read_requests), (5, 2));
+    let note = rep.notes.iter().find(|n| n.contains("never-written")).expect("a note names them");
+    assert!(note.contains("5 page reads") && note.contains("2 of the 3 read requests"), "{note}");
+    // The two wholly unwritten requests complete at the controller's overhead.
+    let reads = &rep.latency.read;
+    assert_eq!(reads.count, 3);
+    assert_eq!(reads.sum_ns - reads.max_ns as u128, 2 * 3_000, "{reads:?}");
+}
+
 #[test]
 fn map_trace_footprint_maps_every_touched_stripe() {
     let mut cfg = small(AgeLayout::Packed, 0.0, 0.0);

@@ -188,9 +188,9 @@ fn rep_raid_same_chunk_reports_are_the_reports_before_any_chunk() {
     let dir = TempDir::new("same-chunk");
     let set = ["--set", "policy.rep_raid.matching=same-chunk", "--set", "ftl.allocation=dynamic"];
     for (preset, workload, model) in [
-        ("rep-raid-8ch", "synthetic", "2396ecd281977691cfe3ed39"),
-        ("rep-raid-8ch-7p1", "msr_hm_0_slice1000.csv", "f97284a1f13318c4c92b1fc2"),
-        ("default", "msr.cut.per_10k.rw_20_80.105.trace", "2e75758f99b9e1bdf9fe1728"),
+        ("rep-raid-8ch", "synthetic", "75b051473e408d2684570078"),
+        ("rep-raid-8ch-7p1", "msr_hm_0_slice1000.csv", "657b3c8a8c4617e59a327a24"),
+        ("default", "msr.cut.per_10k.rw_20_80.105.trace", "3954487e02128619aef5ba96"),
     ] {
         let row = case_with(&dir, preset, "rep-raid", workload, &set);
         assert_eq!(row.split('\t').nth(1), Some(model), "{preset} {workload}: {row}");
