@@ -113,6 +113,7 @@ impl<O: Observer> Ssd<O> {
         x.pages[tag as usize] = (now, bytes);
         let owner = if write { Owner::MemberProgram(tag) } else { Owner::MemberRead(tag) };
         if !self.queue_page(chunk, write, owner) {
+            self.obs.unmapped_read_request();
             self.page_done(tag, Op::Read);
         }
     }
@@ -154,6 +155,9 @@ impl<O: Observer> Ssd<O> {
             if !self.queue_page(chunk, write, owner) {
                 self.host.req_mut(id).pending -= 1;
             }
+        }
+        if !write && self.host.req(id).pending == 1 {
+            self.obs.unmapped_read_request();
         }
         self.finish_unit(id);
     }
