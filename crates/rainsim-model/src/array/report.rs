@@ -225,6 +225,12 @@ pub fn device_report(ssd: &Ssd, cfg: &Config, scheme: &str) -> Report {
 
 type Ssd = crate::ssd::Ssd<Collector>;
 
+/// Whether a member's own failed channel or die was replaced (its rebuild
+/// may run on after the trace).
+fn rebuilds_own(ssd: &Ssd) -> bool {
+    ssd.fault_report().is_some_and(|f| f.replaced_at_ns.is_some())
+}
+
 impl Array {
     /// The report after [`Array::run`].
     pub fn report(&self, cfg: &Config, scheme: &str, trace: serde_json::Value) -> ArrayReport {
@@ -236,13 +242,18 @@ impl Array {
                 let ssd = &self.core.devices[i];
                 let (ops, bytes) = (c.device_ops[i], c.device_bytes[i]);
                 match replaced.filter(|f| f.device == i as u32) {
-                    // The replacement's own life: since it went in.
+                    // The replacement's own life: since it went in, to the
+                    // run's end (its rebuild writes run on after the trace).
                     Some(f) => {
-                        let since = end.saturating_sub(f.replaced_at.expect("replaced"));
+                        let since = self.core.now.saturating_sub(f.replaced_at.expect("replaced"));
                         let cfg = self.replacement.as_deref().expect("replaced");
                         self.device_summary(ssd, cfg, scheme, ops, bytes, since)
                     }
-                    None => self.device_summary(ssd, &super::device_config(cfg, i as u32), scheme, ops, bytes, end),
+                    // A member rebuilding a channel of its own writes until the run's end.
+                    None => {
+                        let end = if rebuilds_own(ssd) { self.core.now } else { end };
+                        self.device_summary(ssd, &super::device_config(cfg, i as u32), scheme, ops, bytes, end)
+                    }
                 }
             })
             .collect();
@@ -321,7 +332,11 @@ impl Array {
     ) -> DeviceSummary {
         let r = device_report(ssd, cfg, scheme);
         let page = self.core.page_bytes as u64;
-        let bytes = bytes + (r.flash_ops.gc_program + r.flash_ops.parity_program) * page;
+        // Host programs past the pages the array sent are the device's own
+        // (a replicating scheme's second copies).
+        let units = (ops[1] + ops[2]) * (self.core.unit_bytes / page);
+        let own = r.flash_ops.host_program.saturating_sub(units);
+        let bytes = bytes + (r.flash_ops.gc_program + r.flash_ops.parity_program + own) * page;
         DeviceSummary {
             reads: ops[0],
             data_programs: ops[1],
@@ -341,12 +356,15 @@ impl Array {
     }
 
     /// The end of the time the devices' Eq. 12 lives are measured over: the
-    /// run's end, but with a replacement the last request's completion, so
-    /// that a rebuild running on after the trace (or a replacement due long
-    /// after it) does not stretch the write rates.
+    /// run's end, but with a replacement (of a device, or of a member's
+    /// channel or die) the last request's completion, so that a rebuild
+    /// running on after the trace (or a replacement due long after it) does
+    /// not stretch the write rates.
     fn life_horizon(&self) -> SimTime {
+        let member_rebuilt = self.core.devices.iter().any(rebuilds_own);
         match self.core.failure.as_ref().and_then(|f| f.replaced_at) {
             Some(_) => self.core.counters.last_completion,
+            None if member_rebuilt => self.core.counters.last_completion,
             None => self.core.now,
         }
     }

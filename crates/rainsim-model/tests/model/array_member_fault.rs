@@ -77,6 +77,36 @@ fn an_idle_members_channel_comes_back_whole_and_the_other_members_see_nothing() 
     assert!(r.devices[MEMBER as usize].waf > clean_r.devices[MEMBER as usize].waf);
 }
 
+/// A member's channel rebuilt after the last request: the other members'
+/// Eq. 12 lives are over the requests' time (their writes, the same as
+/// without the failure, are all done by then), the rebuilding member's over
+/// the run to its rebuild's end.
+#[test]
+fn a_members_rebuild_after_the_trace_leaves_the_other_members_lives_alone() {
+    let reqs = writes(400);
+    let last = reqs.last().unwrap().time_ns;
+    let (_, clean_r) = run(&cfg(), &reqs);
+    // The replacement is due after the last write: the rebuild follows the trace.
+    let mut late = failing(last - 1_000_000, true);
+    late.fault.replace_after_ns = 30_000_000;
+    let (a, r) = run(&late, &reqs);
+    let f = &r.member_fault.as_ref().expect("the member failed").fault;
+    let rebuilt = f.rebuilt_at_ns.expect("rebuilt");
+    let done = a.counters().last_completion;
+    assert!(rebuilt > done + 10_000_000, "the rebuild runs on after the trace: {f:?}");
+    let c = cfg();
+    let cap = c.physical_pages() * c.geometry.page_bytes as u64;
+    let life = |bytes: u64, ns: u64| rainsim_model::array::model::life_days(cap, c.ftl.pe_cycle_limit, bytes, ns);
+    for d in [0, 2, 3] {
+        let m = &r.devices[d];
+        assert_eq!(m.bytes_written, clean_r.devices[d].bytes_written, "member {d}");
+        assert_eq!(m.life_days_eq12, Some(life(m.bytes_written, done)), "member {d}");
+    }
+    let m = &r.devices[MEMBER as usize];
+    let want = life(m.bytes_written, rebuilt);
+    assert!(m.life_days_eq12.unwrap() >= want * 0.999, "{:?} against {want} over the rebuild", m.life_days_eq12);
+}
+
 #[test]
 fn reads_of_a_members_lost_chunks_are_reconstructed_inside_it() {
     // Writes, then a mix of reads and writes after the failure at 5 ms, no

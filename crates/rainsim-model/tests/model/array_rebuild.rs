@@ -128,14 +128,35 @@ fn the_replacement_waits_for_what_the_failed_device_had_in_flight() {
     // A program that landed on the failed device marks its unit lost again
     // before the replacement goes in, so the rebuild writes it.
     assert_eq!(missing_on(&a, 3), [0u32; 0], "units the replacement does not hold");
-    // The rebuild runs long after the last request; the lives are over the
-    // requests' time (Eq. 12), not stretched by it.
+    // The rebuild runs long after the last request; the survivors' lives are
+    // over the requests' time (Eq. 12), not stretched by it; the
+    // replacement's over its own writing time, from going in to the rebuild's
+    // end (over the requests' time alone its rebuild writes would look 10×
+    // as fast as they were).
     let last = a.counters().last_completion;
-    assert!(f.rebuilt_at_ns.unwrap() > 10 * last, "{f:?}");
+    let rebuilt = f.rebuilt_at_ns.unwrap();
+    assert!(rebuilt > 10 * last, "{f:?}");
     let cap = c.physical_pages() * c.geometry.page_bytes as u64;
     let want = |bytes: u64, ns: u64| Some(life_days(cap, c.ftl.pe_cycle_limit, bytes, ns)).filter(|x| x.is_finite());
     assert_eq!(r.devices[0].life_days_eq12, want(r.devices[0].bytes_written, last));
-    assert_eq!(r.devices[3].life_days_eq12, want(r.devices[3].bytes_written, last - replaced));
+    assert_eq!(r.devices[3].life_days_eq12, want(r.devices[3].bytes_written, rebuilt - replaced));
+}
+
+/// A replacement that goes in after the last request still wrote (its
+/// rebuild): its life is a number, over its own writing time.
+#[test]
+fn a_replacement_due_after_the_last_request_has_a_life() {
+    let reqs = xorshift_requests(0x51ed_27a3, 200, 100_000, 1500, 2, |x| 4096 * (1 + (x >> 40) % 3) as u32);
+    let last_arrival = reqs.last().unwrap().time_ns;
+    let c = cfg(1, last_arrival / 2, 10 * last_arrival, Some(8));
+    let (a, r) = run(&c, false, &reqs);
+    let f = r.failure.as_ref().unwrap();
+    let (replaced, rebuilt) = (f.replaced_at_ns.unwrap(), f.rebuilt_at_ns.unwrap());
+    assert!(replaced > a.counters().last_completion, "{f:?}");
+    assert!(f.units_rebuilt > 0 && r.devices[1].bytes_written > 0, "{f:?}");
+    let cap = c.physical_pages() * c.geometry.page_bytes as u64;
+    let want = life_days(cap, c.ftl.pe_cycle_limit, r.devices[1].bytes_written, rebuilt - replaced);
+    assert_eq!(r.devices[1].life_days_eq12, Some(want));
 }
 
 #[test]
