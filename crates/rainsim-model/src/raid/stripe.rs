@@ -8,9 +8,12 @@
 //! channel holds parity exactly equally often, whatever m and k.
 //! Without RAID the layout degenerates to k = 1, no parity, channel = lpn mod m.
 //! With rotating GC a stripe is also bound to one die "column" (the same
-//! channel-local die on each of its channels): column = (s / L) mod dies per
-//! channel, so each period of stripes, which covers every channel equally,
-//! fills one column and every column gets the same share of every channel.
+//! channel-local die on each of its channels): column = (s / (L·k)) mod dies
+//! per channel. A period of stripes covers every channel equally, and k
+//! periods take every parity position once, so each column gets the same
+//! share of every channel's data and of its parity. (A column stepping every
+//! period, (s / L) mod dies, moved in step with the parity position and left
+//! one die per channel holding only parity.)
 //!
 //! Chunks are numbered `s·k + j`; this chunk id is the FTL's logical page.
 
@@ -88,7 +91,7 @@ impl StripeLayout {
     /// The channel-local die every chunk of stripe `s` lives on, when bound.
     #[inline]
     pub fn column(&self, s: u32) -> Option<u32> {
-        (self.columns > 0).then(|| (s / self.period) % self.columns)
+        (self.columns > 0).then(|| (s / self.period / self.width) % self.columns)
     }
     /// Data chunks per stripe.
     #[inline]
@@ -268,24 +271,28 @@ mod tests {
         assert_eq!((0..5).map(|r| one.parity_pos(r)).collect::<Vec<_>>(), [3, 2, 1, 0, 3]);
     }
 
-    /// Bound columns: m = 8, k = 4 has L = 2, so stripes 0–1 (all channels)
-    /// take column 0, stripes 2–3 column 1, …; over m·k·D stripes every
-    /// (channel, column) holds the same number of chunks.
+    /// Bound columns: m = 8, k = 4 has L = 2, so stripes 0–7 (four periods:
+    /// every channel, every parity position) take column 0, stripes 8–15
+    /// column 1, …; over m·k·D stripes every (channel, column) holds the same
+    /// number of chunks and the same number of parity chunks.
     #[test]
-    fn columns_rotate_per_period_and_balance() {
+    fn columns_rotate_per_parity_cycle_and_balance_data_and_parity() {
         let l = StripeLayout::new(8, 4, true, 0).with_columns(4);
-        let cols: Vec<u32> = (0..10).map(|s| l.column(s).unwrap()).collect();
-        assert_eq!(cols, vec![0, 0, 1, 1, 2, 2, 3, 3, 0, 0]);
+        let cols: Vec<u32> = (0..34).step_by(4).map(|s| l.column(s).unwrap()).collect();
+        assert_eq!(cols, vec![0, 0, 1, 1, 2, 2, 3, 3, 0]);
         assert_eq!(StripeLayout::new(8, 4, true, 0).column(3), None);
-        for (m, k, d) in [(8, 4, 4), (8, 3, 4), (6, 6, 2), (8, 6, 4), (16, 7, 3)] {
+        for (m, k, d) in [(8, 4, 4), (8, 3, 4), (6, 6, 2), (8, 6, 4), (16, 7, 3), (16, 4, 16)] {
             let l = StripeLayout::new(m, k, true, 0).with_columns(d);
-            let mut n = vec![0u32; (m * d) as usize];
+            let (mut n, mut parity) = (vec![0u32; (m * d) as usize], vec![0u32; (m * d) as usize]);
             for s in 0..m * k * d {
                 for j in 0..k {
-                    n[(l.channel(s, j) * d + l.column(s).unwrap()) as usize] += 1;
+                    let at = (l.channel(s, j) * d + l.column(s).unwrap()) as usize;
+                    n[at] += 1;
+                    parity[at] += (j == l.parity_pos(s)) as u32;
                 }
             }
             assert!(n.iter().all(|&x| x == n[0]), "m={m} k={k} d={d}: {n:?}");
+            assert!(parity.iter().all(|&x| x == parity[0] && x > 0), "m={m} k={k} d={d}: parity {parity:?}");
         }
     }
 }

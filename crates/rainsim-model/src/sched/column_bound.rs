@@ -24,13 +24,14 @@ mod tests {
         FlashOp { chunk, owner: crate::flash::op::tests_owner(origin), enqueued: 0, ppn: 0, seq }
     }
 
-    /// 8 channels, 4-wide stripes, 2 columns: stripes 0–1 on die 0, 2–3 on die 1.
+    /// 8 channels, 4-wide stripes, 2 columns: stripes 0–7 (a period of two
+    /// stripes at each of the four parity positions) on die 0, 8–15 on die 1.
     #[test]
     fn programs_wait_for_their_column() {
         let l = StripeLayout::new(8, 4, true, 100).with_columns(2);
         let per_die = (0..2).map(|_| SchedulerKind::Fifo.build(1, true)).collect();
         let mut s = column_bound(per_die, l);
-        s.push_write(op(2 * 4, 1, Origin::HostProgram)); // stripe 2 → die 1
+        s.push_write(op(8 * 4, 1, Origin::HostProgram)); // stripe 8 → die 1
         s.push_write(op(4 + 1, 2, Origin::HostProgram)); // stripe 1 → die 0
         s.push_read(1, op(99, 3, Origin::HostRead));
         assert_eq!((s.writes_queued(), s.reads_queued(), s.reads_queued_for(1)), (2, 1, 1));

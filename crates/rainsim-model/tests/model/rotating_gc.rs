@@ -214,8 +214,8 @@ fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
     ];
     for (dead, at, binding) in cases {
         let (column, living) = (dead % 2, dead ^ 1);
-        // 3+1 stripes on 4 channels: stripe s binds to column ⌊s / 4⌋ mod 2,
-        // chunk c to die ⌊c / 4⌋ mod 2.
+        // 2+1 stripes on 4 channels (L = 4): stripe s binds to column
+        // ⌊s / (L·3)⌋ mod 2 = ⌊s / 12⌋ mod 2, chunk c to die ⌊c / 4⌋ mod 2.
         let mut c = tiny(4, 2, 1, 64, 16, Some(3));
         c.policy = scheme("gc-tolerant-read").policy;
         crate::gc_from_start(&mut c);
@@ -236,7 +236,7 @@ fn a_failed_die_never_replaced_absorbs_only_the_writes_bound_to_it() {
         assert!(f.reads_reconstructed > 0, "{at_s}: {f:?}");
         let l = ssd.stripe_layout().clone();
         let bound = |s: u32, chunk: u32| match binding {
-            "rotating" => s / 4 % 2 == column,
+            "rotating" => s / 12 % 2 == column,
             "chip" => (chunk / 4) % 2 == column,
             _ => false,
         };
