@@ -2,16 +2,17 @@
 """docs/results/array-rebuild.md: an array device's rebuild onto a fresh SSD, every
 row (md's recovery) against written rows only, on `dls-4ssd`.
 
-Every run replays the preset's synthetic workload (its seed varies the workload:
-the workload is the unit), fails device FAIL_DEVICE at FAIL_NS, puts a fresh
+Every run replays the preset's one synthetic workload (its seed redraws the
+stream; the seeds are replicates of that one workload), fails device FAIL_DEVICE at FAIL_NS, puts a fresh
 replacement in at once and rebuilds REBUILD_STRIPES page rows at a time, with
 `array.rebuild = "all"` or `"written"`. Per scope: the rebuild's duration, the
 units it wrote, the replacement's GC page moves, and the read p99 / p99.9 during
 and after the rebuild (a percentile only from a phase with at least 10 / (1 - p)
 reads), with 95 % percentile-bootstrap intervals of the median over the seeds;
-"written" against "all", paired by seed, with an exact sign test: "lower" or
-"higher" only when the sign test reaches 5 % and the interval excludes 0, else
-"inconclusive".
+"written" against "all", paired by seed, with an exact sign test over the seeds:
+"consistently lower" or "consistently higher" only when the sign test reaches
+5 % and the interval excludes 0, else "not consistent" (whether the effect held
+across the seeds of this one workload, not a verdict across workloads).
 
 The devices run `ftl.allocation = "round-robin"` (SSDsim's rotating die token,
 the default since 0.2.0), set explicitly: under `dynamic` (the default before),
@@ -104,8 +105,8 @@ def page(rows, seeds, requests):
         "No paper measured this. md rebuilds every row of a failed member onto the spare,",
         "written or not, which on an SSD leaves the replacement's whole logical space valid;",
         "a rebuild of written rows only (as ZFS resilvers only allocated blocks) leaves the",
-        f"rest unwritten. Each run replays `{PRESET}`'s synthetic workload (2,000 IOPS; the",
-        f"seed changes the workload), fails device {FAIL_DEVICE} at {FAIL_NS / 1e9:.0f} s, puts a fresh device in",
+        f"rest unwritten. Each run replays `{PRESET}`'s one synthetic workload (2,000 IOPS; the",
+        f"seed redraws its stream), fails device {FAIL_DEVICE} at {FAIL_NS / 1e9:.0f} s, puts a fresh device in",
         f"at once and rebuilds {REBUILD_STRIPES} page rows at a time (`array.rebuild_stripes`), with",
         "`array.rebuild = \"all\"` or `\"written\"`; see \"A device failing, its replacement and",
         "rebuild\" in the README for the model. The devices offer programs to their dies in",
@@ -117,8 +118,16 @@ def page(rows, seeds, requests):
         "rebuild, after it. The two scopes' rebuilds end at different times, so their",
         "\"during\" and \"after\" phases cover different stretches of the run (shown, not",
         "compared); the comparisons below take the whole run, the one window both share,",
-        "and the device counts (units, GC moves) are whole-run totals. With six seeds the",
-        "exact sign test reaches p = 0.031 only when all six move the same way.",
+        "and the device counts (units, GC moves) are whole-run totals.",
+        "",
+        "**One workload, its seeds replicates.** The seeds redraw one synthetic workload: they",
+        "are replicates of it, not separate workloads, so the comparison below is no verdict",
+        "in the sense of the paper pages. Its last column says whether the effect held across",
+        "these seeds (*consistently lower* / *consistently higher*: exact sign test over the",
+        f"seeds p < {verdict.ALPHA} and the interval off 0; with six seeds p = 0.031 only when all",
+        "six move the same way), else *not consistent*; it does not say the effect generalises",
+        "to other workloads.",
+        "",
         "Cells: median over the seeds [95 % percentile-bootstrap interval]; a percentile",
         "appears only from a phase with at least 10 / (1 − p) reads.",
         "",
@@ -136,7 +145,7 @@ def page(rows, seeds, requests):
             f"{med_ci([r['during_p99'] for r in rs])} | {med_ci([r['after_p99'] for r in rs])} | "
             f"{med_ci([r['run_read_p99'] for r in rs])} | {med_ci([r['run_read_p999'] for r in rs])} |"
         )
-    out += ["", "`written` against `all` (paired by seed):", "",
+    out += ["", "`written` against `all` (paired by seed; seeds of one workload):", "",
             verdict.SIGN_TABLE[0].format("metric"), verdict.SIGN_TABLE[1]]
     out += [verdict.sign_verdict_row(what, changes(rows, key)) for key, what, unit in METRICS]
     out += ["", "## Runs", "",

@@ -49,6 +49,10 @@ GRID = {
     "min_skew": [1, 2, 4, 8],
     "beta": [0.5, 1.0, 2.0],
 }
+# Axes whose grid holds every distinct behaviour, so that an optimum on its edge
+# is no sign of a better point outside it.
+COMPLETE = {"max_gap": "the pre-read gaps of 5+1 updates are 0, 2 and 4, so these values give every distinct "
+                       "behaviour"}
 # The hand-picked values before the fit (README), for the before/after lines.
 UNFITTED = {"max_gap": 2, "min_queued": 8, "min_skew": 4, "alpha": 1.0, "beta": 1.0}
 COMMAND = "python3 scripts/fit_bpu.py"
@@ -147,6 +151,33 @@ beta = {num(best['beta'])}
     (ROOT / "configs" / "schemes" / "bpu.toml").write_text(text)
 
 
+def grid_edges(best):
+    """[(axis, "smallest" / "largest")] where the best point lies on the edge of
+    the grid (axes in COMPLETE left out)."""
+    out = []
+    for k, vals in GRID.items():
+        if k in COMPLETE or len(vals) < 2:
+            continue
+        if best[k] in (min(vals), max(vals)):
+            out.append((k, "smallest" if best[k] == min(vals) else "largest"))
+    return out
+
+
+def edge_note(best):
+    """The page's warning when the optimum may lie outside the grid."""
+    edges = grid_edges(best)
+    complete = [f"`{k}` = {num(best[k])} ({why})" for k, why in COMPLETE.items()
+                if best[k] in (min(GRID[k]), max(GRID[k]))]
+    lines = []
+    if edges:
+        lines.append("**The fitted point lies on the edge of the grid** on " + ", ".join(
+            f"`{k}` (= {num(best[k])}, the {side} value searched)" for k, side in edges)
+            + ": the optimum may lie outside the grid, and a wider search could find a better point.")
+    if complete:
+        lines.append("On the edge but not a gap in the search: " + "; ".join(complete) + ".")
+    return lines
+
+
 def page(rows, best, unfitted, refs, date):
     b, u = rows[key(best)], rows[key(unfitted)]
     ad = refs["adaptive"]
@@ -176,6 +207,8 @@ def page(rows, best, unfitted, refs, date):
         out.append(
             f"| scheme `{name}` | | | | | | {fmt_ms(s['mean_ns'])} | {paired(s, base)} | {fmt_ms(s['p99_9_ns'])} | {share(s):.2f} % | |"
         )
+    for line in edge_note(best):
+        out += ["", line]
     out += [
         "",
         "\"adaptive adjusts ×\" is adaptive's adjusted updates over BPU's on the same runs; the adaptive-parity",

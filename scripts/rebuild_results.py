@@ -2,15 +2,18 @@
 """docs/results/rebuild.md: read tail latency before, during and after a channel
 failure and its rebuild, per scheme, on the degraded-mode and adaptive presets.
 
-Every run replays the preset's synthetic workload (its seed varies the
-workload: the workload is the unit), fails one channel at FAIL_NS, puts a
-replacement in at once and rebuilds REBUILD_STRIPES stripes at a time at low
-priority. Per scheme: the rebuild's duration and the read p99 / p99.9 of each
-phase (a percentile only from a phase with at least 10 / (1 - p) reads), with
-95 % percentile-bootstrap intervals of the median over the seeds; against the
-preset's baseline, the paired relative change of the read p99.9 during the
-rebuild, with an exact sign test: "lower" or "higher" only when the sign test
-reaches 5 % and the interval excludes 0, else "inconclusive".
+Every run replays the preset's one synthetic workload (its seed redraws the
+stream, but the seeds are replicates of that one workload, not several
+workloads), fails one channel at FAIL_NS, puts a replacement in at once and
+rebuilds REBUILD_STRIPES stripes at a time at low priority. Per scheme: the
+rebuild's duration and the read p99 / p99.9 of each phase (a percentile only
+from a phase with at least 10 / (1 - p) reads), with 95 % percentile-bootstrap
+intervals of the median over the seeds; against the preset's baseline, the
+paired relative change of the read p99.9 during the rebuild, with an exact sign
+test over the seeds: "consistently lower" or "consistently higher" only when the
+sign test reaches 5 % and the interval excludes 0, else "not consistent". That
+says whether the effect held across the seeds of this one workload; it is not a
+verdict across workloads and does not say the effect generalises.
 
 Usage: python3 scripts/rebuild_results.py [--seeds N] [--requests N] [--out FILE]
 (the defaults took about a minute on two cores on 2026-12-05)
@@ -105,15 +108,23 @@ def page(rows, seeds, requests, control=None):
         f"({seeds} seeds, {requests:,} requests each); do not edit by hand.",
         "",
         "No paper measured this: what a channel failure and the rebuild that follows do to",
-        "the read tail, per scheme. Each run replays the preset's synthetic workload (the",
-        f"seed changes the workload), fails channel {CHANNEL} at {FAIL_NS / 1e9:.0f} s, puts a replacement in",
+        "the read tail, per scheme. Each run replays the preset's one synthetic workload (the",
+        f"seed redraws its stream), fails channel {CHANNEL} at {FAIL_NS / 1e9:.0f} s, puts a replacement in",
         f"at once and rebuilds {REBUILD_STRIPES} stripes at a time at low priority (its reads behind host I/O);",
         "see \"Channel failure and rebuild\" in the README for the model. Phases are by",
         "completion time: before the failure, during it (until the rebuild ends), after.",
         "The phases also differ in when they fall in the run (the aged device collects",
         "more garbage as the run goes on), so compare schemes within a phase, not one",
-        "scheme across phases. With six seeds the exact sign test reaches p = 0.031 only",
-        "when all six move the same way.",
+        "scheme across phases.",
+        "",
+        "**One workload, its seeds replicates.** The seeds redraw one synthetic workload: they",
+        "are replicates of it, not separate workloads, so nothing here is a verdict on a claim",
+        "in the sense of the paper pages. The last column of each comparison says whether the",
+        "effect held across these seeds (*consistently lower* / *consistently higher*: exact",
+        f"sign test over the seeds p < {verdict.ALPHA} and the interval off 0; with six seeds p = 0.031",
+        "only when all six move the same way), else *not consistent*. A consistent effect is",
+        "consistent across the seeds of this one workload; whether it holds on other workloads",
+        "was not tested.",
         "Cells: median over the seeds [95 % percentile-bootstrap interval], µs; a",
         "percentile appears only from a phase with at least 10 / (1 − p) reads",
         "(p99.99: 100,000).",
@@ -137,7 +148,8 @@ def page(rows, seeds, requests, control=None):
             )
         base = {r["seed"]: r for r in by["baseline"]}
         for q, name in (("p999", "p99.9"), ("p9999", "p99.99")):
-            out += ["", f"Against `baseline`, read {name} during the rebuild (paired by seed):", "",
+            out += ["", f"Against `baseline`, read {name} during the rebuild (paired by seed; seeds of one workload):",
+                    "",
                     verdict.SIGN_TABLE[0].format("scheme"), verdict.SIGN_TABLE[1]]
             for s in schemes[1:]:
                 ch = (verdict.paired_change(r[f"during_{q}"], base[r["seed"]][f"during_{q}"]) for r in by[s])

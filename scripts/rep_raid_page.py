@@ -9,7 +9,7 @@ from rep_raid_claims import (B, BS, C5, F, MIN_TRACE_REQUESTS, NAMES, PRESET, PR
     WIDE, all_mean, claims, complete, evaluate_all, gc_erases, gc_time, page_moves, read_mean, reorg_time, rep,
     write_mean)
 from rep_raid_tables import (activity_table, balance_ratio, balance_table, claims_table, cpu_minutes, cr5m_worse,
-    fint, fms, fpct, gc_split_table, have, headline_table, med, memory_table, oversize_note, paired,
+    fint, fms, fpct, gc_split_table, have, headline_table, med, memory_table, paired,
     per_workload_table, profile_detail, roles_table, sat_mark, saturation_lines, short, table4, tail_table, vals)
 
 COMMAND = "python3 scripts/rep_raid_results.py"
@@ -28,7 +28,8 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
     req_counts = {wl: med(vals(reports, PRESET, B, wl, seeds, lambda r: r["trace"]["requests"])) for wl in PROFILES}
     rt = [r for (p, sc, w, s), r in reports.items() if p == PRESET and w in PROFILES and sc == R]
     failed = failed or {}
-    units = sum(len(v) for v in complete(reports, PRESET, PROFILES, seeds).values())
+    ok = complete(reports, PRESET, PROFILES, seeds)
+    units, replicates = sum(1 for v in ok.values() if v), sum(len(v) for v in ok.values())
     out = [
         "# Rep-RAID, CR5M and FusionRAID against RAID-5: our runs beside the paper",
         "",
@@ -50,10 +51,11 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         "",
         "## Headline: Rep-RAID's main claims",
         "",
-        f"Unit: the workload (profile × seed), {units} of them; pooled change = mean of the workloads' paired",
-        "changes. Full table and the protocol below.",
+        f"Unit: the workload (the profile), {units} of them, each with its seeds as replicates ({replicates}",
+        "(profile, seed) pairs in all); pooled change = mean of the profiles' median paired changes. Full table",
+        "and the protocol below.",
         "",
-        headline_table(res["seed"], comps),
+        headline_table(res, comps),
         "## Setup",
         "",
         f"- **Device.** Preset `{PRESET}`: the paper's Table 2 (8 channels × 4 chips × 4 planes × 512 blocks ×",
@@ -79,10 +81,10 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         "  `configs/workloads/rep-raid-*.toml`. Each run replays " + reqs + ": "
         + ", ".join(f"{short(w)} {n:,}" for w, n in req_counts.items()) + ".",
         f"- **Seeds.** Seeds 1–{a.seeds} (`--set seed=N`). The seed drives both the preconditioning layout and the",
-        "  synthetic request stream, so each (profile, seed) is a different workload: **the workload",
-        f"  (profile × seed) is the unit** ({len(PROFILES) * len(seeds)} workloads). The last column of each claims",
-        "  table repeats the verdict with the profile as the unit (the median over its seeds, 9 units), which",
-        "  does not count a profile's seeds as independent; where the two differ, read the weaker.",
+        "  synthetic request stream, but a profile's seeds redraw one workload (the same Table 3 row): **the",
+        f"  workload (profile) is the unit** ({len(PROFILES)} workloads) and its seeds are replicates: per",
+        "  profile the median of its seeds' changes, with a bootstrap interval over them. Counting each",
+        "  (profile, seed) as a workload would treat replicates as independent evidence, and is not done.",
         "  A (profile, seed) with a failed run of any scheme is left out of every comparison.",
         "- **Metrics** (report keys): mean latency of writes, reads and all requests (`latency.*.mean_ns`,",
         "  Fig. 8a–c); p99.99 of all requests (`latency.all.p99_99_ns`, Fig. 9); valid page moves in GC (sum",
@@ -95,23 +97,25 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         "",
         "## Protocol",
         "",
-        "- **Paired change.** Per workload, 100 × (scheme − comparator) / comparator, both run with the same",
-        "  preset, profile and seed.",
+        "- **Paired change.** Per (profile, seed), 100 × (scheme − comparator) / comparator, both run with the",
+        "  same preset, profile and seed; per profile (the workload) the median over its seeds, with a 95 %",
+        "  percentile bootstrap interval (seeds resampled).",
         "- **Across workloads.** Exact two-sided sign test and two-sided Wilcoxon signed-rank test (exact for",
         f"  n ≤ {V.EXACT_WILCOXON_MAX_N}, normal approximation with tie and continuity correction beyond; zeros",
-        "  dropped) on the workloads' changes. Pooled change = their mean, with a 95 % interval from a",
-        f"  two-level percentile bootstrap ({V.BOOT_RESAMPLES:,} resamples, seed {V.BOOT_SEED}).",
-        "- **Percentiles.** pX is used only from a run whose class has at least 10 / (1 − X) samples",
-        "  (p99.99: 100,000 requests; `verdict.percentile_valid`); a tail claim falls back to the highest",
+        "  dropped) on the profiles' median changes. Pooled change = their mean, with a 95 % interval from a",
+        f"  two-level percentile bootstrap (profiles, then seeds within them; {V.BOOT_RESAMPLES:,} resamples, seed "
+        f"{V.BOOT_SEED}).",
+        "- **Percentiles.** pX is used only from a run whose class has at least 10 / (1 − X) distinct requests",
+        "  (p99.99: 100,000; `verdict.percentile_valid`); a tail claim falls back to the highest",
         f"  percentile (not below p90) at which at least {V.MIN_WORKLOADS} workloads are valid, and says so.",
         f"- **Saturation.** A run is saturated when its busiest channel is busy ≥ {V.SAT_BUSY:.0%} of the run or the",
-        f"  device works on more than {V.SAT_DRAIN:.0%} of the trace's span past the last arrival; a workload",
-        f"  with a saturated run is left out of every verdict (and marked {RP.DAGGER} in the tables).",
+        f"  device works on more than {V.SAT_DRAIN:.0%} of the trace's span past the last arrival; a (profile,",
+        f"  seed) with a saturated run is left out of every verdict (and marked {RP.DAGGER} in the tables).",
         "- **Verdicts** (`verdict.classify`): *reproduced*: both tests p < 0.05 in the paper's direction and",
-        "  the pooled interval reaches the paper's size (for an increase the size is read as \"at least\": a",
-        "  much larger increase also reaches it); *direction only*: significant in the paper's direction,",
-        "  size not reached; *inconclusive*: not significant by both tests; *contradicted*: significant the",
-        "  other way. Direction-only claims (no size in the paper) need the direction only.",
+        "  the paper's size agrees with ours; *direction only (size smaller / larger)*: significant in the",
+        "  paper's direction, the size not; *inconclusive*: not significant by both tests; *contradicted*:",
+        "  significant the other way. Direction-only claims (no size in the paper) need the direction only.",
+        f"  The size, against the pooled interval: {V.SIZE_RULE}.",
         "",
         f"## Saturation, `{PRESET}`",
         "",
@@ -119,14 +123,13 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         f"## The paper's claims: verdicts, `{PRESET}` (3+1)",
         "",
         "Columns: the paper's size; our pooled change [95 % CI] (for a tail claim, the percentile used);",
-        "how many workloads went down (−) and up (+); the two tests' p; the verdict with the workload",
-        "(profile × seed) as unit, and with the profile as unit.",
+        "how many workloads (profiles, each the median over its seeds) went down (−) and up (+); the two",
+        "tests' p; the verdict.",
         "",
-        claims_table(comps, res["seed"], "workload", res["workload"]),
-        oversize_note(comps, res["seed"]),
+        claims_table(comps, res, "workload"),
         "### Per profile: median change over the seeds (%)",
         "",
-        profile_detail(comps, res["workload"], PROFILES),
+        profile_detail(comps, res, PROFILES),
         "### CR5M's write latency per trace (Fig. 8a: worse than RAID-5 on src1_2 and hm_0 only)",
         "",
         "\"worse\" / \"better\": every seed the same way.",
@@ -193,8 +196,7 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
             f"The same runs with each stripe across all 8 channels (seeds 1–{a.wide_seeds}).",
             "",
             saturation_lines(reports, WIDE, PROFILES, wseeds),
-            claims_table(wcomps, wres["seed"], "workload", wres["workload"]),
-            oversize_note(wcomps, wres["seed"]),
+            claims_table(wcomps, wres, "workload"),
             "### Mean write latency (ms; change vs RAID-5)",
             "",
             per_workload_table(reports, WIDE, PROFILES, wseeds, write_mean, fms),
@@ -209,7 +211,7 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         names = [w.name for w in trace_wls]
         tcomps = [c for c in claims([PRESET]) if c.cid in ("W1", "W2", "W3", "W4", "R1", "R2", "R3", "R4", "A1", "A2",
                                                           "A3", "M1", "G1")]
-        tres = evaluate_all(reports, PRESET, names, tseeds, tcomps, units=("workload",))["workload"]
+        tres = evaluate_all(reports, PRESET, names, tseeds, tcomps)
         out += [
             "## Secondary: the shared real trace samples",
             "",

@@ -15,12 +15,11 @@ Runs (the release CLI, one process at a time unless --jobs says otherwise):
 - allocation check: RAID-5 on each profile, seed 1, with every chunk bound to
   one die of its channel (ftl.allocation = "static-channel-first").
 
-The seed drives preconditioning and the synthetic request stream, so every
-(profile, seed) is a different workload: it is the unit of the tests (sign
-test, Wilcoxon, bootstrap; verdict.classify). A second verdict with the
-profile as the unit (median over its seeds) is shown beside it. For the real
-traces the seed changes only the preconditioning: there the trace is the unit
-and seeds are replicates.
+The seed drives preconditioning and the synthetic request stream, but a
+profile's seeds redraw one workload: the profile is the unit of the tests
+(sign test, Wilcoxon, bootstrap; verdict.classify) and its seeds are
+replicates. For the real traces the seed changes only the preconditioning:
+there too the trace is the unit and its seeds are replicates.
 
 Usage: python3 scripts/rep_raid_results.py [--seeds 3] [--wide-seeds 3]
        [--trace-seeds 3] [--requests N] [--traces DIR] [--keep DIR]

@@ -6,7 +6,7 @@ import statistics
 
 import results_pages as RP
 import verdict as V
-from rep_raid_claims import (B, C5, F, FAR, HEADLINE, NAMES, R, SCHEMES, TABLE4, TRACES, gc_die_time, gc_erases,
+from rep_raid_claims import (B, C5, F, HEADLINE, NAMES, R, SCHEMES, TABLE4, TRACES, gc_die_time, gc_erases,
     page_moves, reorg_time, rep, write_mean)
 
 # ---------------------------------------------------------------- formatting helpers
@@ -77,7 +77,7 @@ def per_workload_table(reports, preset, workloads, seeds, fn, fmt, rel=True):
 def tail_cell(rs, cls, p):
     if not rs:
         return "–"
-    n = min(r["latency"][cls]["count"] for r in rs)
+    n = min(V.distinct_samples(r["latency"][cls]["count"], r) for r in rs)
     if not V.percentile_valid(p, n):
         return "n too small"
     return fms(med([r["latency"][cls][RP.PKEY[p]] for r in rs]))
@@ -103,45 +103,27 @@ def verdict_cell(s):
     left = [f"{cnt[k]} {k}" for k in ("saturated", "n too small", "undefined") if cnt.get(k)]
     if left:
         note.append("left out: " + ", ".join(left))
-    if s.get("far_larger"):
-        note.insert(0, "size far larger")
     return f"**{s['verdict']}**" + (f" ({'; '.join(note)})" if note else "")
 
 
-def claims_table(comps, res, unit_label, second=None):
-    """The claims with the paper's size, ours and the verdict. res: {cid: summary} with the
-    main unit; second: the same with the other unit (its verdict in the last column)."""
+def paper_size(c):
+    if c.magnitude is None:
+        return "higher" if c.sign > 0 else "lower"
+    return ("≥ " if c.at_least else "") + RP.fnum(c.magnitude)
+
+
+def claims_table(comps, res, unit_label):
+    """The claims with the paper's size, ours and the verdict; res: {cid: summary}."""
     head = ["id", "the paper's claim (§4)", "paper", "ours: pooled change [95 % CI]", f"{unit_label}s − / +",
             "sign p", "Wilcoxon p", "verdict"]
-    if second is not None:
-        head.append("verdict, profile as unit")
     rows = []
     for c in comps:
         s = res[c.cid]
         pos, neg, p_sign = s["sign_test"]
-        p_wil = s["wilcoxon"][3]
-        paper = "direction" if c.magnitude is None else RP.fnum(c.magnitude)
-        if c.magnitude is None:
-            paper = "higher" if c.sign > 0 else "lower"
         what = f" ({RP.PNAME[s['used']]})" if s.get("used") else ""
-        row = [c.cid, c.claim, paper, f"{RP.fnum(s['pooled'])} {RP.fci(s['pooled_ci'])}{what}",
-               f"{neg} / {pos}", RP.fp(p_sign), RP.fp(p_wil), verdict_cell(s)]
-        if second is not None:
-            row.append(second[c.cid]["verdict"])
-        rows.append(row)
+        rows.append([c.cid, c.claim, paper_size(c), f"{RP.fnum(s['pooled'])} {RP.fci(s['pooled_ci'])}{what}",
+                     f"{neg} / {pos}", RP.fp(p_sign), RP.fp(s["wilcoxon"][3]), verdict_cell(s)])
     return RP.table(head, rows)
-
-
-def oversize_note(comps, res):
-    """The claims whose change is significant in the paper's direction but more than FAR times
-    its size: marked "direction only", not "reproduced"."""
-    out = [f"{c.cid} ({RP.fnum(res[c.cid]['pooled'])} against {RP.fnum(c.magnitude)})"
-           for c in comps if res[c.cid].get("far_larger")]
-    if not out:
-        return ""
-    return (f"Direction only, the size far larger (more than {FAR:g} × the paper's, which the verdict's \"at least\" "
-            "reading would have called reproduced): " + ", ".join(out)
-            + ". The paper reports small changes there; ours are of another order.\n")
 
 
 def balance_table(reports, preset, workloads, seeds):
@@ -310,7 +292,6 @@ def headline_table(res_main, comps):
     rows = []
     for cid in HEADLINE:
         c, s = by[cid], res_main[cid]
-        rows.append([cid, c.claim, "direction" if c.magnitude is None else RP.fnum(c.magnitude),
-                     f"{RP.fnum(s['pooled'])} {RP.fci(s['pooled_ci'])}",
-                     s["verdict"] + (" (size far larger)" if s.get("far_larger") else "")])
+        rows.append([cid, c.claim, "direction" if c.magnitude is None else paper_size(c),
+                     f"{RP.fnum(s['pooled'])} {RP.fci(s['pooled_ci'])}", s["verdict"]])
     return RP.table(["id", "claim", "paper", "ours (pooled, 95 % CI)", "verdict"], rows)

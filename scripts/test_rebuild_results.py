@@ -33,17 +33,27 @@ def verdict_line(text, scheme):
     return next(line for line in text.splitlines() if line.startswith(f"| {scheme} |") and "%" in line)
 
 
-def test_six_of_six_lower_with_an_interval_below_zero_is_lower():
+def test_six_of_six_lower_with_an_interval_below_zero_is_consistently_lower():
     text = page_with([900.0, 910, 920, 905, 915, 890], [1000.0, 1010, 990, 1000, 1020, 980])
-    assert verdict_line(text, "degraded").endswith("| lower |")
+    assert verdict_line(text, "degraded").endswith("| consistently lower |")
     # Mixed directions (and ties) are a coin flip.
-    assert verdict_line(text, "gc-tolerant-read").endswith("| inconclusive |")
+    assert verdict_line(text, "gc-tolerant-read").endswith("| not consistent |")
 
 
 def test_five_of_six_is_not_enough_for_the_sign_test():
     text = page_with([900.0, 910, 920, 905, 915, 1100], [1200.0] * 6)
-    assert verdict_line(text, "degraded").endswith("| inconclusive |")
-    assert verdict_line(text, "gc-tolerant-read").endswith("| higher |")
+    assert verdict_line(text, "degraded").endswith("| not consistent |")
+    assert verdict_line(text, "gc-tolerant-read").endswith("| consistently higher |")
+
+
+def test_the_seeds_are_labelled_replicates_of_one_workload_not_a_verdict():
+    text = page_with([900.0] * 6, [1000.0] * 6)
+    heads = [x for x in text.splitlines() if x.startswith("| scheme | median change |")]
+    assert heads and all(h.endswith("| across the seeds of this one workload |") for h in heads)
+    flat = " ".join(text.split())
+    assert "replicates of it, not separate workloads" in flat and "was not tested" in flat
+    for word in ("reproduced", "inconclusive", "contradicted", "direction only"):
+        assert word not in text
 
 
 def test_a_percentile_without_samples_is_a_dash_not_a_number():

@@ -98,6 +98,14 @@ class Percentiles(unittest.TestCase):
         self.assertEqual(v.min_samples("99.9"), 10_000)
         self.assertEqual(v.min_samples("99.99"), 100_000)
 
+    def test_replayed_copies_count_once(self):
+        # 508 distinct reads replayed twice: 1,016 in the report, still too few for p99.
+        r = {"trace": {"repeat": 2}}
+        self.assertEqual(v.distinct_samples(1016, r), 508)
+        self.assertFalse(v.percentile_valid("99", v.distinct_samples(1016, r)))
+        self.assertTrue(v.percentile_valid("99", v.distinct_samples(1016, {"trace": {"repeat": 1}})))
+        self.assertEqual(v.distinct_samples(1016, {}), 1016)  # a synthetic run: no replay
+
     def test_boundaries(self):
         self.assertFalse(v.percentile_valid("99", 999))
         self.assertTrue(v.percentile_valid("99", 1000))
@@ -111,13 +119,28 @@ class Classifier(unittest.TestCase):
     def workloads(self, values, seeds=5, spread=1.0):
         return {f"w{i}": [[x + spread * (j - seeds // 2) for j in range(seeds)]] for i, x in enumerate(values)}
 
-    def test_reproduced(self):
-        s = v.summarize(self.workloads([-40, -45, -38, -50, -42, -41, -39, -44]), -1, -38.7)
+    def test_reproduced_when_the_pooled_interval_contains_the_papers_size(self):
+        s = v.summarize(self.workloads([-40, -37, -38, -41, -36, -39, -42, -37]), -1, -38.7)
+        lo, hi = s["pooled_ci"]
+        self.assertTrue(lo <= -38.7 <= hi)
         self.assertEqual(s["verdict"], v.REPRODUCED)
 
-    def test_direction_only(self):
+    def test_size_smaller(self):
         s = v.summarize(self.workloads([-5, -6, -4, -7, -5, -3, -6, -5]), -1, -38.7)
-        self.assertEqual(s["verdict"], v.DIRECTION_ONLY)
+        self.assertEqual(s["verdict"], v.SIZE_SMALLER)
+
+    def test_an_overshoot_is_not_reproduced(self):
+        # -42.4 % pooled, interval about [-44, -40]: entirely beyond the paper's -38.7 %.
+        s = v.summarize(self.workloads([-40, -45, -38, -50, -42, -41, -39, -44]), -1, -38.7)
+        self.assertLess(s["pooled_ci"][1], -38.7)
+        self.assertEqual(s["verdict"], v.SIZE_LARGER)
+        # The old rule's "at least" reading survives only where the paper's words say so.
+        at_least = v.summarize(self.workloads([-40, -45, -38, -50, -42, -41, -39, -44]), -1, -38.7, at_least=True)
+        self.assertEqual(at_least["verdict"], v.REPRODUCED)
+
+    def test_at_least_still_needs_the_size(self):
+        s = v.summarize(self.workloads([-5, -6, -4, -7, -5, -3, -6, -5]), -1, -38.7, at_least=True)
+        self.assertEqual(s["verdict"], v.SIZE_SMALLER)
 
     def test_direction_claim_without_magnitude(self):
         s = v.summarize(self.workloads([-5, -6, -4, -7, -5, -3, -6, -5]), -1, None)
@@ -140,14 +163,68 @@ class Classifier(unittest.TestCase):
         self.assertEqual(s["verdict"], v.INCONCLUSIVE)
 
     def test_best_workload_magnitude(self):
-        vals = [-5, -6, -4, -7, -5, -3, -6, -31]
+        # One workload at -30 % (seeds -32..-28) against the paper's "up to -29.8 %".
+        vals = [-5, -6, -4, -7, -5, -3, -6, -30]
         self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "best")["verdict"], v.REPRODUCED)
-        self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "pooled")["verdict"], v.DIRECTION_ONLY)
+        self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "pooled")["verdict"], v.SIZE_SMALLER)
+        # A workload far beyond the paper's largest effect: its "up to" is too small.
+        vals[-1] = -60
+        self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "best")["verdict"], v.SIZE_LARGER)
+        vals[-1] = -15
+        self.assertEqual(v.summarize(self.workloads(vals), -1, -29.8, "best")["verdict"], v.SIZE_SMALLER)
 
     def test_tests_must_agree(self):
         # Both tests significant but disagreeing on the side cannot happen with
         # real data; the classifier still refuses to pick a side.
-        self.assertEqual(v.classify(7, 0, 0.01, 1.0, 27.0, 0.01, -1, None, (-1, 1)), v.INCONCLUSIVE)
+        self.assertEqual(v.classify(7, 0, 0.01, 1.0, 27.0, 0.01, -1, None), v.INCONCLUSIVE)
+
+
+class SizeReading(unittest.TestCase):
+    def test_about_reading_on_hand_made_intervals(self):
+        # A reduction of 38.7 %: contained, short of it, beyond it; the ends count as contained.
+        self.assertEqual(v.size_reading((-40.0, -35.0), -1, -38.7), v.WITHIN)
+        self.assertEqual(v.size_reading((-30.0, -20.0), -1, -38.7), v.SMALLER)
+        self.assertEqual(v.size_reading((-45.0, -40.0), -1, -38.7), v.LARGER)
+        self.assertEqual(v.size_reading((-38.7, -30.0), -1, -38.7), v.WITHIN)
+        self.assertEqual(v.size_reading(None, -1, -38.7), v.SMALLER)
+
+    def test_the_review_cases_are_size_larger(self):
+        # Adaptive-parity A1: +119,328 % [+13,208, +290,264] against the paper's +56.2 %.
+        self.assertEqual(v.size_reading((13_208.0, 290_264.0), +1, 56.2), v.LARGER)
+        # Rep-RAID W3: -63.6 % [-67.4, -59.1] against -34.7 %.
+        self.assertEqual(v.size_reading((-67.4, -59.1), -1, -34.7), v.LARGER)
+        # "More than 4.4x" (+340 %): reaching it is enough.
+        self.assertEqual(v.size_reading((380.0, 420.0), +1, 340.0, at_least=True), v.WITHIN)
+        self.assertEqual(v.size_reading((300.0, 330.0), +1, 340.0, at_least=True), v.SMALLER)
+
+    def test_up_to_reading(self):
+        self.assertEqual(v.best_size_reading([(-6.0, -4.0), (-31.0, -28.0)], -1, -29.8), v.WITHIN)
+        self.assertEqual(v.best_size_reading([(-6.0, -4.0), (-20.0, -10.0)], -1, -29.8), v.SMALLER)
+        # One workload beyond the paper's largest effect outweighs one containing it.
+        self.assertEqual(v.best_size_reading([(-31.0, -28.0), (-40.0, -35.0)], -1, -29.8), v.LARGER)
+
+    def test_weaker_of_two_verdicts(self):
+        self.assertEqual(v.weaker(v.REPRODUCED, v.INCONCLUSIVE), v.INCONCLUSIVE)
+        self.assertEqual(v.weaker(v.SIZE_LARGER, v.REPRODUCED), v.SIZE_LARGER)
+        self.assertEqual(v.weaker(v.INCONCLUSIVE, v.CONTRADICTED), v.CONTRADICTED)
+        self.assertEqual(v.weaker(v.REPRODUCED, v.REPRODUCED), v.REPRODUCED)
+
+
+class RatioOfTotals(unittest.TestCase):
+    def test_the_papers_table_4(self):
+        # 805,252 degraded operations against 39,920 GC-tolerant reads: 20.17x, +1,917.2 %.
+        self.assertAlmostEqual(v.ratio_of_totals([(805_252, 39_920)]), 100 * (805_252 / 39_920 - 1), places=9)
+
+    def test_a_workload_without_comparator_ops_still_counts_in_the_totals(self):
+        # (30 + 10) / (10 + 0) = 4: +300 %, where the mean of per-workload changes skips the second.
+        self.assertEqual(v.ratio_of_totals([(30, 10), (10, 0)]), 300.0)
+        self.assertEqual(v.ratio_of_totals([(5, 0)]), math.inf)
+        self.assertIsNone(v.ratio_of_totals([(0, 0)]))
+
+    def test_interval_over_workloads(self):
+        self.assertEqual(v.ratio_of_totals_ci([(20, 10)] * 5, resamples=200), (100.0, 100.0))
+        lo, hi = v.ratio_of_totals_ci([(20, 10), (40, 10), (30, 10), (15, 10), (25, 10), (35, 10)], resamples=500)
+        self.assertTrue(50.0 <= lo < 160.0 < hi <= 300.0)
 
 
 class Saturation(unittest.TestCase):
@@ -183,6 +260,8 @@ if __name__ == "__main__":
 def test_sign_verdict_needs_every_seed_one_way_and_an_interval_off_zero():
     assert v.sign_verdict([None, None]) is None
     m, ci, lower, higher, p, verdict = v.sign_verdict([-10.0, -12, -9, -11, -10, -13, None])
-    assert (m, lower, higher, round(p, 3), verdict) == (-10.5, 6, 0, 0.031, "lower") and ci[1] < 0
-    assert v.sign_verdict([5.0, 6, 4, 7, 5, -1])[-1] == "inconclusive"
-    assert v.sign_verdict([5.0, 6, 4, 7, 5, 8])[-1] == "higher"
+    assert (m, lower, higher, round(p, 3), verdict) == (-10.5, 6, 0, 0.031, "consistently lower") and ci[1] < 0
+    assert v.sign_verdict([5.0, 6, 4, 7, 5, -1])[-1] == "not consistent"
+    assert v.sign_verdict([5.0, 6, 4, 7, 5, 8])[-1] == "consistently higher"
+    # Seeds of one workload never get a paper page's verdict word.
+    assert v.sign_verdict([5.0] * 6)[-1] not in v.VERDICTS

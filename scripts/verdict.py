@@ -9,10 +9,11 @@ pages; this module holds everything that decides what the numbers mean:
   fixed seed;
 - `sign_test` (exact binomial, two-sided) and `wilcoxon` (signed-rank,
   two-sided; exact for n <= 20, normal approximation beyond);
-- `min_samples` / `percentile_valid`: a percentile p is reported only from a
-  class with at least 10 / (1 - p) samples;
+- `min_samples` / `percentile_valid` / `distinct_samples`: a percentile p is
+  reported only from a class with at least 10 / (1 - p) distinct requests;
 - `saturation`: whether a run overloaded the device;
-- `classify`: the four verdicts.
+- `size_reading`: where an interval lies against the paper's size;
+- `classify`: the verdicts.
 """
 
 import math
@@ -46,9 +47,31 @@ def min_workloads(alpha=None):
 MIN_WORKLOADS = min_workloads()
 
 REPRODUCED = "reproduced"
-DIRECTION_ONLY = "direction only"
+DIRECTION_ONLY = "direction only"  # the prefix of the two verdicts below
+SIZE_SMALLER = "direction only (size smaller)"
+SIZE_LARGER = "direction only (size larger)"
 INCONCLUSIVE = "inconclusive"
 CONTRADICTED = "contradicted"
+# Strongest first: a claim made of two comparisons is worth the weaker one's verdict.
+VERDICTS = [REPRODUCED, SIZE_SMALLER, SIZE_LARGER, INCONCLUSIVE, CONTRADICTED]
+_STRENGTH = {REPRODUCED: 3, SIZE_SMALLER: 2, SIZE_LARGER: 2, INCONCLUSIVE: 1, CONTRADICTED: 0}
+
+
+def weaker(*verdicts):
+    """The weakest of the verdicts (the first of equals): "Degraded has the least X"
+    holds only as far as it holds against every comparator."""
+    return min(verdicts, key=lambda v: _STRENGTH[v])
+
+
+# The size rule, as the pages state it.
+SIZE_RULE = (
+    "a paper's size is read as *about* that size: *reproduced* needs the interval to contain it; an interval "
+    "entirely short of it is *direction only (size smaller)*, one entirely beyond it *direction only (size "
+    "larger)*. Where the paper's words are a lower bound (\"more than\", \"over\", \"at least\"; marked ≥) "
+    "reaching it suffices. For an \"up to\" claim (the largest effect of any workload): *size larger* when some "
+    "workload's interval lies entirely beyond the paper's value, else *reproduced* when some workload's interval "
+    "contains it, else *size smaller*"
+)
 
 
 # ---------------------------------------------------------------- changes
@@ -124,6 +147,30 @@ def hierarchical_ci(workloads, resamples=BOOT_RESAMPLES, seed=BOOT_SEED, level=L
     return _quantile_sorted(stats, a), _quantile_sorted(stats, 1.0 - a)
 
 
+def ratio_of_totals(pairs):
+    """100 x (sum of the new totals / sum of the old - 1) over (new, old) pairs, one
+    per workload: a paper's "N times more in all" is this, not a mean of changes.
+    inf when only the old sum is 0, None when both are."""
+    a, b = sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    if b == 0:
+        return math.inf if a > 0 else None
+    return 100.0 * (a / b - 1.0)
+
+
+def ratio_of_totals_ci(pairs, resamples=BOOT_RESAMPLES, seed=BOOT_SEED, level=LEVEL):
+    """Percentile bootstrap interval of ratio_of_totals, workloads drawn with
+    replacement (None without a defined resample)."""
+    if not pairs:
+        return None
+    rng = random.Random(seed)
+    stats = [ratio_of_totals(rng.choices(pairs, k=len(pairs))) for _ in range(resamples)]
+    stats = sorted(x for x in stats if x is not None)
+    if not stats:
+        return None
+    a = (1.0 - level) / 2.0
+    return _quantile_sorted(stats, a), _quantile_sorted(stats, 1.0 - a)
+
+
 # ---------------------------------------------------------------- tests
 
 
@@ -141,33 +188,40 @@ def sign_test(xs):
     return pos, neg, min(1.0, 2.0 * tail / 2**n)
 
 
+# Seeds of one workload are replicates, not workloads: what a sign test over them
+# can say is whether an effect held across the seeds, never a verdict on a claim.
+CONSISTENT_LOWER = "consistently lower"
+CONSISTENT_HIGHER = "consistently higher"
+NOT_CONSISTENT = "not consistent"
+
+
 def sign_verdict(changes):
-    """Paired changes (None dropped; each scheme's against its reference, one per
-    workload) -> (median, bootstrap interval, n lower, n higher, sign test p,
-    verdict), the verdict "lower" or "higher" only when the exact sign test
-    reaches ALPHA and the interval excludes 0, else "inconclusive"; None without
-    a value."""
+    """Paired changes (None dropped; one per seed of one workload) -> (median,
+    bootstrap interval, n lower, n higher, sign test p, reading), the reading
+    CONSISTENT_LOWER / CONSISTENT_HIGHER only when the exact sign test reaches
+    ALPHA and the interval excludes 0, else NOT_CONSISTENT; None without a value."""
     xs = [x for x in changes if x is not None]
     if not xs:
         return None
     ci = bootstrap_ci(xs)
     pos, neg, p = sign_test(xs)
-    v = "inconclusive"
+    v = NOT_CONSISTENT
     if p < ALPHA and ci and (ci[1] < 0 or ci[0] > 0):
-        v = "lower" if ci[1] < 0 else "higher"
+        v = CONSISTENT_LOWER if ci[1] < 0 else CONSISTENT_HIGHER
     return statistics.median(xs), ci, neg, pos, p, v
 
 
-SIGN_TABLE = ["| {} | median change | 95 % interval | seeds lower / higher | sign test p | verdict |",
+SIGN_TABLE = ["| {} | median change | 95 % interval | seeds lower / higher | sign test p "
+              "| across the seeds of this one workload |",
               "|---|---|---|---|---|---|"]
 
 
 def sign_verdict_row(name, changes, missing="values"):
     """A row of the table SIGN_TABLE heads: :func:`sign_verdict` of `changes`, or
-    "inconclusive (no `missing`)" without a value."""
+    "— (no `missing`)" without a value."""
     c = sign_verdict(changes)
     if c is None:
-        return f"| {name} | — | — | — | — | inconclusive (no {missing}) |"
+        return f"| {name} | — | — | — | — | — (no {missing}) |"
     m, ci, neg, pos, p, v = c
     return f"| {name} | {m:+.1f} % | [{ci[0]:+.1f}, {ci[1]:+.1f}] % | {neg} / {pos} | {p:.3f} | {v} |"
 
@@ -260,6 +314,13 @@ def percentile_valid(p, n):
     return n >= min_samples(p)
 
 
+def distinct_samples(n, report):
+    """A class's sample count `n` in `report`, counting each distinct request once:
+    a trace replayed k times (the report's trace.repeat) holds every request k
+    times, and its k copies are not k independent samples of the tail."""
+    return n // max(1, (report.get("trace") or {}).get("repeat") or 1)
+
+
 def percentiles_at_or_below(p):
     """The PERCENTILES entries not above p, highest first."""
     keys = [x for x, _ in PERCENTILES]
@@ -295,18 +356,7 @@ def max_busy(report):
 # ---------------------------------------------------------------- verdicts
 
 
-def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=ALPHA):
-    """Test one claim.
-
-    workloads: {name: strata}, strata a list of lists of paired changes (one
-    list per device x window, one value per seed). sign: the paper's
-    direction (-1 a reduction, +1 an increase). magnitude: the paper's size in
-    the same unit (e.g. -38.7 for "-38.7 %"), or None when the claim is a
-    direction only. magnitude_kind: "pooled" (the pooled interval must reach
-    it) or "best" ("up to": some workload's interval must reach it).
-
-    Returns a dict with the per-workload medians and intervals, the tests and
-    the verdict."""
+def _per_workload(workloads):
     per = {}
     for name, strata in workloads.items():
         strata = [[x for x in s if x is not None] for s in strata]
@@ -314,62 +364,93 @@ def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=AL
         if not strata:
             continue
         allx = [x for s in strata for x in s]
-        per[name] = {
-            "n": len(allx),
-            "median": statistics.median(allx),
-            "ci": bootstrap_ci(strata),
-            "strata": strata,
-        }
+        per[name] = {"n": len(allx), "median": statistics.median(allx), "ci": bootstrap_ci(strata), "strata": strata}
+    return per
+
+
+def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=ALPHA, at_least=False, size_ci=None):
+    """Test one claim.
+
+    workloads: {name: strata}, strata a list of lists of paired changes (one
+    list per device x window, one value per seed). sign: the paper's
+    direction (-1 a reduction, +1 an increase). magnitude: the paper's size in
+    the same unit (e.g. -38.7 for "-38.7 %"), or None when the claim is a
+    direction only. magnitude_kind: "pooled" (the pooled interval is held
+    against it) or "best" ("up to": the workloads' intervals are). at_least:
+    the paper's words are a lower bound. size_ci: an interval of the paper's own
+    statistic, when it is not the pooled mean of changes (held against the
+    magnitude instead of the pooled interval). See size_reading.
+
+    Returns a dict with the per-workload medians and intervals, the tests, the
+    size reading and the verdict."""
+    per = _per_workload(workloads)
     meds = [w["median"] for w in per.values()]
     pos, neg, p_sign = sign_test(meds)
     w_plus, w_minus, n_w, p_wil = wilcoxon(meds)
-    pooled = statistics.fmean(meds) if meds else None
     pooled_ci = hierarchical_ci([w["strata"] for w in per.values()]) if per else None
-    best_ci = None
-    if per:
-        best = min if sign < 0 else max
-        best_ci = best((w["ci"] for w in per.values()), key=lambda ci: ci[0] if sign < 0 else ci[1])
-    v = classify(pos, neg, p_sign, w_plus, w_minus, p_wil, sign, magnitude,
-                 pooled_ci if magnitude_kind == "pooled" else best_ci, alpha)
+    if magnitude is None:
+        size = None
+    elif magnitude_kind == "best":
+        size = best_size_reading([w["ci"] for w in per.values()], sign, magnitude, at_least)
+    else:
+        size = size_reading(size_ci or pooled_ci, sign, magnitude, at_least)
     return {
         "per_workload": per,
         "sign_test": (pos, neg, p_sign),
         "wilcoxon": (w_plus, w_minus, n_w, p_wil),
-        "pooled": pooled,
+        "pooled": statistics.fmean(meds) if meds else None,
         "pooled_ci": pooled_ci,
-        "best_ci": best_ci,
         "magnitude": magnitude,
         "magnitude_kind": magnitude_kind,
+        "at_least": at_least,
         "sign": sign,
-        "verdict": v,
+        "size": size,
+        "verdict": classify(pos, neg, p_sign, w_plus, w_minus, p_wil, sign, size, alpha),
     }
 
 
-def reaches(ci, sign, magnitude):
-    """Whether interval ci reaches the paper's magnitude in the paper's
-    direction (for a reduction: its lower end is <= magnitude)."""
-    if magnitude is None:
-        return True
+WITHIN, SMALLER, LARGER = "within", "smaller", "larger"
+
+
+def size_reading(ci, sign, magnitude, at_least=False):
+    """Where interval ci lies against the paper's magnitude, along the paper's
+    direction: WITHIN (it contains the magnitude; with at_least, it reaches it),
+    SMALLER (entirely short of it, or None) or LARGER (entirely beyond it)."""
     if ci is None:
-        return False
-    return ci[0] <= magnitude if sign < 0 else ci[1] >= magnitude
+        return SMALLER
+    lo, hi = (ci[0], ci[1]) if sign > 0 else (-ci[1], -ci[0])  # effects in the paper's direction
+    m = magnitude if sign > 0 else -magnitude
+    if hi < m:
+        return SMALLER
+    if lo > m and not at_least:
+        return LARGER
+    return WITHIN
 
 
-def classify(pos, neg, p_sign, w_plus, w_minus, p_wil, sign, magnitude, ci, alpha=ALPHA):
-    """The verdict from the across-workload tests.
+def best_size_reading(cis, sign, magnitude, at_least=False):
+    """size_reading of an "up to" claim over the workloads' intervals: LARGER when
+    one lies entirely beyond the paper's largest effect, else WITHIN when one
+    contains (at_least: reaches) it, else SMALLER."""
+    readings = [size_reading(ci, sign, magnitude, at_least) for ci in cis if ci is not None]
+    for r in (LARGER, WITHIN):
+        if r in readings:
+            return r
+    return SMALLER
+
+
+def classify(pos, neg, p_sign, w_plus, w_minus, p_wil, sign, size, alpha=ALPHA):
+    """The verdict from the across-workload tests and the size reading.
 
     A direction is significant when the sign test and the Wilcoxon test are
     both below alpha and agree (more positive workloads and W+ > W-, or the
-    reverse). Significant in the paper's direction: "reproduced" if ci reaches
-    the paper's magnitude (always, for a direction-only claim), else
-    "direction only". Significant the other way: "contradicted". Otherwise
-    "inconclusive"."""
+    reverse). Significant in the paper's direction: REPRODUCED when size is
+    WITHIN or None (a direction-only claim), else SIZE_SMALLER / SIZE_LARGER.
+    Significant the other way: CONTRADICTED. Otherwise INCONCLUSIVE."""
     if p_sign < alpha and p_wil < alpha:
         up = pos > neg and w_plus > w_minus
         down = neg > pos and w_minus > w_plus
         if up or down:
-            d = 1 if up else -1
-            if d != sign:
+            if (1 if up else -1) != sign:
                 return CONTRADICTED
-            return REPRODUCED if reaches(ci, sign, magnitude) else DIRECTION_ONLY
+            return {None: REPRODUCED, WITHIN: REPRODUCED, SMALLER: SIZE_SMALLER, LARGER: SIZE_LARGER}[size]
     return INCONCLUSIVE

@@ -190,10 +190,20 @@ def trend(metric, scheme, ref, hi, lo):
     return build
 
 
-def equivalence(ci, margin=EQUIV_MARGIN):
-    """Verdict of a "no difference" claim: reproduced when the pooled interval lies
-    within ± margin, contradicted when it lies wholly outside, else inconclusive."""
-    if ci is None:
+def differing(s):
+    """Workloads whose median paired change is not 0: where the compared schemes
+    did something different (a scheduler with nothing to reorder changes nothing)."""
+    return sum(1 for w in s["per_workload"].values() if w["median"] != 0)
+
+
+def equivalence(s, margin=EQUIV_MARGIN):
+    """Verdict of a "no difference" claim from summarize()'s result: inconclusive
+    unless the schemes differed on at least MIN_WORKLOADS workloads (identical
+    runs show no difference because nothing was tested); then reproduced when the
+    pooled interval lies within ± margin, contradicted when it lies wholly
+    outside, else inconclusive."""
+    ci = s["pooled_ci"]
+    if ci is None or differing(s) < V.MIN_WORKLOADS:
         return V.INCONCLUSIVE
     lo, hi = ci
     if -margin <= lo and hi <= margin:
@@ -234,7 +244,7 @@ def evaluate(ctx, c):
     wls = ctx.profiles if c.pool == "profiles" else ctx.traces
     s = V.summarize(c.build(ctx, wls, counts), c.sign, c.magnitude, c.kind)
     if c.equivalent:
-        s["verdict"] = equivalence(s["pooled_ci"])
+        s["verdict"] = equivalence(s)
     s["counts"] = counts
     return s
 

@@ -57,15 +57,41 @@ def devices(ctx):
     return (
         f"**Device.** Preset `{PRESET}` (README \"Host schedulers: NOOP, PIQ, VIOS\"): 8 channels × 8 chips, "
         "2 KiB pages, 20 µs / 600 µs at ΔVp 0.30 / 1.5 ms, pages placed statically channels first (Eq. 1), "
-        "process variation at 12 K P/E cycles (κ = 2), admission window `host.queue_depth = 32`, a fresh device "
+        "process variation at 12 K P/E cycles (κ = 2), admission window `host.queue_depth = 32` (see below), a "
+        "fresh device "
         "whose pages read before their first write are mapped by preconditioning. Schemes `noop`, `piq`, `vios`. "
         f"Workloads: the synthetic profiles of Table 1's twelve traces (`configs/workloads/vios-*.toml`, the first "
         f"{ctx.requests:,} requests of each; their arrival rates are calibrated so that NOOP meets the row's "
         "conflict ratio, see \"Table 1\" below) and the shared trace samples at their recorded rates (main panel "
         "only). Sweeps are `--set` variants of the preset: `process_variation.initial_pe_cycles` (wear stage), "
         "`geometry.chips_per_channel` (chips), `timing.program_ns` (base tPROG), `host.queue_depth` (admission "
-        "window), `process_variation.ber_exponent` (κ)."
+        "window), `process_variation.ber_exponent` (κ).\n\n" + QUEUE_NOTE
     )
+
+
+# What the admission window is, and whose choice.
+QUEUE_NOTE = (
+    "**The admission window is our choice.** The paper ran SSDSim (its ref. [18]) and does not say how many "
+    "requests the device accepts at once; SSDsim 2.1, the public version (`../shared/research/anchor-ssdsim.md`), "
+    "caps outstanding host requests at 5 with a hidden `queue_length`. The preset's `host.queue_depth = 32` is "
+    "ours (NCQ's depth; `../shared/research/next-wave-spec.md` §2.f.1). The host schedulers only reorder "
+    "requests that wait, and fewer wait at 32 than at 5: the admission-window section's depth-8 check shows how "
+    "much that choice moves the verdicts."
+)
+CONTRADICTED_NOTE = "admission window 32 is our choice, SSDsim 2.1 holds 5"
+
+
+def verdict_cell(c, s, ctx):
+    """The verdict, with what a reader must know beside it."""
+    notes = []
+    cnt = s["counts"]
+    if cnt["saturated"]:
+        notes.append(f"left out: {cnt['saturated']} saturated of {cnt['replicates']} replicates")
+    if c.equivalent:
+        notes.append(f"the schemes differed on {C.differing(s)} of {len(s['per_workload'])} workloads")
+    if s["verdict"] == V.CONTRADICTED:
+        notes.append(CONTRADICTED_NOTE + (": see the depth-8 check" if made(ctx, C.window_panel(8)) else ""))
+    return f"**{s['verdict']}**" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def paper_size(c):
@@ -79,18 +105,20 @@ def claims_section(ctx):
             continue
         s = res[c.cid] = C.evaluate(ctx, c)
         pos, neg, p_sign = s["sign_test"]
-        cnt = s["counts"]
         mag = "≈ 0" if c.equivalent else ("direction" if c.magnitude is None else
                                           ("up to " if c.kind == "best" else "") + paper_size(c))
-        left = f" (left out: {cnt['saturated']} saturated of {cnt['replicates']} replicates)" if cnt["saturated"] else ""
         rows.append([c.cid, c.text, c.comparison, mag, f"{len(s['per_workload'])} ({neg} −, {pos} +)",
-                     fpool(s, c.unit), RP.fp(p_sign), RP.fp(s["wilcoxon"][3]), f"**{s['verdict']}**{left}"])
+                     fpool(s, c.unit), RP.fp(p_sign), RP.fp(s["wilcoxon"][3]), verdict_cell(c, s, ctx)])
     out = ["## The paper's claims: verdicts\n",
            "One row per claim and workload pool (suffix `s`: the shared trace samples instead of the Table 1 "
            "profiles). Workloads: how many entered the tests, and how many of their medians went down (−) and up "
            "(+). Pooled: mean of the per-workload median changes [95 % interval]; `pt`: percentage points. R2 is a "
-           f"\"no difference\" claim: *reproduced* when the pooled interval lies within ±{C.EQUIV_MARGIN:g} %, "
-           "*contradicted* when it lies wholly outside, else *inconclusive* (the margin is ours).\n\n",
+           "\"no difference\" claim: identical runs show no difference because nothing was compared, so it is "
+           f"*inconclusive* unless the two schemes' reads differed (a median change ≠ 0) on at least "
+           f"{V.MIN_WORKLOADS} workloads (the protocol's minimum; the row says on how many they did); then "
+           f"*reproduced* when the pooled interval lies within ±{C.EQUIV_MARGIN:g} %, *contradicted* when it lies "
+           "wholly outside, else *inconclusive* (the margin is ours). The size rule of the other claims: "
+           f"{V.SIZE_RULE}.\n\n",
            RP.table(["id", "paper's claim", "comparison", "paper's size", "workloads", "pooled change", "sign test p",
                      "Wilcoxon p", "verdict"], rows)]
     ids = [cid for cid in res if not cid.endswith("s")]
@@ -179,7 +207,7 @@ def latency_section(ctx):
 
 def tails_section(ctx):
     out = ["## Tail latency at 12 K (p99 / p99.9 / p99.99, ms)\n",
-           "Not claimed by the paper; shown under the protocol's sample rule (n ≥: the fewest requests of the "
+           "Not claimed by the paper; shown under the protocol's sample rule (n ≥: the fewest distinct requests of the "
            "class in any run of the cell).\n"]
     for cls in ("read", "write"):
         out.append(f"\n{cls.capitalize()}s:\n\n" + RP.tail_table(ctx, PRESET, SCHEMES, cls))
@@ -354,7 +382,9 @@ def window_section(ctx):
         "queues only act on requests that wait at the host, and a request waits only when the window is full. "
         "Profiles only; pooled change [95 % interval] and the verdict against the paper's size where it has one "
         "(R1, W1, W2), a neutral reading otherwise. Held: share of requests that waited (NOOP, median over "
-        "profiles). The preset keeps 32 (NCQ's depth; our choice, documented in its header and the README).\n\n"
+        "profiles). The preset keeps 32 (NCQ's depth; our choice, documented in its header and the README); "
+        "SSDsim 2.1, the public version of the simulator the paper ran, caps outstanding host requests at 5, so "
+        "the depth-8 row is the nearer to it.\n\n"
         + RP.table(["window", "held (NOOP)", "PIQ vs NOOP, read", "VIOS vs NOOP, read (−17.66 %)",
                     "VIOS vs NOOP, write (−22.93 %)", "VIOS vs PIQ, write (−7.71 %)", "saturated / replicates"],
                    rows)
@@ -412,8 +442,7 @@ def summary(ctx, res):
     for pool, name in (("", "the Table 1 profiles"), ("s", "the shared samples")):
         vs = [s["verdict"] for cid, s in res.items() if cid.endswith("s") == (pool == "s")]
         if vs:
-            tally = ", ".join(f"{vs.count(v)} {v}" for v in (V.REPRODUCED, V.DIRECTION_ONLY, V.INCONCLUSIVE,
-                                                             V.CONTRADICTED) if vs.count(v))
+            tally = ", ".join(f"{vs.count(v)} {v}" for v in V.VERDICTS if vs.count(v))
             lines.append(f"- Claims on {name}: {tally} (of {len(vs)}).")
     piq, vios = (mean_over_profiles(ctx, sc, "main", C.prog_tprog) for sc in ("piq", "vios"))
     if piq and vios and vios <= piq:
