@@ -167,7 +167,8 @@ impl ArrayParams {
                 self.allocation.name()
             ));
         }
-        if self.replay == Replay::Closed && !(1..=1 << 20).contains(&self.queue_depth) {
+        // Checked under open replay too (where it is unused): a bad value is a mistake either way.
+        if !(1..=1 << 20).contains(&self.queue_depth) {
             return Err(format!("array.queue_depth = {} must be between 1 and 2^20", self.queue_depth));
         }
         if !(self.egs_write_weight.is_finite() && self.egs_write_weight >= 0.0) {
@@ -274,7 +275,7 @@ mod tests {
             &|p| (p.allocation, p.spare) = (Allocation::Dls, 0.89),
             &|p| p.queue_depth = 1,
             &|p| p.queue_depth = 1 << 20,
-            &|p| (p.queue_depth, p.replay) = (0, Replay::Open),
+            &|p| (p.queue_depth, p.replay) = (1, Replay::Open),
             &|p| (p.egs_write_weight, p.egs_theta) = (0.0, 0.0),
             &|p| p.dls_batch = 1,
             &|p| p.dls_batch = 64,
@@ -283,7 +284,7 @@ mod tests {
         for (i, f) in ok.iter().enumerate() {
             assert_eq!(check(f), Ok(()), "case {i}");
         }
-        let bad: [Bad; 13] = [
+        let bad: [Bad; 14] = [
             (&|p| p.devices = 2, "array.devices = 2 "),
             (&|p| p.devices = 65, "array.devices = 65 "),
             (&|p| p.chunk_kib = 6, "array.chunk_kib = 6 "),
@@ -294,6 +295,7 @@ mod tests {
             (&|p| (p.allocation, p.spare) = (Allocation::Rr, 0.0), "array.allocation = \"rr\""),
             (&|p| p.queue_depth = 0, "array.queue_depth = 0 "),
             (&|p| p.queue_depth = (1 << 20) + 1, "array.queue_depth = 1048577 "),
+            (&|p| (p.queue_depth, p.replay) = (0, Replay::Open), "array.queue_depth = 0 "),
             (&|p| p.egs_write_weight = -1.0, "array.egs_write_weight = -1 "),
             (&|p| p.egs_theta = f64::INFINITY, "array.egs_theta = inf "),
             (&|p| p.dls_batch = 65, "array.dls_batch = 65 "),

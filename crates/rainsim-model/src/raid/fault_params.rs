@@ -110,6 +110,22 @@ impl FaultParams {
         if !raid5 {
             return Err(format!("{what} needs raid.level = \"raid5\": without parity a failure's data is lost"));
         }
+        if !self.rebuild {
+            let d = FaultParams::default();
+            let set = [
+                ("fault.replace_after_ns", self.replace_after_ns != d.replace_after_ns),
+                ("fault.rebuild_stripes", self.rebuild_stripes != d.rebuild_stripes),
+                ("fault.rebuild_priority", self.rebuild_priority != d.rebuild_priority),
+            ];
+            let set: Vec<&str> = set.iter().filter(|k| k.1).map(|k| k.0).collect();
+            if !set.is_empty() {
+                return Err(format!(
+                    "{} set but fault.rebuild = false: without a replacement nothing is rebuilt (remove them, or \
+                     set fault.rebuild = true)",
+                    set.join(", ")
+                ));
+            }
+        }
         for (name, c) in [("fault.channel", self.channel), ("fault.second_channel", self.second_channel)] {
             if let Some(c) = c {
                 if c >= channels {
@@ -180,7 +196,7 @@ mod tests {
             &|p| (p.second_channel, p.at_ns, p.second_at_ns) = (Some(1), 5, 5),
             &|p| (p.second_channel, p.second_at_ns) = (Some(3), MAX_FAULT_NS),
             &|p| p.rebuild_stripes = 4096,
-            &|p| (p.rebuild, p.rebuild_stripes) = (false, 0),
+            &|p| p.rebuild = false,
             &|p| p.second_at_ns = 0,
         ];
         for (i, f) in ok.iter().enumerate() {
@@ -238,5 +254,18 @@ mod tests {
         }
         let two = check(FaultParams { at_ns: 5, rebuild_stripes: 3, ..d });
         assert!(two.starts_with("fault.at_ns, fault.rebuild_stripes set"), "{two}");
+    }
+
+    /// Without a rebuild its keys would do nothing: refused, each named.
+    #[test]
+    fn rebuild_keys_without_a_rebuild_are_refused() {
+        let off = FaultParams { channel: Some(1), rebuild: false, ..FaultParams::default() };
+        assert!(off.validate(4, 2, true).is_ok());
+        let e = FaultParams { rebuild_stripes: 4, rebuild_priority: RebuildPriority::High, ..off.clone() }
+            .validate(4, 2, true)
+            .unwrap_err();
+        assert!(e.starts_with("fault.rebuild_stripes, fault.rebuild_priority set but fault.rebuild = false"), "{e}");
+        let e = FaultParams { replace_after_ns: 100, ..off }.validate(4, 2, true).unwrap_err();
+        assert!(e.starts_with("fault.replace_after_ns set but fault.rebuild = false"), "{e}");
     }
 }
