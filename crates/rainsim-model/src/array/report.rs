@@ -314,7 +314,7 @@ impl Array {
             trace,
             config: serde_json::to_value(cfg).expect("config serialises"),
             timing: Default::default(),
-            notes: self.notes(),
+            notes: self.notes(cfg),
         }
     }
 
@@ -399,9 +399,33 @@ impl Array {
         })
     }
 
-    fn notes(&self) -> Vec<String> {
+    fn notes(&self, cfg: &Config) -> Vec<String> {
         let (unit, page) = (self.core.unit_bytes, self.core.page_bytes as u64);
-        let mut notes = Vec::new();
+        let mut notes = self.member_notes();
+        if cfg.policy.parity_update != crate::policy::ParityUpdateKind::FewestPrereads {
+            notes.push(format!(
+                "policy.parity_update = {} acts inside each device (under raid.level = \"raid5\"); the array's \
+                 own RAID-5 plans every stripe write by fewest pre-reads, md's rule",
+                serde_json::to_string(&cfg.policy.parity_update).expect("a name")
+            ));
+        }
+        let left_out: Vec<&str> = [
+            ("ldpc", cfg.ldpc.enabled),
+            ("process_variation", cfg.process_variation.enabled),
+            ("warmup", cfg.warmup.device_writes > 0.0),
+            ("conflicts", cfg.report.conflicts),
+        ]
+        .iter()
+        .filter(|x| x.1)
+        .map(|x| x.0)
+        .collect();
+        if !left_out.is_empty() {
+            notes.push(format!(
+                "an array report holds no per-device {} section: the devices ran with it, and it shows only \
+                 in their latencies and counts",
+                left_out.join(", ")
+            ));
+        }
         if unit > page {
             notes.push(format!(
                 "array chunks of {} KiB ({} pages) under array.allocation = \"{}\": a chunk moves whole, so a \
@@ -414,6 +438,31 @@ impl Array {
             ));
         }
         notes
+    }
+
+    /// The devices' own notes, each once, with the devices it applies to.
+    fn member_notes(&self) -> Vec<String> {
+        let mut seen: Vec<(&String, Vec<usize>)> = Vec::new();
+        for (i, d) in self.core.devices.iter().enumerate() {
+            for n in &d.notes {
+                match seen.iter_mut().find(|(m, _)| *m == n) {
+                    Some((_, ds)) => ds.push(i),
+                    None => seen.push((n, vec![i])),
+                }
+            }
+        }
+        let all = self.core.devices.len();
+        seen.into_iter()
+            .map(|(n, ds)| {
+                let who = if ds.len() == all {
+                    "every device".to_string()
+                } else {
+                    let list: Vec<String> = ds.iter().map(|d| d.to_string()).collect();
+                    format!("device {}", list.join(", "))
+                };
+                format!("{who}: {n}")
+            })
+            .collect()
     }
 
     /// Whether the run replayed in closed loop.

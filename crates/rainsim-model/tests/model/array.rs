@@ -163,3 +163,26 @@ fn closed_loop_keeps_queue_depth_requests_in_flight() {
     assert_eq!(reads, [1, 1, 1, 1, 0]);
     assert_eq!(a.counters().stripe_writes[0], 1, "and the write came last, whole");
 }
+
+/// The devices' notes reach the array's report, once each with the devices
+/// they apply to, and so do a parity-update scheme the array's own RAID-5
+/// does not use and the device sections an array report leaves out.
+#[test]
+fn an_array_report_says_what_its_devices_and_its_raid_leave_undone() {
+    let reqs: Vec<Request> = (0..40).map(|i| req(i * 100_000, (i * 7919) % 400, 1 + (i % 3) as u32, Op::Write)).collect();
+    let notes = |c: &Config| {
+        let mut a = Array::new(c, false).unwrap();
+        a.run(&reqs, &mut |_| {}).unwrap();
+        a.report(c, "x", serde_json::Value::Null).notes
+    };
+    let plain = array_cfg(4, Allocation::Static);
+    assert_eq!(notes(&plain), Vec::<String>::new());
+    let mut c = plain.clone();
+    c.policy.parity_update = rainsim_model::policy::ParityUpdateKind::Adaptive;
+    c.ldpc.enabled = true;
+    let n = notes(&c);
+    assert_eq!(n.len(), 3, "{n:?}");
+    assert!(n[0].starts_with("every device: raid.level = none: the read-routing"), "{n:?}");
+    assert!(n[1].starts_with("policy.parity_update = \"adaptive\" acts inside each device"), "{n:?}");
+    assert!(n[2].starts_with("an array report holds no per-device ldpc section"), "{n:?}");
+}
