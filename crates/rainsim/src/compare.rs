@@ -90,7 +90,7 @@ pub fn compare(
     let mut traces: Vec<(String, Workload)> = Vec::new();
     let mut which = Vec::with_capacity(cfgs.len());
     for (run, cfg) in cfgs.iter().enumerate() {
-        let key = workload::identity(cfg);
+        let key = workload::identity(cfg, setup.trace.as_deref());
         let i = match traces.iter().position(|(k, _)| *k == key) {
             Some(i) => i,
             None => {

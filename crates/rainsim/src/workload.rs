@@ -18,9 +18,12 @@ pub fn apply_format(cfg: &mut Config, format: Option<&str>, unit: Option<&str>) 
 }
 
 /// Everything the loaded requests depend on besides the file itself.
-pub fn identity(cfg: &Config) -> String {
+pub fn identity(cfg: &Config, trace: Option<&Path>) -> String {
     let cap = rainsim_model::run::capacity_bytes(cfg);
-    let parts = (&cfg.trace, &cfg.workload, cfg.seed, cap, cfg.geometry.page_bytes);
+    // A trace file's requests do not depend on the seed or the synthetic
+    // workload's keys: runs differing only in those share one load.
+    let synthetic = trace.is_none().then_some((&cfg.workload, cfg.seed));
+    let parts = (&cfg.trace, synthetic, cap, cfg.geometry.page_bytes);
     serde_json::to_string(&parts).expect("options serialise")
 }
 

@@ -152,6 +152,40 @@ fn variants_that_change_the_workload_reload_it() {
     assert_eq!(u(&reports[2], "latency.read.count"), 500);
 }
 
+/// Seed variants of one trace file share its load: its detection warning is
+/// printed once, and each report is `run`'s with that seed.
+#[test]
+fn seed_variants_of_a_trace_load_it_once() {
+    let dir = TempDir::new("compare-trace-seeds");
+    let out_dir = dir.join("reports");
+    let t = trace("umass_financial1_head10k.ssdsim.ascii");
+    let out = rainsim([
+        "compare",
+        "--set",
+        "trace.max_requests=300",
+        "--variant",
+        "seed=1",
+        "--variant",
+        "seed=2",
+        "--trace",
+        p(&t),
+        "--out-dir",
+        p(&out_dir),
+    ])
+    .ok();
+    assert_eq!(out.stderr.matches("times read as ns").count(), 1, "{}", out.stderr);
+    let mut files: Vec<_> = std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2);
+    for (i, f) in files.iter().enumerate() {
+        let seed = format!("seed={}", i + 1);
+        let set = ["--trace", p(&t), "--set", "trace.max_requests=300", "--set", seed.as_str()];
+        let single = without_timing(run_report(&dir, &format!("single{i}"), &set));
+        let c = without_timing(read_json(f));
+        assert!(c == single, "seed {}: {:?}", i + 1, differing_keys(&c, &single));
+    }
+}
+
 /// A comma inside a TOML value does not split a variant.
 #[test]
 fn variant_values_may_hold_commas() {
