@@ -21,6 +21,7 @@ Usage: python3 scripts/dls_results.py [--seeds N] [--requests N] [--out FILE]
 
 import argparse
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -32,7 +33,7 @@ import verdict  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CLI = ROOT / "target" / "release" / "rainsim"
-TRACES = ROOT.parent / "shared" / "traces"
+TRACES = ROOT.parent / "shared" / "traces"  # the default; --traces or RAINSIM_TRACES override it
 QUEUE_DEPTH = 32
 SCHEMES = ["rr", "egs", "dls"]
 
@@ -68,12 +69,33 @@ CLAIMS = [
 PRESETS = ["dls-4ssd", "dls-8ssd", "dls-4ssd-30-400", "dls-8ssd-30-400"]
 
 
-def run(preset, scheme, workload, args, seed, requests):
+def trace_dir(arg=None):
+    """The trace samples' folder (--traces, else $RAINSIM_TRACES, else ../shared/traces),
+    checked to hold every trace the page replays: a missing sample would drop its
+    workload from every verdict."""
+    d = pathlib.Path(arg or os.environ.get("RAINSIM_TRACES") or TRACES)
+    names = [a[1] for a in {**WRITE_INTENSIVE, **READ_INTENSIVE}.values() if a[0] == "--trace"]
+    missing = [n for n in names if not (d / n).is_file()]
+    if missing:
+        sys.exit(f"trace samples not found in {d}: {', '.join(missing)}; pass --traces DIR or set RAINSIM_TRACES")
+    return d
+
+
+def check_runs(rows):
+    """Stops (without a page) when any run failed: verdicts over the rest would
+    silently leave its workload out."""
+    bad = [r for r in rows if r["error"]]
+    if bad:
+        lines = [f"{r['preset']} {r['scheme']} {r['workload']} seed {r['seed']}: {r['error']}" for r in bad[:10]]
+        sys.exit(f"{len(bad)} of {len(rows)} runs failed; no page written:\n" + "\n".join(lines))
+
+
+def run(preset, scheme, workload, args, seed, requests, traces=TRACES):
     with tempfile.TemporaryDirectory() as d:
         out = pathlib.Path(d) / "r.json"
         extra = list(args)
         if extra[0] == "--trace":
-            extra[1] = str(TRACES / extra[1])
+            extra[1] = str(traces / extra[1])
         cmd = [
             str(CLI), "run", "--config", preset, "--quiet", "--out", str(out),
             "--set", f"seed={seed}", "--set", f"array.allocation={scheme}",
@@ -228,9 +250,11 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--requests", type=int, default=10_000)
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "dls.md"))
+    ap.add_argument("--traces", help="the trace samples' folder (default: $RAINSIM_TRACES or ../shared/traces)")
     a = ap.parse_args()
-    if not CLI.exists():
-        subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rainsim"], cwd=ROOT, check=True)
+    traces = trace_dir(a.traces)
+    # A no-op when up to date; never a stale binary.
+    subprocess.run(["cargo", "build", "--release", "--locked", "-p", "rainsim"], cwd=ROOT, check=True)
     rows = []
     workloads = {**WRITE_INTENSIVE, **READ_INTENSIVE}
     for preset in PRESETS:
@@ -238,7 +262,8 @@ def main():
         for w, args in ws.items():
             for seed in range(1, a.seeds + 1):
                 for s in SCHEMES:
-                    rows.append(run(preset, s, w, args, seed, a.requests))
+                    rows.append(run(preset, s, w, args, seed, a.requests, traces))
+    check_runs(rows)
     pathlib.Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     pathlib.Path(a.out).write_text(page(rows, a.seeds, a.requests))
     print(f"wrote {a.out} ({len(rows)} runs)")

@@ -78,3 +78,20 @@ class DlsPage(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RunChecks(unittest.TestCase):
+    def test_a_failed_run_stops_the_page_naming_it(self):
+        rows = rows_for(25.0)
+        rows[4] = dict(rows[4], error="trace not found")
+        with self.assertRaises(SystemExit) as e:
+            dr.check_runs(rows)
+        self.assertIn("1 of", str(e.exception))
+        self.assertIn("trace not found", str(e.exception))
+        dr.check_runs(rows_for(25.0))  # none failed: no exit
+
+    def test_a_missing_trace_folder_is_named(self):
+        with self.assertRaises(SystemExit) as e:
+            dr.trace_dir("/nonexistent/traces")
+        self.assertIn("/nonexistent/traces", str(e.exception))
+        self.assertIn("umass_financial1_head10k.ssdsim.ascii", str(e.exception))
