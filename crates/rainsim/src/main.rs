@@ -189,6 +189,11 @@ enum TraceCmd {
         /// Output format; default: the first input's, when it can be written.
         #[arg(long)]
         to: Option<String>,
+        /// Number each input's devices after those of the inputs before it (device d of
+        /// an input becomes d plus one past the largest device number before it), so
+        /// that volumes of different files stay apart.
+        #[arg(long)]
+        distinct_devices: bool,
         #[command(flatten)]
         select: InputArgs,
     },
@@ -315,7 +320,9 @@ fn main() -> ExitCode {
         Cmd::Trace { cmd: TraceCmd::Slice { input, output, to, select } } => {
             trace_edit::convert(&input, &output, to.as_deref(), &select, true)
         }
-        Cmd::Trace { cmd: TraceCmd::Merge { files, to, select } } => trace_edit::merge(&files, to.as_deref(), &select),
+        Cmd::Trace { cmd: TraceCmd::Merge { files, to, distinct_devices, select } } => {
+            trace_edit::merge(&files, to.as_deref(), distinct_devices, &select)
+        }
         Cmd::Config { cmd: ConfigCmd::Show { setup } } => commands::config_show(&setup),
         Cmd::Config { cmd: ConfigCmd::List } => commands::config_list(),
         Cmd::Bench(a) => commands::bench(&a),

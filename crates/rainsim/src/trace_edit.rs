@@ -122,11 +122,18 @@ pub fn convert(input: &Path, output: &Path, to: Option<&str>, sel: &SelectArgs, 
 }
 
 /// `rainsim trace merge A B … OUT`.
-pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &InputArgs) -> Res {
+pub fn merge(files: &[PathBuf], to: Option<&str>, distinct_devices: bool, sel: &InputArgs) -> Res {
     let (output, inputs) = files.split_last().ok_or("trace merge needs input files and an output file")?;
     if inputs.len() < 2 {
         return Err("trace merge needs at least two input files and an output file".into());
     }
+    if distinct_devices && sel.device.is_some() {
+        return Err("--device keeps one device number of every input and --distinct-devices numbers the inputs' \
+                    devices apart: give one of them"
+            .into());
+    }
+    // The first device number the next input's devices start from.
+    let mut next_device: u64 = 0;
     let map = mapping(sel)?;
     let (format, unit) = input_format(sel)?;
     let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
@@ -148,6 +155,23 @@ pub fn merge(files: &[PathBuf], to: Option<&str>, sel: &InputArgs) -> Res {
         }
         if let Some(d) = sel.device {
             records.requests.retain(|r| r.device == d);
+        }
+        if distinct_devices {
+            let offset = next_device;
+            let top = records.requests.iter().map(|r| r.device as u64).max().map_or(offset, |m| offset + m + 1);
+            if top > u32::MAX as u64 + 1 {
+                return Err(format!(
+                    "{}: its devices numbered from {offset} pass 2^32 - 1, the largest device number: merge \
+                     fewer files with --distinct-devices, or without it",
+                    input.display()
+                )
+                .into());
+            }
+            for r in &mut records.requests {
+                r.device += offset as u32;
+            }
+            log.push_str(&format!("{}: devices numbered from {offset}\n", input.display()));
+            next_device = top;
         }
         lists.push(records.requests);
     }

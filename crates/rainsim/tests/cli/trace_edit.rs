@@ -134,6 +134,30 @@ fn merge_by_time_keeps_input_order_on_ties() {
     assert_eq!(lines(&out), ["0,rainsim,0,Read,0,512,0", "200,rainsim,0,Read,512,512,0"]);
 }
 
+/// `--distinct-devices` numbers each input's devices after the largest of the
+/// inputs before it: a's 0 and 2 stay, b's 0 and 1 become 3 and 4.
+#[test]
+fn merge_numbers_each_inputs_devices_apart() {
+    let dir = TempDir::new("merge-devices");
+    let a = write(&dir, "a.csv", "100,h,0,Read,0,512,1\n300,h,2,Read,512,512,1\n");
+    let b = write(&dir, "b.csv", "100,h,1,Write,4096,512,1\n200,h,0,Write,8192,512,1\n");
+    let out = dir.join("ab.csv");
+    let o = rainsim(["trace", "merge", p(&a), p(&b), "--distinct-devices", p(&out)]).ok();
+    assert!(o.stdout.contains("b.csv: devices numbered from 3"), "{}", o.stdout);
+    assert_eq!(
+        lines(&out),
+        [
+            "0,rainsim,0,Read,0,512,0",
+            "0,rainsim,4,Write,4096,512,0",
+            "100,rainsim,3,Write,8192,512,0",
+            "200,rainsim,2,Read,512,512,0"
+        ]
+    );
+    let msg = rainsim(["trace", "merge", p(&a), p(&b), "--distinct-devices", "--device", "0", p(&dir.join("x"))]).fails();
+    assert!(msg.contains("give one of them"), "{msg}");
+    assert!(!dir.join("x").exists());
+}
+
 #[test]
 fn errors_name_the_file_and_leave_no_output() {
     let dir = TempDir::new("edit-errors");
