@@ -575,6 +575,11 @@ ROTATING_GC_D1 = (
     "it is the comparator's die binding (rotating GC binds each stripe to one die per channel), not degraded-mode "
     "scheduling. D3, Degraded against Baseline, is the comparison without that binding."
 )
+D6_ABSOLUTE = (
+    "The paper's 349.1 is a difference of GC counts over its whole traces (millions of requests each); our "
+    "windows and profiles are far shorter, and a count scales with the length replayed, so only D6's direction "
+    "is tested (the size is shown, not held against ours)."
+)
 D5_TOTALS = (
     "The paper's 20.1× is a ratio of totals (Table 4: 805,252 degraded reads and updates against 39,920 "
     "GC-tolerant reads over its twelve runs), so D5's size is held against the same statistic: per workload the "
@@ -620,8 +625,8 @@ class DegradedMode:
               "degraded reads + updates vs GC-tolerant reads, +1,910 %)", D, (G,), DM_DEVICES, degraded_ops,
               metric_ref=gc_tolerant_reads, sign=+1, magnitude=1910.0, size_stat="totals", caveat=D5_TOTALS),
             C("D6", "Degraded cuts the GC count by 349.1 on average vs the other two (Fig. 8; GCs, absolute)", D,
-              (B, G), DM_DEVICES, gc_count, combine=statistics.fmean, magnitude=-349.1, mode="abs", unit="GCs",
-              sens=True),
+              (B, G), DM_DEVICES, gc_count, combine=statistics.fmean, mode="abs", unit="GCs", sens=True,
+              caveat=D6_ABSOLUTE),
             C("D7", "Degraded has the smallest sd of completed requests per channel (Fig. 9)", D, (B,), DM_DEVICES,
               sd_completed),
             C("D8", "(same, vs GC-tolerate Read)", D, (G,), DM_DEVICES, sd_completed),
