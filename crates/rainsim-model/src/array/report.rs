@@ -361,11 +361,11 @@ impl Array {
     /// running on after the trace (or a replacement due long after it) does
     /// not stretch the write rates.
     fn life_horizon(&self) -> SimTime {
-        let member_rebuilt = self.core.devices.iter().any(rebuilds_own);
-        match self.core.failure.as_ref().and_then(|f| f.replaced_at) {
-            Some(_) => self.core.counters.last_completion,
-            None if member_rebuilt => self.core.counters.last_completion,
-            None => self.core.now,
+        let replaced = self.core.failure.as_ref().is_some_and(|f| f.replaced_at.is_some());
+        if replaced || self.core.devices.iter().any(rebuilds_own) {
+            self.core.counters.last_completion
+        } else {
+            self.core.now
         }
     }
 

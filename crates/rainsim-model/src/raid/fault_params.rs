@@ -73,6 +73,25 @@ impl FaultParams {
         self.channel.is_some() || self.die.is_some()
     }
 
+    /// The keys besides the failing unit that differ from their defaults,
+    /// in table order; only those in `among` unless it is empty.
+    fn keys_set(&self, among: &[&str]) -> Vec<&'static str> {
+        let d = FaultParams::default();
+        [
+            ("fault.device", self.device != d.device),
+            ("fault.at_ns", self.at_ns != d.at_ns),
+            ("fault.rebuild", self.rebuild != d.rebuild),
+            ("fault.replace_after_ns", self.replace_after_ns != d.replace_after_ns),
+            ("fault.rebuild_stripes", self.rebuild_stripes != d.rebuild_stripes),
+            ("fault.rebuild_priority", self.rebuild_priority != d.rebuild_priority),
+            ("fault.second_at_ns", self.second_at_ns != d.second_at_ns),
+        ]
+        .into_iter()
+        .filter(|&(k, set)| set && (among.is_empty() || among.contains(&k)))
+        .map(|(k, _)| k)
+        .collect()
+    }
+
     /// Checks the keys against a device of `channels` channels of
     /// `dies_per_channel` dies; `raid5` when it has parity to rebuild from.
     pub fn validate(&self, channels: u32, dies_per_channel: u32, raid5: bool) -> Result<(), String> {
@@ -83,17 +102,7 @@ impl FaultParams {
             if self.second_channel.is_some() {
                 return Err("fault.second_channel needs fault.channel or fault.die (the first failure)".into());
             }
-            let d = FaultParams::default();
-            let set = [
-                ("fault.device", self.device != d.device),
-                ("fault.at_ns", self.at_ns != d.at_ns),
-                ("fault.rebuild", self.rebuild != d.rebuild),
-                ("fault.replace_after_ns", self.replace_after_ns != d.replace_after_ns),
-                ("fault.rebuild_stripes", self.rebuild_stripes != d.rebuild_stripes),
-                ("fault.rebuild_priority", self.rebuild_priority != d.rebuild_priority),
-                ("fault.second_at_ns", self.second_at_ns != d.second_at_ns),
-            ];
-            let set: Vec<&str> = set.iter().filter(|k| k.1).map(|k| k.0).collect();
+            let set = self.keys_set(&[]);
             if !set.is_empty() {
                 return Err(format!(
                     "{} set but nothing fails: give fault.channel or fault.die (or leave [fault] out)",
@@ -111,13 +120,7 @@ impl FaultParams {
             return Err(format!("{what} needs raid.level = \"raid5\": without parity a failure's data is lost"));
         }
         if !self.rebuild {
-            let d = FaultParams::default();
-            let set = [
-                ("fault.replace_after_ns", self.replace_after_ns != d.replace_after_ns),
-                ("fault.rebuild_stripes", self.rebuild_stripes != d.rebuild_stripes),
-                ("fault.rebuild_priority", self.rebuild_priority != d.rebuild_priority),
-            ];
-            let set: Vec<&str> = set.iter().filter(|k| k.1).map(|k| k.0).collect();
+            let set = self.keys_set(&["fault.replace_after_ns", "fault.rebuild_stripes", "fault.rebuild_priority"]);
             if !set.is_empty() {
                 return Err(format!(
                     "{} set but fault.rebuild = false: without a replacement nothing is rebuilt (remove them, or \
