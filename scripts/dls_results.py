@@ -21,7 +21,6 @@ Usage: python3 scripts/dls_results.py [--seeds N] [--requests N] [--out FILE]
 
 import argparse
 import json
-import os
 import pathlib
 import statistics
 import subprocess
@@ -29,11 +28,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import results  # noqa: E402  (its trace folder rule)
 import verdict  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CLI = ROOT / "target" / "release" / "rainsim"
-TRACES = ROOT.parent / "shared" / "traces"  # the default; --traces or RAINSIM_TRACES override it
 QUEUE_DEPTH = 32
 SCHEMES = ["rr", "egs", "dls"]
 
@@ -73,7 +72,7 @@ def trace_dir(arg=None):
     """The trace samples' folder (--traces, else $RAINSIM_TRACES, else ../shared/traces),
     checked to hold every trace the page replays: a missing sample would drop its
     workload from every verdict."""
-    d = pathlib.Path(arg or os.environ.get("RAINSIM_TRACES") or TRACES)
+    d = results.trace_dir(arg)
     names = [a[1] for a in {**WRITE_INTENSIVE, **READ_INTENSIVE}.values() if a[0] == "--trace"]
     missing = [n for n in names if not (d / n).is_file()]
     if missing:
@@ -90,7 +89,7 @@ def check_runs(rows):
         sys.exit(f"{len(bad)} of {len(rows)} runs failed; no page written:\n" + "\n".join(lines))
 
 
-def run(preset, scheme, workload, args, seed, requests, traces=TRACES):
+def run(preset, scheme, workload, args, seed, requests, traces):
     with tempfile.TemporaryDirectory() as d:
         out = pathlib.Path(d) / "r.json"
         extra = list(args)

@@ -77,7 +77,7 @@ def per_workload_table(reports, preset, workloads, seeds, fn, fmt, rel=True):
 def tail_cell(rs, cls, p):
     if not rs:
         return "–"
-    n = min(V.distinct_samples(r["latency"][cls]["count"], r) for r in rs)
+    n = min(RP.PCLASS[cls][0](r) for r in rs)
     if not V.percentile_valid(p, n):
         return "n too small"
     return fms(med([r["latency"][cls][RP.PKEY[p]] for r in rs]))
@@ -107,9 +107,10 @@ def verdict_cell(s):
 
 
 def paper_size(c):
+    """RP.paper_size, with a direction-only claim's direction named."""
     if c.magnitude is None:
         return "higher" if c.sign > 0 else "lower"
-    return ("≥ " if c.at_least else "") + RP.fnum(c.magnitude)
+    return RP.paper_size(c)
 
 
 def claims_table(comps, res, unit_label):
@@ -292,6 +293,6 @@ def headline_table(res_main, comps):
     rows = []
     for cid in HEADLINE:
         c, s = by[cid], res_main[cid]
-        rows.append([cid, c.claim, "direction" if c.magnitude is None else paper_size(c),
+        rows.append([cid, c.claim, RP.paper_size(c),
                      f"{RP.fnum(s['pooled'])} {RP.fci(s['pooled_ci'])}", s["verdict"]])
     return RP.table(["id", "claim", "paper", "ours (pooled, 95 % CI)", "verdict"], rows)

@@ -1,6 +1,7 @@
 """The DLS page's pairing and verdicts, on rows made by hand (run by pytest and by
 `python3 -m unittest discover -s scripts -p 'test_*.py'`)."""
 
+import tempfile
 import unittest
 
 import dls_results as dr
@@ -76,10 +77,6 @@ class DlsPage(unittest.TestCase):
         assert len(ch[rs[2]["workload"]][0]) == 2
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class RunChecks(unittest.TestCase):
     def test_a_failed_run_stops_the_page_naming_it(self):
         rows = rows_for(25.0)
@@ -94,4 +91,10 @@ class RunChecks(unittest.TestCase):
         with self.assertRaises(SystemExit) as e:
             dr.trace_dir("/nonexistent/traces")
         self.assertIn("/nonexistent/traces", str(e.exception))
+        with tempfile.TemporaryDirectory() as empty, self.assertRaises(SystemExit) as e:
+            dr.trace_dir(empty)
         self.assertIn("umass_financial1_head10k.ssdsim.ascii", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

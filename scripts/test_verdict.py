@@ -263,5 +263,12 @@ def test_sign_verdict_needs_every_seed_one_way_and_an_interval_off_zero():
     assert (m, lower, higher, round(p, 3), verdict) == (-10.5, 6, 0, 0.031, "consistently lower") and ci[1] < 0
     assert v.sign_verdict([5.0, 6, 4, 7, 5, -1])[-1] == "not consistent"
     assert v.sign_verdict([5.0, 6, 4, 7, 5, 8])[-1] == "consistently higher"
-    # Seeds of one workload never get a paper page's verdict word.
-    assert v.sign_verdict([5.0] * 6)[-1] not in v.VERDICTS
+
+
+def test_a_claim_held_against_its_own_statistic_never_falls_back_to_the_pooled_interval():
+    # Six workloads all -20 %: the pooled interval contains the paper's -20 %, but the
+    # claim's own statistic had no defined interval, so its size is not reached.
+    wls = {f"w{i}": [[-20.0, -20.0]] for i in range(6)}
+    assert v.summarize(wls, -1, -20.0)["verdict"] == v.REPRODUCED
+    assert v.summarize(wls, -1, -20.0, size_ci=None, own_size=True)["verdict"] == v.SIZE_SMALLER
+    assert v.summarize(wls, -1, -20.0, size_ci=(-25.0, -15.0), own_size=True)["verdict"] == v.REPRODUCED

@@ -48,8 +48,8 @@ MIN_WORKLOADS = min_workloads()
 
 REPRODUCED = "reproduced"
 DIRECTION_ONLY = "direction only"  # the prefix of the two verdicts below
-SIZE_SMALLER = "direction only (size smaller)"
-SIZE_LARGER = "direction only (size larger)"
+SIZE_SMALLER = f"{DIRECTION_ONLY} (size smaller)"
+SIZE_LARGER = f"{DIRECTION_ONLY} (size larger)"
 INCONCLUSIVE = "inconclusive"
 CONTRADICTED = "contradicted"
 # Strongest first: a claim made of two comparisons is worth the weaker one's verdict.
@@ -368,7 +368,8 @@ def _per_workload(workloads):
     return per
 
 
-def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=ALPHA, at_least=False, size_ci=None):
+def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=ALPHA, at_least=False, size_ci=None,
+              own_size=False):
     """Test one claim.
 
     workloads: {name: strata}, strata a list of lists of paired changes (one
@@ -379,7 +380,9 @@ def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=AL
     against it) or "best" ("up to": the workloads' intervals are). at_least:
     the paper's words are a lower bound. size_ci: an interval of the paper's own
     statistic, when it is not the pooled mean of changes (held against the
-    magnitude instead of the pooled interval). See size_reading.
+    magnitude instead of the pooled interval) when own_size, even when None (an
+    undefined interval of that statistic reads as short of the size). See
+    size_reading.
 
     Returns a dict with the per-workload medians and intervals, the tests, the
     size reading and the verdict."""
@@ -393,7 +396,7 @@ def summarize(workloads, sign, magnitude=None, magnitude_kind="pooled", alpha=AL
     elif magnitude_kind == "best":
         size = best_size_reading([w["ci"] for w in per.values()], sign, magnitude, at_least)
     else:
-        size = size_reading(size_ci or pooled_ci, sign, magnitude, at_least)
+        size = size_reading(size_ci if own_size else pooled_ci, sign, magnitude, at_least)
     return {
         "per_workload": per,
         "sign_test": (pos, neg, p_sign),
