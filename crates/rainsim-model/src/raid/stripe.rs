@@ -91,7 +91,7 @@ impl StripeLayout {
     /// The channel-local die every chunk of stripe `s` lives on, when bound.
     #[inline]
     pub fn column(&self, s: u32) -> Option<u32> {
-        (self.columns > 0).then(|| (s / self.period / self.width) % self.columns)
+        (self.columns > 0).then(|| self.div.width.quotient(self.div.period.quotient(s)) % self.columns)
     }
     /// Data chunks per stripe.
     #[inline]
