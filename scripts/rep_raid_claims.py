@@ -4,6 +4,7 @@ under the verdict protocol (scripts/verdict.py) with the profile (the
 workload) as the unit and its seeds as replicates."""
 
 import results_pages as RP  # (Comparison, evaluate, formatting)
+import verdict as V
 
 PRESET = "rep-raid-8ch"
 WIDE = "rep-raid-8ch-7p1"
@@ -159,6 +160,9 @@ def context(reports, preset, workloads, seeds):
 
 
 def evaluate_all(reports, preset, workloads, seeds, comps):
-    """{claim id: results_pages.evaluate(...)}, the workload as the unit."""
+    """{claim id: results_pages.evaluate(...)}, the workload as the unit; the
+    claims are one family (verdict.family_adjust)."""
     ctx = context(reports, preset, workloads, seeds)
-    return {c.cid: RP.evaluate(ctx, c) for c in comps}
+    res = {c.cid: RP.evaluate(ctx, c) for c in comps}
+    V.family_adjust(list(res.values()))
+    return res

@@ -116,6 +116,8 @@ def page(reports, a, trace_wls, skipped_traces, rev, failed=None):
         "  paper's direction, the size not; *inconclusive*: not significant by both tests; *contradicted*:",
         "  significant the other way. Direction-only claims (no size in the paper) need the direction only.",
         f"  The size, against the pooled interval: {V.SIZE_RULE}.",
+        f"- **Many claims at once.** {V.FAMILY_RULE[0].upper() + V.FAMILY_RULE[1:]} (the 3+1, 7+1 and trace",
+        "  tables are one family each).",
         "",
         f"## Saturation, `{PRESET}`",
         "",

@@ -96,7 +96,7 @@ def tail_table(reports, preset, workloads, seeds):
 
 
 def verdict_cell(s):
-    note = []
+    note = [V.family_note(s)] if "verdict_alone" in s else []
     if s.get("note"):
         note.append(s["note"])
     cnt = s.get("counts") or {}

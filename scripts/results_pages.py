@@ -341,6 +341,8 @@ def protocol(ctx, replay=REPLAY, seed_drives=SEED_DRIVES):
             "*inconclusive*: not significant by both tests; *contradicted*: significant in the opposite direction. "
             f"The size, against the pooled 95 % interval: {V.SIZE_RULE}. The smallest two-sided sign-test p "
             f"with n workloads is 2^(1−n): with fewer than {V.MIN_WORKLOADS} workloads every verdict is inconclusive.",
+            f"- **Many claims at once.** {V.FAMILY_RULE[0].upper() + V.FAMILY_RULE[1:]} (each column of the "
+            "sensitivity panel is a family of its own).",
             "",
         ]
     )
@@ -475,7 +477,8 @@ def paper_size(c):
 def _claim_note(s):
     cnt = s["counts"]
     left = [f"{cnt[k]} {k}" for k in ("saturated", "n too small", "undefined") if cnt[k]]
-    parts = [s["note"], ("left out: " + ", ".join(left) + f" of {cnt['replicates']} replicates") if left else ""]
+    parts = [V.family_note(s), s["note"],
+             ("left out: " + ", ".join(left) + f" of {cnt['replicates']} replicates") if left else ""]
     if s.get("ratio_of_totals"):
         ratio, ci = s["ratio_of_totals"]
         parts.insert(0, f"size held against the ratio of totals: {fnum(ratio)} {fci(ci)}")
@@ -493,6 +496,7 @@ def _claim_row(c, s):
 
 def claims_section(ctx, comps, combined=()):
     res = {c.cid: evaluate(ctx, c) for c in comps}
+    V.family_adjust(list(res.values()))
     out = ["## The paper's claims: verdicts\n"]
     out.append(
         "Workloads column: how many workloads entered the tests, and how many of their medians went down (−) and "
@@ -541,14 +545,17 @@ def per_workload_section(ctx, comps, res):
 def sensitivity_section(ctx, comps, main_res):
     sens = [c for c in comps if c.sens]
     cols = ["main"] + ctx.variants
+    # The main runs too over the variants' seeds: the columns then differ in the setting only.
+    # Each column is a family of its own (Holm over its claims).
+    res = {v: V.family_adjust([evaluate(ctx, c, v, ctx.sens_workloads, ctx.sens_seeds) for c in sens]) for v in cols}
     rows = []
-    for c in sens:
+    for i, c in enumerate(sens):
         cells = [c.cid, c.label()]
         for v in cols:
-            # The main runs too over the variants' seeds: the columns then differ in the setting only.
-            s = evaluate(ctx, c, v, ctx.sens_workloads, ctx.sens_seeds)
+            s = res[v][i]
             used = f", {PNAME[s['used']]}" if s["used"] else ""
-            cells.append(f"{s['verdict']} ({fnum(s['pooled'], c.unit)}{used})")
+            alone = f"; *{s['verdict_alone']}* alone" if "verdict_alone" in s else ""
+            cells.append(f"{s['verdict']} ({fnum(s['pooled'], c.unit)}{used}{alone})")
         rows.append(cells)
     out = ["## Sensitivity panel\n"]
     out.append(

@@ -67,6 +67,24 @@ class DlsPage(unittest.TestCase):
         assert "never collected" in text
 
 
+    def test_one_claim_among_flat_ones_is_held_to_the_family(self):
+        # DLS +10 % against RR on `dls-4ssd` only (p 2/64 over six workloads); every other
+        # claim flat (p 1). Alone it is direction only; over the page's 8 claims it needed
+        # p < 0.05 / 8 and the verdict and the summary say so.
+        rs = [r for r in rows_for(10.0) if r["preset"] == "dls-4ssd"]
+        rs += [r for r in rows_for(0.0) if r["preset"] != "dls-4ssd"]
+        for r in rs:
+            r["cv_programs"] = 0.02
+            if r["preset"] == "dls-4ssd" and r["scheme"] == "egs":
+                r["iops"] = next(x["iops"] for x in rs if x["preset"] == "dls-4ssd" and x["scheme"] == "dls"
+                                 and x["workload"] == r["workload"] and x["seed"] == r["seed"])
+        text = dr.page(rs, 3, 1000)
+        v = verdicts(text)
+        assert v[0] == ("**Verdict: inconclusive.** (*direction only (size smaller)* alone (p 0.031); over 8 "
+                        "claims (Benjamini–Hochberg) it needed p < 0.0063.)")
+        assert all(line == "**Verdict: inconclusive.**" for line in v[1:])
+        assert "| inconclusive (alone: direction only (size smaller)) |" in text
+
     def test_a_failed_run_is_listed_and_left_out_of_the_pairs(self):
         rs = rows_for(10.0)
         rs[2] = {"preset": rs[2]["preset"], "scheme": "dls", "workload": rs[2]["workload"], "seed": 1,

@@ -269,3 +269,19 @@ def test_the_headline_counts_profiles_not_profile_seed_pairs():
     headline = text.split("## Headline", 1)[1].split("## Setup", 1)[0]
     assert next(x for x in headline.splitlines() if x.startswith("| W3 |")).endswith("| inconclusive |")
     assert "profile × seed" not in text and "profile as unit" not in text
+
+
+def test_one_significant_claim_among_flat_ones_is_held_to_the_family():
+    # Only FusionRAID's p99.99 differs (11 ms against 10): T2, Rep-RAID vs FusionRAID, is −9.1 %
+    # on all nine profiles (p 2/512), beyond the paper's −7.8 %. Alone that is direction only;
+    # beside the page's other claims, all flat, its p is above 5 % / m and the cell says so.
+    reps = grid({rc.F: lambda i, s: {"p9999_ms": 11.0}})
+    res = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, rc.claims([rc.PRESET]))
+    m = len(res)
+    t2 = res["T2"]
+    assert (t2["verdict"], t2["verdict_alone"], t2["family"]) == (V.INCONCLUSIVE, V.SIZE_LARGER, (m, 0.05 / m, False))
+    assert rt.verdict_cell(t2).startswith(
+        f"**inconclusive** (*direction only (size larger)* alone (p 0.0039); over {m} claims (Benjamini–Hochberg)")
+    # Tested on its own it stands.
+    alone = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, [c for c in rc.claims([rc.PRESET]) if c.cid == "T2"])
+    assert alone["T2"]["verdict"] == V.SIZE_LARGER and rt.verdict_cell(alone["T2"]) == "**direction only (size larger)**"

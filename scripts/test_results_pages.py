@@ -12,6 +12,9 @@ import results_pages as RP
 import verdict as V
 
 TRACES = [results.Workload(f"t{i}.csv", "trace", [("all", None)], 1000, "msr") for i in range(6)]
+# Twelve workloads (sign-test p 2^-11 when all agree): enough for a claim to stay significant
+# among the page's other claims (verdict.family_adjust).
+TWELVE = [results.Workload(f"w{i}.csv", "trace", [("all", None)], 1000, "msr") for i in range(12)]
 PROFILE = results.Workload("degraded-mode-hm_1", "profile", [("synthetic", None)], None)
 
 
@@ -81,7 +84,7 @@ def test_the_sensitivity_panels_main_column_uses_the_variants_seeds():
     def cells(p, sc, i, s, v):
         return {"io": (0.9 if s <= 2 else 1.1) * (1 + 0.01 * i) if sc == "degraded" else 1.0}
 
-    ctx = dm_context(cells, seeds=(1, 2, 3, 4, 5), variants=("ldpc.enabled=true",), sens_seeds=[1, 2])
+    ctx = dm_context(cells, wls=TWELVE, seeds=(1, 2, 3, 4, 5), variants=("ldpc.enabled=true",), sens_seeds=[1, 2])
     comps = RP.DegradedMode().comparisons()
     text = RP.sensitivity_section(ctx, comps, {})
     row = next(x for x in text.splitlines() if x.startswith("| D3 |"))
@@ -116,12 +119,19 @@ def test_a_claim_against_both_comparators_takes_the_weaker_verdict():
         b = {"baseline": 1.0, "gc-tolerant-read": 0.5, "degraded": 0.5 + (0.1 if i % 2 else -0.1) + 0.01 * i}
         return {"blocked": b[sc]}
 
-    ctx = dm_context(cells)
+    ctx = dm_context(cells, wls=TWELVE)
     page = RP.DegradedMode()
     text, res = RP.claims_section(ctx, page.comparisons(), page.combined)
     assert res["D11"]["verdict"] == V.REPRODUCED and res["D12"]["verdict"] == V.INCONCLUSIVE
     row = next(x for x in text.splitlines() if x.startswith("| D11 + D12 |"))
     assert row.endswith("| D11: reproduced, D12: inconclusive | **inconclusive** |")
+    # Six workloads (p 2/64 at best) among the page's claims, most of them flat (p = 1): D11 is
+    # significant alone, not over the family, and its row says so.
+    text, res = RP.claims_section(dm_context(cells), page.comparisons(), page.combined)
+    m = res["D11"]["family"][0]
+    assert res["D11"]["verdict"] == V.INCONCLUSIVE and res["D11"]["verdict_alone"] == V.REPRODUCED and m > 2
+    row = next(x for x in text.splitlines() if x.startswith("| D11 |"))
+    assert f"**inconclusive** (*reproduced* alone (p 0.031); over {m} claims (Benjamini–Hochberg)" in row
 
 
 def test_the_adaptive_page_computes_how_long_a_gc_holds_its_die():

@@ -272,3 +272,38 @@ def test_a_claim_held_against_its_own_statistic_never_falls_back_to_the_pooled_i
     assert v.summarize(wls, -1, -20.0)["verdict"] == v.REPRODUCED
     assert v.summarize(wls, -1, -20.0, size_ci=None, own_size=True)["verdict"] == v.SIZE_SMALLER
     assert v.summarize(wls, -1, -20.0, size_ci=(-25.0, -15.0), own_size=True)["verdict"] == v.REPRODUCED
+
+
+def test_benjamini_hochberg_steps_up():
+    # Hand-computed, m = 4, bounds 0.0125, 0.025, 0.0375, 0.05: 0.2 fails its bound, 0.03 passes
+    # its (rank 3), so ranks 1-3 stay significant.
+    out = v.benjamini_hochberg([0.02, 0.2, 0.03, 0.001])
+    assert [kept for kept, _ in out] == [True, False, True, True]
+    assert [round(b, 5) for _, b in out] == [0.025, 0.05, 0.0375, 0.0125]
+    # The step up: 0.02 is above its own rank's bound (0.05 / 3) but below rank 2's 0.026 < 0.0333.
+    assert [kept for kept, _ in v.benjamini_hochberg([0.02, 0.026, 0.9])] == [True, True, False]
+    # None below its bound: nothing stays.
+    assert not any(kept for kept, _ in v.benjamini_hochberg([0.04, 0.04, 0.04, 0.5]))
+    # One hypothesis: the plain 5 % rule.
+    assert v.benjamini_hochberg([0.049]) == [(True, 0.05)] and v.benjamini_hochberg([0.05]) == [(False, 0.05)]
+
+
+def test_two_six_workload_claims_among_four_reach_no_verdict():
+    # Six workloads all one way: sign test and exact Wilcoxon both give 2/64 = 0.03125,
+    # significant alone; beside two claims at p = 1 it is above rank 2's bound 0.05 * 2 / 4.
+    wls = {f"w{i}": [[-10.0 - i, -11.0 - i]] for i in range(6)}
+    flat = {f"w{i}": [[0.0]] for i in range(6)}
+    alone = v.summarize(wls, -1, None)
+    assert alone["verdict"] == v.REPRODUCED and math.isclose(v.claim_p(alone), 2 / 64)
+    assert v.family_adjust([alone]) == [alone] and alone["verdict"] == v.REPRODUCED
+    a, b = v.summarize(wls, -1, None), v.summarize(wls, +1, None)  # the second contradicted alone
+    v.family_adjust([a, b, v.summarize(flat, -1, None), v.summarize(flat, -1, None)])
+    assert (a["verdict"], a["verdict_alone"], b["verdict"], b["verdict_alone"]) == (
+        v.INCONCLUSIVE, v.REPRODUCED, v.INCONCLUSIVE, v.CONTRADICTED)
+    assert a["family"] == (4, 0.0125, False) and "over 4 claims" in v.family_note(a)
+    # The two alone are a family both stay significant in; equivalence claims stay out of it.
+    a, b = v.summarize(wls, -1, None), v.summarize(wls, -1, None)
+    d = dict(v.summarize(flat, -1, None), equivalent=True)
+    v.family_adjust([a, b, d])
+    assert (a["verdict"], b["verdict"]) == (v.REPRODUCED, v.REPRODUCED) and "verdict_alone" not in a
+    assert a["family"][0] == 2 and "family" not in d and v.family_note(a) == ""

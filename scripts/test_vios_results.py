@@ -186,3 +186,17 @@ def test_the_page_says_the_admission_window_is_ours_and_beside_a_contradiction()
     w2 = next(x for x in text.splitlines() if x.startswith("| W2 |"))
     assert w2.endswith("**contradicted** (admission window 32 is our choice, SSDsim 2.1 holds 5: see the depth-8 "
                        "check) |")
+
+
+def test_the_claims_table_is_one_family_without_the_equivalence_claims():
+    # VIOS's writes 9.9 % below both NOOP's and PIQ's: W1-W3 are significant alone. Ten claims,
+    # eight in the family (R2 and R2s are decided by an interval). Over six profiles (p 2/64)
+    # none of the three stays below its bound 0.05 k / 8; over eight (p 2/256) all three do.
+    row = lambda text, cid: next(x for x in text.splitlines() if x.startswith(f"| {cid} |"))  # noqa: E731
+    text = vios_page.render(context(scaled(write_vios=0.9, jitter=0.001), wls=PROFILES[:6]))
+    assert row(text, "W1").endswith("| **inconclusive** (*direction only (size smaller)* alone (p 0.031); over 8 "
+                                    "claims (Benjamini–Hochberg) it needed p < 0.0063) |")
+    assert "Benjamini" not in row(text, "R2")
+    text = vios_page.render(context(scaled(write_vios=0.9, jitter=0.001)))
+    assert row(text, "W1").endswith("| **direction only (size smaller)** |")
+    assert row(text, "W2").endswith("| **direction only (size larger)** |")

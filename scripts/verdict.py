@@ -13,7 +13,10 @@ pages; this module holds everything that decides what the numbers mean:
   reported only from a class with at least 10 / (1 - p) distinct requests;
 - `saturation`: whether a run overloaded the device;
 - `size_reading`: where an interval lies against the paper's size;
-- `classify`: the verdicts.
+- `classify`: the verdicts;
+- `benjamini_hochberg` / `family_adjust`: one table's verdicts held to a
+  false-discovery rate, so that testing many claims at once does not make
+  chance results read as reproduced (or contradicted) claims.
 """
 
 import math
@@ -457,3 +460,64 @@ def classify(pos, neg, p_sign, w_plus, w_minus, p_wil, sign, size, alpha=ALPHA):
                 return CONTRADICTED
             return {None: REPRODUCED, WITHIN: REPRODUCED, SMALLER: SIZE_SMALLER, LARGER: SIZE_LARGER}[size]
     return INCONCLUSIVE
+
+
+# ---------------------------------------------------------------- many claims at once
+
+FAMILY_RULE = (
+    "one table's claims are tested together: at 5 % each, some of many claims would come out significant by "
+    "chance. Each claim's p is the larger of its sign-test and Wilcoxon p (both must pass), and the table's claims "
+    "are held to the Benjamini–Hochberg procedure at a false-discovery rate of 5 % (of the verdicts it leaves "
+    "significant, at most 5 % are expected to be so by chance): sorted by p, the claims up to the largest rank k "
+    "whose p is below 5 % × k / m stay significant. A verdict significant alone but not after the procedure reads "
+    "*inconclusive* and says what it read alone. Equivalence (\"no difference\") claims, decided by an interval, "
+    "are not in the family; size intervals stay per-claim 95 %. (Holm's family-wise control would need more "
+    "workloads than the pages have: nine workloads give a smallest sign-test p of 0.004, above 5 % / 21.)"
+)
+
+
+def claim_p(s):
+    """The p a summarize() result's direction is significant at: the larger
+    of its two tests' (classify needs both below alpha)."""
+    return max(s["sign_test"][2], s["wilcoxon"][3])
+
+
+def benjamini_hochberg(ps, q=ALPHA):
+    """The Benjamini-Hochberg step-up procedure over p-values `ps` at false
+    discovery rate `q`: per hypothesis, (significant, q * r / m at its
+    1-based rank r by p). Significant are the hypotheses up to the largest
+    rank k whose p is below q * k / m (a step up: a p above its own rank's
+    bound may still be significant). Ties keep their input order."""
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    k = max((r + 1 for r, i in enumerate(order) if ps[i] < q * (r + 1) / m), default=0)
+    out = [None] * m
+    for r, i in enumerate(order):
+        out[i] = (r < k, q * (r + 1) / m)
+    return out
+
+
+def family_adjust(results, q=ALPHA):
+    """Holds one table's summarize() results to :func:`benjamini_hochberg`,
+    in place. Each gets "family": (m, its rank's bound, whether it stays
+    significant); a verdict that needed significance (all but INCONCLUSIVE)
+    and does not stay so becomes INCONCLUSIVE, its own kept as
+    "verdict_alone". Results marked "equivalent" (an interval decides them)
+    are left out of the family. Returns the results."""
+    tested = [s for s in results if s is not None and not s.get("equivalent")]
+    for s, (kept, bound) in zip(tested, benjamini_hochberg([claim_p(s) for s in tested], q)):
+        s["family"] = (len(tested), bound, kept)
+        if not kept and s["verdict"] != INCONCLUSIVE:
+            s["verdict_alone"] = s["verdict"]
+            s["verdict"] = INCONCLUSIVE
+    return results
+
+
+def family_note(s):
+    """What a verdict's cell says of the procedure for many claims: empty
+    unless the verdict was significant alone and is not after it."""
+    if "verdict_alone" not in s:
+        return ""
+    m, bound, _ = s["family"]
+    return (f"*{s['verdict_alone']}* alone (p {claim_p(s):.2g}); over {m} claims (Benjamini–Hochberg) it "
+            f"needed p < {bound:.2g}")

@@ -245,6 +245,7 @@ def evaluate(ctx, c):
     s = V.summarize(c.build(ctx, wls, counts), c.sign, c.magnitude, c.kind)
     if c.equivalent:
         s["verdict"] = equivalence(s)
+        s["equivalent"] = True  # decided by an interval: outside the family (verdict.family_adjust)
     s["counts"] = counts
     return s
 

@@ -89,6 +89,8 @@ def verdict_cell(c, s, ctx):
         notes.append(f"left out: {cnt['saturated']} saturated of {cnt['replicates']} replicates")
     if c.equivalent:
         notes.append(f"the schemes differed on {C.differing(s)} of {len(s['per_workload'])} workloads")
+    if "verdict_alone" in s:
+        notes.append(V.family_note(s))
     if s["verdict"] == V.CONTRADICTED:
         notes.append(CONTRADICTED_NOTE + (": see the depth-8 check" if made(ctx, C.window_panel(8)) else ""))
     return f"**{s['verdict']}**" + (f" ({'; '.join(notes)})" if notes else "")
@@ -99,11 +101,12 @@ def paper_size(c):
 
 
 def claims_section(ctx):
-    res, rows = {}, []
-    for c in C.claims():
-        if not C.available(ctx, c):
-            continue
-        s = res[c.cid] = C.evaluate(ctx, c)
+    cs = [c for c in C.claims() if C.available(ctx, c)]
+    res = {c.cid: C.evaluate(ctx, c) for c in cs}
+    V.family_adjust(list(res.values()))
+    rows = []
+    for c in cs:
+        s = res[c.cid]
         pos, neg, p_sign = s["sign_test"]
         mag = "≈ 0" if c.equivalent else ("direction" if c.magnitude is None else
                                           ("up to " if c.kind == "best" else "") + paper_size(c))
@@ -118,7 +121,8 @@ def claims_section(ctx):
            f"{V.MIN_WORKLOADS} workloads (the protocol's minimum; the row says on how many they did); then "
            f"*reproduced* when the pooled interval lies within ±{C.EQUIV_MARGIN:g} %, *contradicted* when it lies "
            "wholly outside, else *inconclusive* (the margin is ours). The size rule of the other claims: "
-           f"{V.SIZE_RULE}.\n\n",
+           f"{V.SIZE_RULE}. Many claims at once: {V.FAMILY_RULE} (this table is one family; in the "
+           "admission-window table each window's three verdicts are one).\n\n",
            RP.table(["id", "paper's claim", "comparison", "paper's size", "workloads", "pooled change", "sign test p",
                      "Wilcoxon p", "verdict"], rows)]
     ids = [cid for cid in res if not cid.endswith("s")]
@@ -366,14 +370,18 @@ def window_section(ctx):
             continue
         held = RP.med([med_of(ctx, wl, "noop", p, C.held_share)[0] for wl in ctx.profiles])
         cells = [f"{q}" + (" (preset)" if q == 32 else ""), pct(held)]
-        sat = None
+        sat, found = None, []
         for metric, new, ref, mag in ((R, "piq", "noop", None), (R, "vios", "noop", -17.66),
                                       (W, "vios", "noop", -22.93), (W, "vios", "piq", -7.71)):
             counts = {"replicates": 0, "saturated": 0, "undefined": 0}
-            s = V.summarize(C.change(metric, (new, p), (ref, p))(ctx, ctx.profiles, counts), -1, mag)
+            found.append((V.summarize(C.change(metric, (new, p), (ref, p))(ctx, ctx.profiles, counts), -1, mag), mag))
             sat = counts
+        # The window's claims (those with the paper's size) are one family.
+        V.family_adjust([s for s, mag in found if mag is not None])
+        for s, mag in found:
             verdict = s["verdict"] if mag is not None else C.direction(s)
-            cells.append(f"{fpool(s)}: {verdict}")
+            alone = f" (*{s['verdict_alone']}* alone)" if "verdict_alone" in s else ""
+            cells.append(f"{fpool(s)}: {verdict}{alone}")
         cells.append(f"{sat['saturated']} / {sat['replicates']}")
         rows.append(cells)
     return (
@@ -381,7 +389,7 @@ def window_section(ctx):
         "How many requests the device accepts at once is the paper's biggest unknown: NR (Eq. 2) and the batch "
         "queues only act on requests that wait at the host, and a request waits only when the window is full. "
         "Profiles only; pooled change [95 % interval] and the verdict against the paper's size where it has one "
-        "(R1, W1, W2), a neutral reading otherwise. Held: share of requests that waited (NOOP, median over "
+        "(R1, W1, W2; one family per window under the claims table's rule for many claims), a neutral reading otherwise. Held: share of requests that waited (NOOP, median over "
         "profiles). The preset keeps 32 (NCQ's depth; our choice, documented in its header and the README); "
         "SSDsim 2.1, the public version of the simulator the paper ran, caps outstanding host requests at 5, so "
         "the depth-8 row is the nearer to it.\n\n"
