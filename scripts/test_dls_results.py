@@ -80,8 +80,8 @@ class DlsPage(unittest.TestCase):
                                  and x["workload"] == r["workload"] and x["seed"] == r["seed"])
         text = dr.page(rs, 3, 1000)
         v = verdicts(text)
-        assert v[0] == ("**Verdict: inconclusive.** (*direction only (size smaller)* alone (p 0.031); over 8 "
-                        "claims (Benjamini–Hochberg) it needed p < 0.0063.)")
+        assert v[0] == ("**Verdict: inconclusive.** (*direction only (size smaller)* alone (p 0.0312); over 8 "
+                        "claims (Benjamini–Hochberg) it needed p < 0.00625.)")
         assert all(line == "**Verdict: inconclusive.**" for line in v[1:])
         assert "| inconclusive (alone: direction only (size smaller)) |" in text
 

@@ -281,7 +281,7 @@ def test_one_significant_claim_among_flat_ones_is_held_to_the_family():
     t2 = res["T2"]
     assert (t2["verdict"], t2["verdict_alone"], t2["family"]) == (V.INCONCLUSIVE, V.SIZE_LARGER, (m, 0.05 / m, False))
     assert rt.verdict_cell(t2).startswith(
-        f"**inconclusive** (*direction only (size larger)* alone (p 0.0039); over {m} claims (Benjamini–Hochberg)")
+        f"**inconclusive** (*direction only (size larger)* alone (p 0.00391); over {m} claims (Benjamini–Hochberg)")
     # Tested on its own it stands.
     alone = rc.evaluate_all(reps, rc.PRESET, rc.PROFILES, SEEDS, [c for c in rc.claims([rc.PRESET]) if c.cid == "T2"])
     assert alone["T2"]["verdict"] == V.SIZE_LARGER and rt.verdict_cell(alone["T2"]) == "**direction only (size larger)**"

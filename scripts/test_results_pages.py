@@ -131,7 +131,7 @@ def test_a_claim_against_both_comparators_takes_the_weaker_verdict():
     m = res["D11"]["family"][0]
     assert res["D11"]["verdict"] == V.INCONCLUSIVE and res["D11"]["verdict_alone"] == V.REPRODUCED and m > 2
     row = next(x for x in text.splitlines() if x.startswith("| D11 |"))
-    assert f"**inconclusive** (*reproduced* alone (p 0.031); over {m} claims (Benjamini–Hochberg)" in row
+    assert f"**inconclusive** (*reproduced* alone (p 0.0312); over {m} claims (Benjamini–Hochberg)" in row
 
 
 def test_the_adaptive_page_computes_how_long_a_gc_holds_its_die():

@@ -519,5 +519,5 @@ def family_note(s):
     if "verdict_alone" not in s:
         return ""
     m, bound, _ = s["family"]
-    return (f"*{s['verdict_alone']}* alone (p {claim_p(s):.2g}); over {m} claims (Benjamini–Hochberg) it "
-            f"needed p < {bound:.2g}")
+    return (f"*{s['verdict_alone']}* alone (p {claim_p(s):.3g}); over {m} claims (Benjamini–Hochberg) it "
+            f"needed p < {bound:.3g}")
