@@ -45,14 +45,20 @@ SEEDS = [1, 2, 3]
 GRID = {
     # 5+1 stripes: pre-read gaps are 2 (1 or 3 chunks), 0 (2 chunks), 4 (4 chunks).
     "max_gap": [0, 2, 4],
-    "min_queued": [2, 4, 8, 16],
-    "min_skew": [1, 2, 4, 8],
-    "beta": [0.5, 1.0, 2.0],
+    # 0 turns the class off; the 2026-12-05 fit (grid 2-16, 1-8, 0.5-2) ended on
+    # these three edges, so the grid reaches past them.
+    "min_queued": [0, 1, 2, 4, 8, 16],
+    "min_skew": [0, 1, 2, 4, 8],
+    "beta": [0.5, 1.0, 2.0, 4.0, 8.0],
 }
 # Axes whose grid holds every distinct behaviour, so that an optimum on its edge
 # is no sign of a better point outside it.
 COMPLETE = {"max_gap": "the pre-read gaps of 5+1 updates are 0, 2 and 4, so these values give every distinct "
                        "behaviour"}
+# Axes whose smallest value is the smallest possible (a threshold of 0 turns its
+# class off): an optimum there is no sign of a better point below it.
+LOWEST = {"min_queued": "0 never counts the channels as lightly loaded",
+          "min_skew": "0 never counts their queues as even"}
 # The hand-picked values before the fit (README), for the before/after lines.
 UNFITTED = {"max_gap": 2, "min_queued": 8, "min_skew": 4, "alpha": 1.0, "beta": 1.0}
 COMMAND = "python3 scripts/fit_bpu.py"
@@ -158,8 +164,10 @@ def grid_edges(best):
     for k, vals in GRID.items():
         if k in COMPLETE or len(vals) < 2:
             continue
-        if best[k] in (min(vals), max(vals)):
-            out.append((k, "smallest" if best[k] == min(vals) else "largest"))
+        if best[k] == max(vals):
+            out.append((k, "largest"))
+        elif best[k] == min(vals) and k not in LOWEST:
+            out.append((k, "smallest"))
     return out
 
 
@@ -168,6 +176,7 @@ def edge_note(best):
     edges = grid_edges(best)
     complete = [f"`{k}` = {num(best[k])} ({why})" for k, why in COMPLETE.items()
                 if best[k] in (min(GRID[k]), max(GRID[k]))]
+    complete += [f"`{k}` = {num(best[k])} ({why})" for k, why in LOWEST.items() if best[k] == min(GRID[k])]
     lines = []
     if edges:
         lines.append("**The fitted point lies on the edge of the grid** on " + ", ".join(

@@ -17,15 +17,20 @@ def page_for(best_values):
 
 
 def test_an_optimum_on_the_grids_edge_is_flagged():
-    # The fitted point of 2026-12-05: min_queued and min_skew at their smallest, beta at its largest.
-    text = page_for({"max_gap": 4, "min_queued": 2, "min_skew": 1, "beta": 2.0})
+    # beta at its largest, min_queued at 1 (inside the grid), min_skew at 0 (the lowest possible).
+    text = page_for({"max_gap": 4, "min_queued": 1, "min_skew": 0, "beta": 8.0})
     flat = " ".join(text.split())
-    assert ("**The fitted point lies on the edge of the grid** on `min_queued` (= 2, the smallest value searched), "
-            "`min_skew` (= 1, the smallest value searched), `beta` (= 2.0, the largest value searched): the optimum "
-            "may lie outside the grid") in flat
-    # max_gap = 4 is the largest gap a 5+1 update can have: an edge, but nothing lies beyond it.
-    assert "On the edge but not a gap in the search: `max_gap` = 4" in flat
-    assert [k for k, _ in fb.grid_edges(fb.point([4, 2, 1, 2.0]))] == ["min_queued", "min_skew", "beta"]
+    assert ("**The fitted point lies on the edge of the grid** on `beta` (= 8.0, the largest value searched): the "
+            "optimum may lie outside the grid") in flat
+    # max_gap = 4 is the largest gap a 5+1 update can have, min_skew = 0 turns its class off: edges, but
+    # nothing lies beyond them.
+    assert ("On the edge but not a gap in the search: `max_gap` = 4 (the pre-read gaps of 5+1 updates are 0, 2 "
+            "and 4, so these values give every distinct behaviour); `min_skew` = 0 (0 never counts their queues "
+            "as even).") in flat
+    assert [k for k, _ in fb.grid_edges(fb.point([4, 1, 0, 8.0]))] == ["beta"]
+    # The largest min_queued is an edge to search past; its smallest (0) is not.
+    assert fb.grid_edges(fb.point([2, 16, 2, 1.0])) == [("min_queued", "largest")]
+    assert fb.grid_edges(fb.point([2, 0, 2, 1.0])) == []
 
 
 def test_an_interior_optimum_says_nothing():
