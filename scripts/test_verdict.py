@@ -307,3 +307,7 @@ def test_two_six_workload_claims_among_four_reach_no_verdict():
     v.family_adjust([a, b, d])
     assert (a["verdict"], b["verdict"]) == (v.REPRODUCED, v.REPRODUCED) and "verdict_alone" not in a
     assert a["family"][0] == 2 and "family" not in d and v.family_note(a) == ""
+    # A claim no workload could test is no test: beside it the two stay a family of two.
+    a, b, empty = v.summarize(wls, -1, None), v.summarize(wls, -1, None), v.summarize({}, -1, None)
+    v.family_adjust([a, b, empty])
+    assert a["family"][0] == 2 and "family" not in empty and a["verdict"] == v.REPRODUCED

@@ -471,7 +471,7 @@ FAMILY_RULE = (
     "significant, at most 5 % are expected to be so by chance): sorted by p, the claims up to the largest rank k "
     "whose p is below 5 % × k / m stay significant. A verdict significant alone but not after the procedure reads "
     "*inconclusive* and says what it read alone. Equivalence (\"no difference\") claims, decided by an interval, "
-    "are not in the family; size intervals stay per-claim 95 %. (Holm's family-wise control would need more "
+    "and claims no workload could test are not in the family; size intervals stay per-claim 95 %. (Holm's family-wise control would need more "
     "workloads than the pages have: over the 22 claims of Rep-RAID's main table it keeps nothing unless the "
     "smallest p is below 5 % / 22 = 0.0023, and nine workloads give a sign test no p below 0.0039.)"
 )
@@ -504,8 +504,9 @@ def family_adjust(results, q=ALPHA):
     significant); a verdict that needed significance (all but INCONCLUSIVE)
     and does not stay so becomes INCONCLUSIVE, its own kept as
     "verdict_alone". Results marked "equivalent" (an interval decides them)
-    are left out of the family. Returns the results."""
-    tested = [s for s in results if s is not None and not s.get("equivalent")]
+    and results without a workload (nothing was tested) are left out of the
+    family. Returns the results."""
+    tested = [s for s in results if s is not None and not s.get("equivalent") and s["per_workload"]]
     for s, (kept, bound) in zip(tested, benjamini_hochberg([claim_p(s) for s in tested], q)):
         s["family"] = (len(tested), bound, kept)
         if not kept and s["verdict"] != INCONCLUSIVE:
