@@ -82,7 +82,7 @@ impl Array {
             .filter(|&c| self.core.map.get(c).is_some_and(|(dev, _)| dev == d))
             .collect();
         let rows = self.params.rebuild_stripes.unwrap_or(super::params::DEFAULT_REBUILD_STRIPES);
-        self.raid.fail(d, None, &lost, rows, false);
+        self.raid.fail(d, None, &lost, rows, crate::raid::layer::ReadPlace::Tail);
         if self.params.rebuild == Some(super::params::RebuildScope::Written) {
             self.raid.rebuild_written_only();
         }

@@ -11,6 +11,7 @@
 //! stripe with no write job running or waiting (writers are never starved).
 
 use crate::flash::op::Owner;
+use crate::raid::layer::ReadPlace;
 use crate::raid::layer::{RaidAction, RaidEvent, RaidLayer, RaidPort};
 use crate::raid::rmw_rcw::Member;
 use crate::raid::stripe_lock::StripeLock;
@@ -70,7 +71,8 @@ impl RaidLayer {
         // queues like any read.
         for m in partners {
             let owner = Owner::DegradedRead(id);
-            port.act(RaidAction::Read { chunk: m.chunk, ppn: m.ppn, owner, head: !gc_tolerant });
+            let place = if gc_tolerant { ReadPlace::Tail } else { ReadPlace::Head };
+            port.act(RaidAction::Read { chunk: m.chunk, ppn: m.ppn, owner, place });
         }
     }
 

@@ -16,6 +16,7 @@
 //! a lost chunk that is not written is left out (RMW).
 
 use crate::flash::op::Owner;
+use crate::raid::layer::ReadPlace;
 use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, StripeWrite};
 use crate::raid::rmw_rcw::Member;
 use crate::raid::rmw_rcw::{data_mask, prereads, Routine};
@@ -77,8 +78,8 @@ pub struct Failure {
     in_flight: u32,
     /// Rebuild jobs at once.
     max_in_flight: u32,
-    /// Rebuild reads go to the queue heads.
-    pub head: bool,
+    /// Where the rebuild's reads join their queues.
+    pub place: ReadPlace,
     /// The rebuild skips stripes that hold no data (`RaidPort::stripe_holds_data`).
     pub written_only: bool,
     /// Counters.
@@ -109,10 +110,19 @@ impl Failure {
 pub const NO_POS: u32 = u32::MAX;
 
 impl RaidLayer {
+    /// Whether `owner` is a read of a rebuild running in the background
+    /// (it keeps that place when its page moves and it is queued again).
+    pub(crate) fn background_read(&self, owner: Owner) -> bool {
+        match (owner, &self.failure) {
+            (Owner::PreRead(j), Some(f)) => f.place == ReadPlace::Background && self.jobs[j].kind == JobKind::Rebuild,
+            _ => false,
+        }
+    }
+
     /// Channel `ch` (or only its die `die`) fails now, holding `lost`
     /// chunks. The rebuild, once a replacement is in, works on `stripes`
-    /// stripes at once.
-    pub fn fail(&mut self, ch: u32, die: Option<u32>, lost: &[u32], stripes: u32, head: bool) {
+    /// stripes at once, its reads queued at `place`.
+    pub fn fail(&mut self, ch: u32, die: Option<u32>, lost: &[u32], stripes: u32, place: ReadPlace) {
         let chunks = self.stripes.chunks();
         let mut f = Failure {
             channel: ch,
@@ -123,7 +133,7 @@ impl RaidLayer {
             cursor: 0,
             in_flight: 0,
             max_in_flight: stripes.max(1),
-            head,
+            place,
             written_only: false,
             counters: FailureCounters { lost_at_failure: lost.len() as u64, ..Default::default() },
         };
@@ -435,7 +445,7 @@ impl RaidLayer {
         }
         for m in &partners {
             let owner = crate::flash::op::Owner::DegradedRead(id);
-            port.act(RaidAction::Read { chunk: m.chunk, ppn: m.ppn, owner, head: false });
+            port.act(RaidAction::Read { chunk: m.chunk, ppn: m.ppn, owner, place: ReadPlace::Tail });
         }
         self.scratch = partners;
     }

@@ -11,6 +11,21 @@ pub enum RebuildPriority {
     Low,
     /// At the heads of the queues, ahead of host I/O.
     High,
+    /// Behind everything: a die takes a rebuild read only when no other read
+    /// and no program it may take waits for it (host writes first, even
+    /// under read priority).
+    Background,
+}
+
+impl RebuildPriority {
+    /// Where the rebuild's reads join their dies' queues.
+    pub fn read_place(self) -> crate::raid::layer::ReadPlace {
+        match self {
+            RebuildPriority::Low => crate::raid::layer::ReadPlace::Tail,
+            RebuildPriority::High => crate::raid::layer::ReadPlace::Head,
+            RebuildPriority::Background => crate::raid::layer::ReadPlace::Background,
+        }
+    }
 }
 
 /// `[fault]`: channel `channel` fails at `at_ns`; optionally a replacement

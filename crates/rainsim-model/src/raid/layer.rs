@@ -152,10 +152,22 @@ pub enum RaidEvent {
     DegradedReadDone(u32),
 }
 
+/// Where a read joins its die's queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReadPlace {
+    /// At the tail, behind the die's queued reads.
+    Tail,
+    /// At the head, ahead of them (degraded-mode reads, a rebuild at high priority).
+    Head,
+    /// In the background: the die takes it only when no other read and no
+    /// program it may take waits for it (a rebuild at background priority).
+    Background,
+}
+
 /// What the device does for the RAID layer, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RaidAction {
-    /// Queue a read of `chunk` (now at `ppn`), at its die queue's head when `head`.
+    /// Queue a read of `chunk` (now at `ppn`) at `place` in its die's queue.
     Read {
         /// Chunk read.
         chunk: u32,
@@ -163,8 +175,8 @@ pub enum RaidAction {
         ppn: u32,
         /// Whom the completion goes to.
         owner: Owner,
-        /// At the queue head (degraded-mode reads).
-        head: bool,
+        /// Where it joins the queue (the head: degraded-mode reads).
+        place: ReadPlace,
     },
     /// Queue a program of `chunk` on `channel`.
     Program {

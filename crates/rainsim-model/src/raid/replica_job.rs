@@ -236,7 +236,12 @@ impl RaidLayer {
             let which = if e.gone[Copy::A as usize] { Copy::B } else { Copy::A };
             let chunk = t.copy_id(e.pair, which);
             let ppn = port.member(chunk).expect("a replicated chunk's copy is mapped").ppn;
-            port.act(RaidAction::Read { chunk, ppn, owner: crate::flash::op::Owner::PreRead(id), head: false });
+            port.act(RaidAction::Read {
+                chunk,
+                ppn,
+                owner: crate::flash::op::Owner::PreRead(id),
+                place: crate::raid::layer::ReadPlace::Tail,
+            });
         }
     }
 

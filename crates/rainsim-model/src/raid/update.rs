@@ -15,6 +15,7 @@
 use crate::fault::Fault;
 use crate::flash::op::{FlashOp, Owner};
 use crate::raid::failure::NO_POS;
+use crate::raid::layer::ReadPlace;
 use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, StripeWrite, Token};
 use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
@@ -278,16 +279,20 @@ impl RaidLayer {
     pub(crate) fn issue_prereads(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         self.jobs[id].pending = j.prereads.count_ones() + 1;
-        // A degraded update's rebuild reads go to the queue heads, as degraded reads do.
-        let head =
-            j.moved_to != NO_CHANNEL || (j.kind == JobKind::Rebuild && self.failure.as_ref().is_some_and(|f| f.head));
+        // A degraded update's rebuild reads go to the queue heads, as degraded
+        // reads do; a rebuild's where the failure says.
+        let place = match (j.moved_to != NO_CHANNEL, j.kind, &self.failure) {
+            (true, _, _) => ReadPlace::Head,
+            (false, JobKind::Rebuild, Some(f)) => f.place,
+            _ => ReadPlace::Tail,
+        };
         let mut bits = j.prereads;
         while bits != 0 {
             let pos = bits.trailing_zeros();
             bits &= bits - 1;
             let chunk = j.stripe * self.stripes.width + pos;
             let ppn = port.member(chunk).expect("pre-read set only holds written chunks").ppn;
-            port.act(RaidAction::Read { chunk, ppn, owner: Owner::PreRead(id), head });
+            port.act(RaidAction::Read { chunk, ppn, owner: Owner::PreRead(id), place });
         }
         if j.copy_merge != 0 {
             self.issue_copy_merges(id, port);

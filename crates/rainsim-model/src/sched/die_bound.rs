@@ -60,6 +60,10 @@ impl ChannelScheduler for DieBound {
         self.reads += 1;
         self.per_die[die as usize].push_read_front(0, op);
     }
+    fn push_read_background(&mut self, die: u32, op: FlashOp) {
+        self.reads += 1;
+        self.per_die[die as usize].push_read_background(0, op);
+    }
     fn push_write(&mut self, op: FlashOp) {
         let d = self.die_of(op.chunk);
         self.writes += 1;

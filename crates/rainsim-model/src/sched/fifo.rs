@@ -6,13 +6,17 @@ use super::ChannelScheduler;
 use crate::flash::op::FlashOp;
 use std::collections::VecDeque;
 
-/// Per-die read queues, one channel write queue, and per-die queues of
-/// programs bound to a die (empty unless a scheme binds them).
+/// Per-die read queues, one channel write queue, per-die queues of
+/// programs bound to a die (empty unless a scheme binds them) and of
+/// background reads (empty unless a rebuild runs at background priority).
 pub struct Fifo {
     reads: Vec<VecDeque<FlashOp>>,
     writes: VecDeque<FlashOp>,
     bound: Vec<VecDeque<FlashOp>>,
+    background: Vec<VecDeque<FlashOp>>,
     bound_count: u32,
+    background_count: u32,
+    /// Reads queued on the channel, background ones included.
     read_count: u32,
     read_priority: bool,
 }
@@ -24,7 +28,9 @@ impl Fifo {
             reads: (0..dies).map(|_| VecDeque::new()).collect(),
             writes: VecDeque::new(),
             bound: (0..dies).map(|_| VecDeque::new()).collect(),
+            background: (0..dies).map(|_| VecDeque::new()).collect(),
             bound_count: 0,
+            background_count: 0,
             read_count: 0,
             read_priority,
         }
@@ -55,6 +61,11 @@ impl ChannelScheduler for Fifo {
         self.read_count += 1;
         q.push_front(op);
     }
+    fn push_read_background(&mut self, die: u32, op: FlashOp) {
+        self.read_count += 1;
+        self.background_count += 1;
+        self.background[die as usize].push_back(op);
+    }
     #[inline]
     fn push_write(&mut self, op: FlashOp) {
         self.writes.push_back(op);
@@ -73,6 +84,7 @@ impl ChannelScheduler for Fifo {
         let q = &mut self.reads[die as usize];
         let write = if writes_ok { self.writes.front() } else { None };
         let take_read = match (q.front(), write) {
+            (None, None) if self.background_count > 0 => return self.pop_background(die),
             (None, None) => return None,
             (Some(_), None) => true,
             (None, Some(_)) => false,
@@ -91,7 +103,12 @@ impl ChannelScheduler for Fifo {
     }
     #[inline]
     fn reads_queued_for(&self, die: u32) -> u32 {
-        self.reads[die as usize].len() as u32
+        let n = self.reads[die as usize].len() as u32;
+        if self.background_count == 0 {
+            n
+        } else {
+            n + self.background[die as usize].len() as u32
+        }
     }
     #[inline]
     fn writes_queued(&self) -> u32 {
@@ -116,6 +133,16 @@ impl Fifo {
         }
         self.bound_count -= 1;
         self.bound[die as usize].pop_front()
+    }
+
+    /// The die's oldest background read (nothing else waits for the die).
+    #[cold]
+    #[inline(never)]
+    fn pop_background(&mut self, die: u32) -> Option<FlashOp> {
+        let op = self.background[die as usize].pop_front()?;
+        self.background_count -= 1;
+        self.read_count -= 1;
+        Some(op)
     }
 }
 
@@ -165,5 +192,29 @@ mod tests {
         f.push_write(op(u32::MAX, Origin::HostProgram));
         f.push_read_front(0, op(3, Origin::DegradedRead));
         assert_eq!(f.pop_for(0, true).map(|o| o.chunk), Some(3));
+    }
+
+    /// A background read waits for every other read of its die and every
+    /// program the die may take, older or not, with or without read
+    /// priority; a die that takes no programs serves it past them.
+    #[test]
+    fn a_background_read_goes_last() {
+        for prio in [true, false] {
+            let mut f = Fifo::new(2, prio);
+            f.push_read_background(0, op(1, Origin::PreRead));
+            f.push_write(op(2, Origin::HostProgram));
+            f.push_read(0, op(3, Origin::HostRead));
+            f.push_read(1, op(4, Origin::HostRead));
+            assert_eq!((f.reads_queued(), f.reads_queued_for(0), f.reads_queued_for(1)), (3, 2, 1));
+            let got: Vec<u32> = std::iter::from_fn(|| f.pop_for(0, true)).map(|o| o.seq).collect();
+            let expect = if prio { vec![3, 2, 1] } else { vec![2, 3, 1] };
+            assert_eq!(got, expect, "read_priority = {prio}");
+            assert_eq!((f.reads_queued(), f.reads_queued_for(0)), (1, 0));
+        }
+        let mut f = Fifo::new(1, true);
+        f.push_write(op(5, Origin::HostProgram));
+        f.push_read_background(0, op(6, Origin::PreRead));
+        assert_eq!(f.pop_for(0, false).map(|o| o.seq), Some(6), "a full die takes it past the program");
+        assert_eq!((f.reads_queued(), f.writes_queued()), (0, 1));
     }
 }

@@ -13,12 +13,17 @@ pub mod fifo;
 use crate::flash::op::FlashOp;
 use serde::{Deserialize, Serialize};
 
+pub use crate::raid::layer::ReadPlace;
+
 /// A channel's queues and their service order.
 pub trait ChannelScheduler {
     /// Queues a read for channel-local die `die`.
     fn push_read(&mut self, die: u32, op: FlashOp);
     /// Queues a read at the head of `die`'s queue (re-routed, keeps its age).
     fn push_read_front(&mut self, die: u32, op: FlashOp);
+    /// Queues a read for channel-local die `die` in the background
+    /// ([`ReadPlace::Background`]); it counts among the die's reads.
+    fn push_read_background(&mut self, die: u32, op: FlashOp);
     /// Queues a program for any die of the channel.
     fn push_write(&mut self, op: FlashOp);
     /// Queues a program that only channel-local die `die` may take (CR5M's
@@ -94,6 +99,9 @@ impl ChannelScheduler for Sched {
     fn push_read_front(&mut self, die: u32, op: FlashOp) {
         delegate!(self.push_read_front(die, op))
     }
+    fn push_read_background(&mut self, die: u32, op: FlashOp) {
+        delegate!(self.push_read_background(die, op))
+    }
     #[inline]
     fn push_write(&mut self, op: FlashOp) {
         delegate!(self.push_write(op))
@@ -156,11 +164,12 @@ mod tests {
                 let origin = if rng.random_bool(0.5) { Origin::HostRead } else { Origin::HostProgram };
                 let op =
                     FlashOp { chunk: rng.random_range(0..64), owner: tests_owner(origin), enqueued: 0, ppn: 0, seq };
-                match rng.random_range(0..6) {
+                match rng.random_range(0..7) {
                     0 => s.push_read(die, op),
                     1 => s.push_read_front(die, op),
                     2 => s.push_write(op),
                     3 => s.push_write_for(die, op),
+                    4 => s.push_read_background(die, op),
                     _ => {
                         let ok = rng.random_bool(0.8);
                         let has = s.reads_queued_for(die) > 0 || (ok && s.writes_queued_for(die) > 0);

@@ -8,18 +8,19 @@ use crate::engine::SimTime;
 use crate::flash::op::{FlashOp, OpKind, Origin, Owner};
 use crate::ftl::allocation::Lane;
 use crate::metrics::observer::Observer;
-use crate::sched::{ChannelScheduler, Sched};
+use crate::sched::{ChannelScheduler, ReadPlace, Sched};
 use crate::verify::Verifier;
 
 impl<O: Observer> Ssd<O> {
     /// Queues a read of `chunk` (now at `ppn`) on its die.
     pub(crate) fn enqueue_read(&mut self, chunk: u32, ppn: u32, owner: Owner) {
-        self.enqueue_read_at(chunk, ppn, owner, false);
+        self.enqueue_read_at(chunk, ppn, owner, ReadPlace::Tail);
     }
 
-    /// Queues a read at the tail of its die's read queue, or at its head
-    /// (degraded-mode reads, which the paper inserts at the heads of queues).
-    pub(crate) fn enqueue_read_at(&mut self, chunk: u32, ppn: u32, owner: Owner, head: bool) {
+    /// Queues a read at `place` in its die's queue: the tail, the head
+    /// (degraded-mode reads, which the paper inserts at the heads of queues)
+    /// or the background (a rebuild at background priority).
+    pub(crate) fn enqueue_read_at(&mut self, chunk: u32, ppn: u32, owner: Owner, place: ReadPlace) {
         let die = self.layout.die_of(ppn);
         let ch = self.layout.channel_of_die(die);
         self.seq = self.seq.wrapping_add(1);
@@ -27,10 +28,10 @@ impl<O: Observer> Ssd<O> {
         let local = die - self.layout.first_die(ch);
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
-        if head {
-            c.sched.push_read_front(local, op);
-        } else {
-            c.sched.push_read(local, op);
+        match place {
+            ReadPlace::Tail => c.sched.push_read(local, op),
+            ReadPlace::Head => c.sched.push_read_front(local, op),
+            ReadPlace::Background => c.sched.push_read_background(local, op),
         }
         self.try_start(die);
     }
@@ -185,7 +186,11 @@ impl<O: Observer> Ssd<O> {
                     op.ppn = ppn;
                     let hch = self.layout.channel_of_die(home);
                     let local = home - self.layout.first_die(hch);
-                    self.channels[hch as usize].sched.push_read_front(local, op);
+                    if self.raid.is_some() && self.raid().background_read(op.owner) {
+                        self.channels[hch as usize].sched.push_read_background(local, op);
+                    } else {
+                        self.channels[hch as usize].sched.push_read_front(local, op);
+                    }
                     self.try_start(home);
                     return;
                 }

@@ -54,8 +54,8 @@ impl<O: Observer> Ssd<O> {
         };
         let ch = self.layout.channel_of_die(first);
         let lost = self.ftl.chunks_on_dies(first, n);
-        let head = f.rebuild_priority == crate::config::RebuildPriority::High;
-        self.with_raid(|r, _| r.fail(ch, f.die, &lost, f.rebuild_stripes, head));
+        let place = f.rebuild_priority.read_place();
+        self.with_raid(|r, _| r.fail(ch, f.die, &lost, f.rebuild_stripes, place));
         self.dead = Some((first, n));
         self.fault_times.failed_at = Some(now);
         self.obs.fault(FaultEvent::Failed, now);

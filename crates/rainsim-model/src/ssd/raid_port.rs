@@ -32,7 +32,7 @@ impl<O: Observer> RaidPort for Ssd<O> {
     #[inline(always)]
     fn act(&mut self, a: RaidAction) {
         match a {
-            RaidAction::Read { chunk, ppn, owner, head } => self.enqueue_read_at(chunk, ppn, owner, head),
+            RaidAction::Read { chunk, ppn, owner, place } => self.enqueue_read_at(chunk, ppn, owner, place),
             RaidAction::Program { channel, chunk, owner } => self.enqueue_program(channel, chunk, owner),
             RaidAction::Controller { ns, then } => {
                 let at = self.controller_delay(ns);

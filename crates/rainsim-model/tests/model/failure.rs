@@ -226,8 +226,9 @@ fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
         .collect();
     names.sort();
     assert!(names.len() >= 5, "{names:?}");
-    for name in &names {
-        for (m, k, die) in [(8, 4, false), (5, 5, false), (5, 5, true)] {
+    let priorities = [RebuildPriority::Low, RebuildPriority::High, RebuildPriority::Background];
+    for (i, name) in names.iter().enumerate() {
+        for (j, (m, k, die)) in [(8, 4, false), (5, 5, false), (5, 5, true)].into_iter().enumerate() {
             let mut c = tiny(m, 2, 1, 48, 16, Some(k));
             gc_from_start(&mut c);
             c.geometry.over_provisioning = 0.2;
@@ -235,6 +236,8 @@ fn every_scheme_runs_through_a_failure_and_its_rebuild_under_verify() {
             c.policy = scheme(name).policy;
             (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) =
                 (Some(m - 2), 3_000_000, 2_000_000, 4);
+            // Every scheme under each priority of the rebuild's reads.
+            c.fault.rebuild_priority = priorities[(i + j) % 3];
             if die {
                 // The second die of that channel instead.
                 (c.fault.channel, c.fault.die) = (None, Some((m - 2) * 2 + 1));
@@ -337,6 +340,8 @@ fn failures_at_any_moment_drain_and_finish_every_request() {
         let at = 1_000_000 + seed * 397_000;
         (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) =
             (Some((seed % 4) as u32), at, (seed % 3) * 1_000_000, 1 + (seed % 4) as u32);
+        c.fault.rebuild_priority =
+            [RebuildPriority::Low, RebuildPriority::High, RebuildPriority::Background][(seed / 4 % 3) as usize];
         let pages = rainsim_model::run::capacity_bytes(&c) / 4096 - 2;
         let x0 = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let reqs = crate::xorshift_requests(x0, 1_500, 8_000, pages, 5, |x| 4096 * (1 + (x >> 60) as u32 % 2));
@@ -368,6 +373,35 @@ fn a_high_priority_rebuild_reads_ahead_of_queued_host_reads() {
     let [(low_rebuilt, low_read), (high_rebuilt, high_read)] = ends[..] else { unreachable!() };
     assert!(high_rebuilt < low_rebuilt, "rebuilt at {high_rebuilt} ns (high) against {low_rebuilt} ns (low)");
     assert!(high_read > low_read, "slowest read {high_read} ns (high) against {low_read} ns (low)");
+}
+
+/// `fault.rebuild_priority = "background"` lets host programs pass the
+/// rebuild's reads, which under read priority (the default) the tails
+/// (`"low"`) do not: with full-stripe host writes queued on every channel
+/// when the replacement goes in, the rebuild ends later and the writes end
+/// sooner than at the tails; every lost chunk is rebuilt all the same.
+#[test]
+fn a_background_rebuild_lets_host_programs_pass() {
+    let mut ends = Vec::new();
+    for priority in [RebuildPriority::Low, RebuildPriority::Background] {
+        let mut c = four_plus_one();
+        (c.fault.channel, c.fault.at_ns, c.fault.replace_after_ns, c.fault.rebuild_stripes) = (Some(2), 0, 5_000, 8);
+        c.fault.rebuild_priority = priority;
+        // Programs as fast as reads: the rebuild waits on its reads, not on
+        // the replacement's programs.
+        c.timing.program_ns = T_R;
+        // Full stripes (4 data pages): no pre-reads, programs only.
+        let write = |s: u64| Request { time_ns: 5_000, offset: s * 4 * 4096, size: 4 * 4096, device: 0, op: Op::Write };
+        let reqs: Vec<Request> = (0..20).map(write).collect();
+        let (ssd, f) = run(&c, &reqs);
+        assert_eq!(f.replaced_at_ns, Some(5_000), "{priority:?}");
+        assert_eq!(f.chunks_lost_at_end, 0, "{priority:?}");
+        assert_eq!(ssd.obs.latency[1].count(), 20, "{priority:?}");
+        ends.push((f.rebuilt_at_ns.unwrap(), ssd.obs.latency[1].max));
+    }
+    let [(low_rebuilt, low_write), (bg_rebuilt, bg_write)] = ends[..] else { unreachable!() };
+    assert!(bg_rebuilt > low_rebuilt, "rebuilt at {bg_rebuilt} ns (background) against {low_rebuilt} ns (low)");
+    assert!(bg_write < low_write, "slowest write {bg_write} ns (background) against {low_write} ns (low)");
 }
 
 /// The replacement goes in `fault.replace_after_ns` after the failure, not

@@ -8,6 +8,7 @@ use rainsim_model::raid::failure::Phase;
 use rainsim_model::raid::layer::{RaidAction, StripeWrite};
 use rainsim_model::raid::rmw_rcw::data_mask;
 use rainsim_model::raid::stripe::StripeLayout;
+use rainsim_model::sched::ReadPlace;
 
 /// Before the replacement nothing is programmed on the failed channel: a
 /// lost chunk the write writes is absorbed in parity, lost parity is
@@ -24,9 +25,9 @@ fn a_write_before_the_replacement_absorbs_lost_data_and_skips_lost_parity() {
         let chunk = s * 5 + failed;
         if case.starts_with("never") {
             p.absent.push(chunk);
-            raid.fail(ch, None, &[], 1, false);
+            raid.fail(ch, None, &[], 1, ReadPlace::Tail);
         } else {
-            raid.fail(ch, None, &[chunk], 1, false);
+            raid.fail(ch, None, &[chunk], 1, ReadPlace::Tail);
         }
         raid.submit_job(1, s, 1 << written, 0, &mut p);
         let rest = drive(&mut raid, &mut p);
@@ -65,7 +66,7 @@ fn a_write_around_a_lost_chunk_is_counted_by_its_kind() {
         let (mut raid, mut p) = setup();
         let (d0, d1, pp) = (p.stripes.data_pos(s, 0), p.stripes.data_pos(s, 1), p.stripes.parity_pos(s));
         let lost = s * 5 + d0;
-        raid.fail(p.stripes.channel(s, d0), None, &[lost], 1, false);
+        raid.fail(p.stripes.channel(s, d0), None, &[lost], 1, ReadPlace::Tail);
         let (written, partial) = match case {
             "full" => (data_mask(5, pp), 0),
             "fresh" => {
@@ -93,7 +94,7 @@ fn a_write_around_a_lost_chunk_is_counted_by_its_kind() {
         }
     }
     let (mut raid, mut p) = setup();
-    raid.fail(p.stripes.channel(s, 0), None, &[s * 5], 1, false);
+    raid.fail(p.stripes.channel(s, 0), None, &[s * 5], 1, ReadPlace::Tail);
     raid.replaced(&mut p);
     drive(&mut raid, &mut p);
     assert_eq!(raid.failure().unwrap().counters.pages_rebuilt, 1);
@@ -106,7 +107,7 @@ fn a_write_around_a_lost_chunk_is_counted_by_its_kind() {
 fn only_the_stripe_of_a_lost_chunk_holds_one() {
     let (mut raid, p) = setup();
     let lost = 2 * 5;
-    raid.fail(p.stripes.channel(2, 0), None, &[lost], 1, false);
+    raid.fail(p.stripes.channel(2, 0), None, &[lost], 1, ReadPlace::Tail);
     let holding: Vec<u32> = (0..16).filter(|&s| raid.stripe_has_lost(s)).collect();
     assert_eq!(holding, [2]);
 }
@@ -122,7 +123,7 @@ fn the_rebuild_brings_every_lost_chunk_back_and_ends_once() {
         let on_1 = |c: u32| p.stripes.channel(c / 4, c % 4) == 1;
         let lost: Vec<u32> = if lose { (0..64).filter(|&c| on_1(c)).collect() } else { Vec::new() };
         assert_eq!(lost.len(), if lose { 16 } else { 0 });
-        raid.fail(1, None, &lost, 2, false);
+        raid.fail(1, None, &lost, 2, ReadPlace::Tail);
         raid.replaced(&mut p);
         let rest = drive(&mut raid, &mut p);
         let ends = rest.iter().filter(|a| matches!(a, RaidAction::RebuildDone)).count();

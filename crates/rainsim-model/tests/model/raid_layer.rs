@@ -10,6 +10,7 @@ use rainsim_model::raid::layer::{
 use rainsim_model::raid::replica::ReplicaTable;
 use rainsim_model::raid::rmw_rcw::{ChunkUpdate, Member, Routine, UpdatePlan};
 use rainsim_model::raid::stripe::StripeLayout;
+use rainsim_model::sched::ReadPlace;
 use rainsim_model::token::token;
 
 const XOR: u64 = 1_000;
@@ -113,11 +114,11 @@ pub(super) fn take(p: &mut Recorder) -> Vec<RaidAction> {
     std::mem::take(&mut p.actions)
 }
 
-/// The reads among `acts`: (chunk, owner, whether at the queue head).
-pub(super) fn reads(acts: &[RaidAction]) -> Vec<(u32, Owner, bool)> {
+/// The reads among `acts`: (chunk, owner, where it joins its queue).
+pub(super) fn reads(acts: &[RaidAction]) -> Vec<(u32, Owner, ReadPlace)> {
     acts.iter()
         .filter_map(|a| match *a {
-            RaidAction::Read { chunk, owner, head, .. } => Some((chunk, owner, head)),
+            RaidAction::Read { chunk, owner, place, .. } => Some((chunk, owner, place)),
             _ => None,
         })
         .collect()
@@ -141,7 +142,7 @@ fn a_one_chunk_update_is_read_modify_write_with_its_parity() {
     let mut want = [(data, pos), (parity, pp)];
     want.sort_by_key(|&(_, q)| q);
     let job = match take(&mut p).as_slice() {
-        [RaidAction::Read { chunk: a, owner: Owner::PreRead(j), head: false, .. }, RaidAction::Read { chunk: b, owner: Owner::PreRead(k), head: false, .. }]
+        [RaidAction::Read { chunk: a, owner: Owner::PreRead(j), place: ReadPlace::Tail, .. }, RaidAction::Read { chunk: b, owner: Owner::PreRead(k), place: ReadPlace::Tail, .. }]
             if [*a, *b] == [want[0].0, want[1].0] && j == k =>
         {
             *j
@@ -222,10 +223,10 @@ fn a_degraded_update_reads_every_other_member_at_the_queue_heads() {
     let pos = p.stripes.data_pos(s, 0);
     raid.submit_job(1, s, 1 << pos, 0, &mut p);
     let acts = take(&mut p);
-    let mut read: Vec<(u32, bool)> =
+    let mut read: Vec<(u32, ReadPlace)> =
         reads(&acts).into_iter().filter(|r| matches!(r.1, Owner::PreRead(_))).map(|(c, _, h)| (c, h)).collect();
     read.sort();
-    let want: Vec<(u32, bool)> = (0..5).filter(|&q| q != pos).map(|q| (s * 5 + q, true)).collect();
+    let want: Vec<(u32, ReadPlace)> = (0..5).filter(|&q| q != pos).map(|q| (s * 5 + q, ReadPlace::Head)).collect();
     assert_eq!(read, want, "{acts:?}");
     assert!(p.writes.is_empty(), "a degraded update is not an RMW or RCW");
 }
@@ -265,7 +266,7 @@ fn a_failed_channel_is_not_offered_to_a_degraded_update_and_a_failed_die_is() {
         let outside = outside_channels(&p, s, 7);
         assert_eq!(outside.len(), 2);
         let dead = outside[0];
-        raid.fail(dead, die_only.then_some(dead), &[], 1, false);
+        raid.fail(dead, die_only.then_some(dead), &[], 1, ReadPlace::Tail);
         p.place_to = Some(outside[1]);
         raid.submit_job(1, s, 1 << p.stripes.data_pos(s, 0), 0, &mut p);
         let want = if die_only { outside.clone() } else { vec![outside[1]] };
@@ -273,27 +274,28 @@ fn a_failed_channel_is_not_offered_to_a_degraded_update_and_a_failed_die_is() {
     }
 }
 
-/// Under a channel failure with `fault.rebuild_priority = "high"` (the heads),
-/// the rebuild's reads go to the heads and a host write's pre-reads do not;
-/// without it, neither does.
+/// Under a channel failure the rebuild's reads join their queues where the
+/// failure says (`fault.rebuild_priority`: the tails, the heads or the
+/// background) and a host write's pre-reads at the tails, whatever it says.
 #[test]
-fn only_rebuild_reads_go_to_the_queue_heads_when_the_failure_says_so() {
-    let heads = |acts: &[RaidAction]| -> Vec<bool> { reads(acts).into_iter().map(|r| r.2).collect() };
-    for head in [false, true] {
+fn only_rebuild_reads_take_the_failures_place() {
+    let places = |acts: &[RaidAction]| -> Vec<ReadPlace> { reads(acts).into_iter().map(|r| r.2).collect() };
+    for place in [ReadPlace::Tail, ReadPlace::Head, ReadPlace::Background] {
         let s = 2;
         let (mut raid, mut p) = setup();
         let lost = s * 5 + p.stripes.data_pos(s, 0);
         let ch = p.stripes.channel(s, p.stripes.data_pos(s, 0));
-        raid.fail(ch, None, &[lost], 1, head);
+        raid.fail(ch, None, &[lost], 1, place);
         // A host write of d1 around the lost d0, before the replacement.
         raid.submit_job(7, s, 1 << p.stripes.data_pos(s, 1), 0, &mut p);
         let acts = take(&mut p);
-        assert!(!heads(&acts).is_empty() && heads(&acts).iter().all(|h| !h), "head {head}: {acts:?}");
+        let host = places(&acts);
+        assert!(!host.is_empty() && host.iter().all(|&h| h == ReadPlace::Tail), "{place:?}: {acts:?}");
         // The rebuild of d0 on a fresh layer: its 4 partners.
         let (mut raid, mut p) = setup();
-        raid.fail(ch, None, &[lost], 1, head);
+        raid.fail(ch, None, &[lost], 1, place);
         raid.replaced(&mut p);
-        assert_eq!(heads(&take(&mut p)), [head; 4], "head {head}");
+        assert_eq!(places(&take(&mut p)), [place; 4], "{place:?}");
     }
 }
 
@@ -307,7 +309,7 @@ fn a_degraded_read_holds_writers_off_and_rebuilds_the_xor_of_its_partners() {
     let reads = take(&mut p);
     assert_eq!(reads.len(), 4);
     let id = match reads[0] {
-        RaidAction::Read { owner: Owner::DegradedRead(id), head: true, .. } => id,
+        RaidAction::Read { owner: Owner::DegradedRead(id), place: ReadPlace::Head, .. } => id,
         ref a => panic!("degraded-mode reads go to the queue heads: {a:?}"),
     };
     assert!(raid.readable(s), "a reader does not block readers");
