@@ -1,6 +1,7 @@
 //! FIFO (NOOP) channel scheduler. With read priority (the default, as in
 //! SSDsim) an idle die takes its oldest read before any program; without it,
-//! the older of its oldest read and the channel's oldest program.
+//! the older of its oldest read and the channel's oldest program. Background
+//! reads (a rebuild at background priority) come after both.
 
 use super::ChannelScheduler;
 use crate::flash::op::FlashOp;

@@ -3,7 +3,8 @@
 //!
 //! Reads are bound to the die holding their page; programs are not bound to a
 //! die until dispatch (dynamic allocation inside the channel), so they wait in
-//! one channel-wide queue.
+//! one channel-wide queue. A read joins its die's queue at a `ReadPlace`: the
+//! tail, the head, or the background, where it waits for everything else.
 
 pub mod chip_bound;
 pub mod column_bound;
