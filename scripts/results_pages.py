@@ -546,7 +546,7 @@ def sensitivity_section(ctx, comps, main_res):
     sens = [c for c in comps if c.sens]
     cols = ["main"] + ctx.variants
     # The main runs too over the variants' seeds: the columns then differ in the setting only.
-    # Each column is a family of its own (Holm over its claims).
+    # Each column is a family of its own (verdict.family_adjust).
     res = {v: V.family_adjust([evaluate(ctx, c, v, ctx.sens_workloads, ctx.sens_seeds) for c in sens]) for v in cols}
     rows = []
     for i, c in enumerate(sens):

@@ -11,8 +11,7 @@
 //! stripe with no write job running or waiting (writers are never starved).
 
 use crate::flash::op::Owner;
-use crate::raid::layer::ReadPlace;
-use crate::raid::layer::{RaidAction, RaidEvent, RaidLayer, RaidPort};
+use crate::raid::layer::{RaidAction, RaidEvent, RaidLayer, RaidPort, ReadPlace};
 use crate::raid::rmw_rcw::Member;
 use crate::raid::stripe_lock::StripeLock;
 

@@ -16,8 +16,7 @@
 //! a lost chunk that is not written is left out (RMW).
 
 use crate::flash::op::Owner;
-use crate::raid::layer::ReadPlace;
-use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, StripeWrite};
+use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, ReadPlace, StripeWrite};
 use crate::raid::rmw_rcw::Member;
 use crate::raid::rmw_rcw::{data_mask, prereads, Routine};
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};

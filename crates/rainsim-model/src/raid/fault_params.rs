@@ -1,5 +1,6 @@
 //! `[fault]`: a channel (or a die) that fails during the run, and its rebuild.
 
+use crate::raid::layer::ReadPlace;
 use serde::{Deserialize, Serialize};
 
 /// Where a rebuild's reads queue, against host I/O.
@@ -19,11 +20,11 @@ pub enum RebuildPriority {
 
 impl RebuildPriority {
     /// Where the rebuild's reads join their dies' queues.
-    pub fn read_place(self) -> crate::raid::layer::ReadPlace {
+    pub fn read_place(self) -> ReadPlace {
         match self {
-            RebuildPriority::Low => crate::raid::layer::ReadPlace::Tail,
-            RebuildPriority::High => crate::raid::layer::ReadPlace::Head,
-            RebuildPriority::Background => crate::raid::layer::ReadPlace::Background,
+            RebuildPriority::Low => ReadPlace::Tail,
+            RebuildPriority::High => ReadPlace::Head,
+            RebuildPriority::Background => ReadPlace::Background,
         }
     }
 }

@@ -15,8 +15,7 @@
 use crate::fault::Fault;
 use crate::flash::op::{FlashOp, Owner};
 use crate::raid::failure::NO_POS;
-use crate::raid::layer::ReadPlace;
-use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, StripeWrite, Token};
+use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, ReadPlace, StripeWrite, Token};
 use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
 use crate::token::{merged, token};
