@@ -76,3 +76,65 @@ def test_the_caution_quotes_the_first_baseline_run_and_the_control_run():
         flat = " ".join(rr.page(rs, 6, 1000, c).split())
         assert "control run" not in flat and "grows with GC whether or not anything fails." in flat
         assert "the comparisons that hold are between schemes within a phase" in flat
+
+
+def priority_rows(preset, stripes, priority, p999s, w_p999s, rebuild=40.0):
+    out = rows(preset, "baseline", p999s)
+    for r in out:
+        r.update(stripes=stripes, priority=priority, rebuild_s=rebuild, during_w_n=50_000,
+                 during_w_p999=w_p999s[r["seed"] - 1])
+    return out
+
+
+def section(text, start):
+    lines = text.splitlines()
+    i = lines.index(start)
+    j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")), len(lines))
+    return lines[i:j]
+
+
+def test_the_priority_runs_pair_with_low_at_their_own_rate_and_stay_out_of_the_main_tables():
+    base = rows("degraded-mode-8ch", "baseline", [1000.0] * 6)
+    rs = base + rows("degraded-mode-8ch", "degraded", [1000.0] * 6)
+    rs += rows("degraded-mode-8ch", "gc-tolerant-read", [1000.0] * 6)
+    for s in ["baseline", "bpu", "adaptive"]:
+        rs += rows("adaptive-parity-8ch", s, [1000.0] * 6)
+    p = "degraded-mode-8ch"
+    for r in base:
+        r["during_w_p999"], r["during_w_n"] = 2000.0, 50_000
+    # At the main rate: background's writes lower on every seed, high's higher.
+    rs += priority_rows(p, rr.REBUILD_STRIPES, "high", [1000.0] * 6, [2100.0, 2200, 2150, 2300, 2120, 2250])
+    rs += priority_rows(p, rr.REBUILD_STRIPES, "background", [1000.0] * 6, [1500.0, 1600, 1550, 1700, 1520, 1650])
+    # At 16: "low" there is far lower than "low" at the main rate, so background
+    # is higher than its own rate's reference though lower than the main rate's.
+    rs += priority_rows(p, 16, "low", [1000.0] * 6, [500.0] * 6, rebuild=20.0)
+    # High at 16 with a wild read tail: were it in the main tables, the
+    # baseline's p99.9 would move and "degraded" would no longer be flat.
+    rs += priority_rows(p, 16, "high", [9e6] * 6, [500.0] * 6, rebuild=20.0)
+    rs += priority_rows(p, 16, "background", [1000.0] * 6, [900.0, 910, 920, 930, 940, 950], rebuild=20.0)
+    text = rr.page(rs, 6, 1000)
+    sec = section(text, "## Rebuild priority")
+    heads = [i for i, x in enumerate(sec) if x.startswith("Against `low` at the same rate, write p99.9")]
+    assert len(heads) == 1
+    w = sec[heads[0]:heads[0] + 9]
+    row = lambda name: next(x for x in w if x.startswith(f"| {name} |"))
+    assert row(f"{rr.REBUILD_STRIPES}, background").endswith("| consistently lower |")
+    assert row(f"{rr.REBUILD_STRIPES}, high").endswith("| consistently higher |")
+    assert row("16, background").endswith("| consistently higher |")
+    assert row("16, high").endswith("| not consistent |")
+    # The main table of the preset still holds the six main runs per scheme.
+    main = section(text, "## `degraded-mode-8ch`")
+    assert "| degraded | +0.0 % |" in "\n".join(main)
+    # Every run is listed, with its rate and priority.
+    runs = section(text, "## Runs")
+    assert sum(1 for x in runs if x.startswith("| degraded-mode-8ch | baseline | 16 | background |")) == 6
+    # The adaptive preset has no priority runs: no section of its own.
+    assert "### `adaptive-parity-8ch`" not in sec
+
+
+def test_priority_jobs_add_every_other_setting_once():
+    jobs = rr.priority_jobs(3)
+    per = len(rr.PRIORITY_STRIPES) * len(rr.PRIORITIES) - 1
+    assert len(jobs) == len(rr.SETUPS) * per * 3 == len(set(jobs))
+    assert all(s == "baseline" for _, s, *_ in jobs)
+    assert not any((st, pr) == (rr.REBUILD_STRIPES, "low") for *_, st, pr in jobs)
