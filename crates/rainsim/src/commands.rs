@@ -391,7 +391,11 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
         None => {
             let w = workload::open(&cfg, None, a.stream).map_err(|e| workload::named(e, workload))?;
             let what = workload.map(|w| format!(" (workload {w})")).unwrap_or_default();
-            let held = if w.held().is_some() { "held" } else { "streamed" };
+            let held = match (w.held().is_some(), cfg.array.is_some() && a.stream) {
+                (true, true) => "held: an array holds its workload, --stream applies to one device",
+                (true, false) => "held",
+                (false, _) => "streamed",
+            };
             let n = w.len();
             outln!("config: {config}, scheme {scheme}, {n} synthetic requests{what} ({held}), seed {}", cfg.seed);
             w
@@ -439,8 +443,12 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
         median(&speeds),
         speeds.len()
     );
+    print_peak_rss(cfg.physical_pages())
+}
+
+/// The peak resident memory, whole and per physical page of `pages`.
+fn print_peak_rss(pages: u64) -> Res {
     if let Some(kb) = peak_rss_kib() {
-        let pages = cfg.physical_pages();
         outln!(
             "peak RSS: {:.1} MiB ({:.2} bytes per physical page, trace buffers included)",
             kb as f64 / 1024.0,
@@ -496,7 +504,22 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         print_run(i, &t)?;
         speeds.push(t.requests_per_cpu_s);
         match &first {
-            None => first = Some(report),
+            None => {
+                let d = &report.devices;
+                outln!(
+                    "devices: {} × {:.0} GiB physical, GC count {}, erases {}, WAF {:.3} to {:.3}, read p99.9 {}, \
+                     write p99.9 {}",
+                    d.len(),
+                    physical_gib(cfg),
+                    d.iter().map(|m| m.gc).sum::<u64>(),
+                    d.iter().map(|m| m.erases).sum::<u64>(),
+                    d.iter().map(|m| m.waf).fold(f64::INFINITY, f64::min),
+                    d.iter().map(|m| m.waf).fold(f64::NEG_INFINITY, f64::max),
+                    summary::ns(report.latency.read.p99_9_ns as f64),
+                    summary::ns(report.latency.write.p99_9_ns as f64)
+                );
+                first = Some(report);
+            }
             Some(f) if *f != report => return Err("two runs of the same input gave different reports".into()),
             Some(_) => {}
         }
@@ -511,7 +534,7 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         median(&speeds),
         speeds.len()
     );
-    Ok(())
+    print_peak_rss(cfg.physical_pages() * a.devices as u64)
 }
 
 /// One line per `bench` run: set-up, simulation time and speed.

@@ -79,3 +79,26 @@ fn a_streamed_bench_simulates_the_held_workload() {
     assert!(device(&held).is_some());
     assert_eq!(device(&held), device(&streamed));
 }
+
+/// `bench` of an array prints its members' GC and erases (their sum in the
+/// array report of the same run), its tails, and the peak memory; it holds
+/// its workload whatever `--stream` says, and says so.
+#[test]
+fn an_array_bench_prints_what_its_run_reports() {
+    let sets = ["--set", "geometry.blocks_per_plane=8"];
+    let o = rainsim(
+        [&["bench", "--config", "dls-4ssd", "--requests", "3000", "--runs", "1", "--stream"][..], &sets[..]].concat(),
+    )
+    .ok();
+    assert!(o.stdout.contains("3000 synthetic requests (held: an array holds its workload"), "{}", o.stdout);
+    assert!(o.stdout.lines().any(|l| l.starts_with("peak RSS: ")), "{}", o.stdout);
+    let line = o.stdout.lines().find(|l| l.starts_with("devices: 4 × ")).unwrap_or_else(|| panic!("{}", o.stdout));
+    let dir = TempDir::new("bench-array");
+    let out = dir.join("r.json");
+    let cmd = ["run", "--config", "dls-4ssd", "--set", "workload.requests=3000", "--quiet", "--out", p(&out)];
+    rainsim([&cmd[..], &sets[..]].concat()).ok();
+    let r = read_json(&out);
+    let sum = |k: &str| at(&r, "devices").as_array().unwrap().iter().map(|d| d[k].as_u64().unwrap()).sum::<u64>();
+    assert!(sum("gc") > 0, "the test wants GC: {line}");
+    assert!(line.contains(&format!("GC count {}, erases {},", sum("gc"), sum("erases"))), "{line}");
+}
