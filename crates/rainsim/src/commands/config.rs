@@ -8,6 +8,10 @@ use rainsim_model::Config;
 /// `rainsim config show`.
 pub fn config_show(setup: &Setup) -> Res {
     let cfg = resolve(setup, setup.scheme.as_deref(), &[])?;
+    // The run would refuse this workload: so does its configuration's display.
+    if setup.trace.is_none() {
+        cfg.workload.validate()?;
+    }
     let mut text = toml::to_string_pretty(&cfg)?;
     // `ftl.rotating_gc` is left out of serialised configs while off (so that
     // reports stay as they were); show it as a comment, last in [ftl], so the

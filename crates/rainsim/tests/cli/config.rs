@@ -191,3 +191,18 @@ fn show_lists_the_schemes_tables_at_their_defaults() {
     assert!(shown.contains("[policy.rep_raid]") && !commented.contains("rep_raid"), "{}", o.stdout);
     assert!(!rainsim(["config", "show"]).ok().stdout.contains("# in effect at their defaults"));
 }
+
+/// `config show` refuses a synthetic workload the run would refuse (with the
+/// same message), and lets it be when a trace replaces the workload.
+#[test]
+fn show_refuses_the_workload_a_run_refuses() {
+    for (set, want) in
+        [("workload.update_ratio=1.1", "update_ratio must be in [0, 1]"), ("workload.read_ratio=1.5", "read_ratio")]
+    {
+        let shown = rainsim(["config", "show", "--set", set]).fails();
+        let run = rainsim(["run", "--quiet", "--set", set]).fails();
+        assert!(shown.contains(want) && run.contains(want), "{shown}\n{run}");
+    }
+    let t = trace("msr_hm_0_slice1000.csv");
+    rainsim(["config", "show", "--trace", p(&t), "--set", "workload.update_ratio=1.1"]).ok();
+}
