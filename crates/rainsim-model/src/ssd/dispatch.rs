@@ -175,6 +175,9 @@ impl<O: Observer> Ssd<O> {
                 // committed elsewhere in the channel): follow it.
                 let id = if self.replicating() { self.read_id(&op) } else { op.chunk };
                 let Some(ppn) = self.ftl.lookup(id) else {
+                    if self.reread_lost(&op) {
+                        return;
+                    }
                     self.fail(crate::verify::VerifyError {
                         time_ns: now,
                         what: format!("queued read of chunk {} finds it unmapped", op.chunk),

@@ -131,13 +131,28 @@ impl<O: Observer> Ssd<O> {
         self.channels[self.layout.channel_of_die(die) as usize].sched.bound_die(0).is_some()
     }
 
-    /// A write of `chunk` went into parity alone: an old page of it on a
-    /// living die (its member bound to a failed die) is stale and goes; one
-    /// on a failed unit goes with the unit.
+    /// A write of `chunk` went into parity alone: its old page is stale and
+    /// goes, on a living die (its member bound to a failed die) or on the
+    /// failed unit, whose queued reads drain: one of them must not return the
+    /// old version ([`Self::reread_lost`] serves it from the stripe instead).
     pub(crate) fn drop_stale(&mut self, chunk: u32) {
-        if self.ftl.lookup(chunk).is_some_and(|p| !self.is_dead(self.layout.die_of(p))) {
+        if self.ftl.lookup(chunk).is_some() {
             self.ftl.trim(chunk);
         }
+    }
+
+    /// A queued read starting now finds its chunk unmapped: a host read of a
+    /// chunk whose latest version lives only in parity (written while lost,
+    /// after the read was queued) is rebuilt from its stripe, as a read
+    /// arriving now would be; `false` for any other read, which is an error.
+    pub(crate) fn reread_lost(&mut self, op: &crate::flash::op::FlashOp) -> bool {
+        let crate::flash::op::Owner::HostRead(req) = op.owner else { return false };
+        if self.raid.is_none() || !self.raid().is_lost(op.chunk) {
+            return false;
+        }
+        let chunk = op.chunk;
+        self.with_raid(|r, s| r.reconstruct_read(req, chunk, s));
+        true
     }
 
     /// Whether a program of `chunk` on channel `ch` may go only to a failed

@@ -68,15 +68,52 @@ fn a_read_of_a_failed_channel_is_one_partner_read_plus_xor() {
 }
 
 /// A write of a chunk of a failed channel lives in parity alone; its old
-/// page stays where it was, on the failed channel, until the replacement
-/// wipes it (only a stale page on a living die is dropped).
+/// page, on the failed channel, no longer holds it.
 #[test]
-fn an_absorbed_write_leaves_the_old_page_on_the_failed_channel() {
+fn an_absorbed_write_drops_the_old_page_on_the_failed_channel() {
     let (c, s, chunk, old) = failed_with_first_chunk();
     let reqs = [Request { time_ns: 1_000, offset: s as u64 * 4 * 4096, size: 4096, device: 0, op: Op::Write }];
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    assert_eq!(probe.ftl.lookup(chunk), Some(old));
     let (ssd, f) = run(&c, &reqs);
     assert_eq!(f.writes_absorbed, 1);
-    assert_eq!(ssd.ftl.lookup(chunk), Some(old));
+    assert_eq!(ssd.ftl.lookup(chunk), None);
+}
+
+/// A host read queued on a channel before it fails drains there; if a write
+/// of its chunk is absorbed in parity meanwhile, the read, starting after
+/// that, must return the new version: it is rebuilt from the stripe (once
+/// the write's parity is in). It once read the old page (`--verify` caught
+/// it only under load).
+#[test]
+fn a_read_queued_before_the_failure_sees_a_write_absorbed_after_it() {
+    let mut c = four_plus_one();
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    let l = probe.stripe_layout().clone();
+    let full: Vec<u32> =
+        (0..l.stripes).filter(|&s| (0..l.width).all(|j| probe.ftl.lookup(s * l.width + j).is_some())).collect();
+    let ch = |k: u32| probe.layout().channel_of(probe.ftl.lookup(k).unwrap());
+    let data = |s: u32| s * l.width + l.data_pos(s, 0);
+    let parity = |s: u32| ch(l.parity_chunk(s));
+    // Stripes s and s2 with their first data chunk on one channel and
+    // parity on one other, so that s's write reads from channels s2's
+    // write leaves idle.
+    let s = full[0];
+    let s2 = *full[1..].iter().find(|&&t| ch(data(t)) == ch(data(s)) && parity(t) == parity(s)).expect("two stripes");
+    let f = ch(data(s));
+    // 0: a write of s2's chunk on channel f keeps f's die programming until
+    // about 560 µs; 100 µs: a read of s's chunk on f queues behind it;
+    // 150 µs: f fails; 200 µs: a write of that chunk is absorbed (by about
+    // 260 µs: its partners' reads and the XOR).
+    let w = |t: u64, s: u32, op: Op| Request { time_ns: t, offset: s as u64 * 4 * 4096, size: 4096, device: 0, op };
+    let reqs = [w(0, s2, Op::Write), w(100_000, s, Op::Read), w(200_000, s, Op::Write)];
+    (c.fault.channel, c.fault.at_ns, c.fault.rebuild) = (Some(f), 150_000, false);
+    let (ssd, rep) = run(&c, &reqs);
+    assert_eq!((rep.writes_absorbed, rep.reads_reconstructed), (1, 1), "{rep:?}");
+    // The read ends after the absorbing write's parity program (it waits for
+    // the stripe), so after 200 µs + a program: over 600 µs after it arrived.
+    let read_max = ssd.obs.latency[0].max;
+    assert!(read_max > T_PROG + 100_000 && read_max < 2 * T_PROG + 200_000, "{read_max}");
 }
 
 #[test]
