@@ -27,6 +27,10 @@ pub(super) struct Match {
     /// Case (b): the old slot (at `z_ppn`) was in the victim and is dropped.
     pub(super) case_b: bool,
     pub(super) z_ppn: u32,
+    /// Verify mode: the token the old slot held when the GC read it, taken
+    /// before this GC's moves (a wear-levelling swap may refill the victim
+    /// block, `z_ppn` included, in the same GC).
+    pub(super) z_token: u32,
     /// The slot whose entry (and logical owner) swaps with `chunk`'s first;
     /// `chunk` itself for a same-chunk match.
     pub(super) other: u32,
@@ -117,7 +121,15 @@ impl ReorgHook<'_> {
                 used[j] = true;
                 dropped.push(j);
                 taken.push(s);
-                self.matches.push(Match { stripe: s, chunk: y, case_b: false, z_ppn: 0, other: y, flip: false });
+                self.matches.push(Match {
+                    stripe: s,
+                    chunk: y,
+                    case_b: false,
+                    z_ppn: 0,
+                    z_token: 0,
+                    other: y,
+                    flip: false,
+                });
             }
         }
         // Case (b): a copy A and the old slot it replaces are both here:
@@ -137,7 +149,15 @@ impl ReorgHook<'_> {
             dropped.push(i);
             taken.push(y / self.width);
             let z_ppn = valid[i].0;
-            self.matches.push(Match { stripe: y / self.width, chunk: y, case_b: true, z_ppn, other: y, flip: false });
+            self.matches.push(Match {
+                stripe: y / self.width,
+                chunk: y,
+                case_b: true,
+                z_ppn,
+                z_token: 0,
+                other: y,
+                flip: false,
+            });
         }
     }
 
@@ -177,7 +197,7 @@ impl ReorgHook<'_> {
                 used[j] = true;
                 dropped.push(j);
                 self.take(&mut taken, a, b);
-                self.matches.push(Match { stripe: s, chunk: a, case_b: false, z_ppn: 0, other: b, flip });
+                self.matches.push(Match { stripe: s, chunk: a, case_b: false, z_ppn: 0, z_token: 0, other: b, flip });
             }
         }
         // Case (b): a copy Y of chunk b and a stale slot Z of chunk a are both
@@ -201,7 +221,15 @@ impl ReorgHook<'_> {
             dropped.push(i);
             self.take(&mut taken, a, b);
             let flip = k == Copy::B;
-            self.matches.push(Match { stripe: a / w, chunk: a, case_b: true, z_ppn: valid[i].0, other: b, flip });
+            self.matches.push(Match {
+                stripe: a / w,
+                chunk: a,
+                case_b: true,
+                z_ppn: valid[i].0,
+                z_token: 0,
+                other: b,
+                flip,
+            });
         }
     }
 }
@@ -353,7 +381,7 @@ mod tests {
         let mut dropped = Vec::new();
         h.drop_pages(0, &victim, &map, &mut dropped);
         assert_eq!(dropped, vec![0], "D0 dropped, not moved");
-        let want = Match { stripe: 0, chunk: 0, case_b: true, z_ppn: 1, other: 4, flip: true };
+        let want = Match { stripe: 0, chunk: 0, case_b: true, z_ppn: 1, z_token: 0, other: 4, flip: true };
         assert_eq!(h.matches, vec![want]);
         assert_eq!(h.moves, [1, 0, 0, 1], "the ordinary page and R1 move");
         let mut h = hook(&t, &l, None);
@@ -398,7 +426,7 @@ mod tests {
             let mut h = hook(&t, &l, Some(&reads));
             let mut dropped = Vec::new();
             h.drop_pages(0, &victim, &Mapping::new(40, 200), &mut dropped);
-            let want = Match { stripe: x / 3, chunk: x, case_b: true, z_ppn: 100, other: y, flip: true };
+            let want = Match { stripe: x / 3, chunk: x, case_b: true, z_ppn: 100, z_token: 0, other: y, flip: true };
             assert_eq!(
                 (h.matches.as_slice(), dropped.as_slice()),
                 ([want].as_slice(), [0].as_slice()),
@@ -472,7 +500,7 @@ mod tests {
         let mut dropped = Vec::new();
         h.drop_pages(0, &victim, &map, &mut dropped);
         assert_eq!(dropped, vec![1]);
-        let want = Match { stripe: 0, chunk: 0, case_b: false, z_ppn: 0, other: 4, flip: true };
+        let want = Match { stripe: 0, chunk: 0, case_b: false, z_ppn: 0, z_token: 0, other: 4, flip: true };
         assert_eq!(h.matches, vec![want]);
         assert_eq!(h.moves, [0, 1, 0, 0]);
         // The mirror on another channel than the stale slot's: no match.

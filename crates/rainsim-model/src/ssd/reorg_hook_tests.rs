@@ -25,7 +25,7 @@ fn same_chunk_matches_a_stripe_once_per_gc() {
     let mut h = hook(&t, &l, None);
     let victim = [(100, a5), (101, 5), (102, a3), (103, 3)];
     assert_eq!(gc(&mut h, &victim, &Mapping::new(40, 200)), vec![1]);
-    let want = Match { stripe: 1, chunk: 5, case_b: true, z_ppn: 101, other: 5, flip: false };
+    let want = Match { stripe: 1, chunk: 5, case_b: true, z_ppn: 101, z_token: 0, other: 5, flip: false };
     assert_eq!(h.matches, vec![want]);
     assert_eq!(h.moves, [0, 0, 1, 2], "slot 3 and both copies move");
 }
@@ -74,7 +74,7 @@ fn any_chunk_case_a_takes_the_own_slot_first_and_stays_in_the_stripe() {
     let map = mapped(&[(3, 22), (5, 20), (a5, 21), (b5, 40), (4, 41)]);
     let mut h = hook(&t, &l, Some(&none));
     assert_eq!(gc(&mut h, &[(41, 4), (40, b5)], &map), vec![1]);
-    let want = Match { stripe: 1, chunk: 5, case_b: false, z_ppn: 0, other: 5, flip: false };
+    let want = Match { stripe: 1, chunk: 5, case_b: false, z_ppn: 0, z_token: 0, other: 5, flip: false };
     assert_eq!(h.matches, vec![want]);
     // Stripe 0: chunk 1 semi-valid (chunk 0 replicated, slot on channel 0);
     // copy B of chunk 3 in the victim, its copy A on slot 3's channel 1.
@@ -106,7 +106,7 @@ fn any_chunk_case_a_searches_exactly_the_semi_valid_pages_stripe() {
         let map = mapped(&[(a, 20), (1, 22), (b7, 23), (a7, 40), (4, 41)]);
         let mut h = hook(&t, &l, Some(&none));
         assert_eq!(gc(&mut h, &[(41, 4), (40, a7)], &map), vec![1], "slot {a}");
-        let want = Match { stripe: 1, chunk: a, case_b: false, z_ppn: 0, other: 7, flip: true };
+        let want = Match { stripe: 1, chunk: a, case_b: false, z_ppn: 0, z_token: 0, other: 7, flip: true };
         assert_eq!(h.matches, vec![want]);
     }
 }
@@ -125,7 +125,7 @@ fn any_chunk_case_b_prefers_the_own_slot_and_skips_busy_ones() {
     let none = FxHashMap::default();
     let mut h = hook(&t, &l, Some(&none));
     assert_eq!(gc(&mut h, &[(1, 0), (2, 4), (3, b4)], &map), vec![1]);
-    let want = Match { stripe: 1, chunk: 4, case_b: true, z_ppn: 2, other: 4, flip: true };
+    let want = Match { stripe: 1, chunk: 4, case_b: true, z_ppn: 2, z_token: 0, other: 4, flip: true };
     assert_eq!(h.matches, vec![want]);
     assert_eq!(h.moves, [0, 0, 1, 1], "slot 0 and the copy move");
     // Fig. 7(b): only chunk 0's slot, busy.

@@ -70,12 +70,13 @@ fn fig7b_of(mut ssd: Ssd<Collector>, skew: u32, pair: [(u32, u64); 2]) -> (Ssd<C
     let v = ssd.verifier.as_ref().unwrap();
     let (tx, ty) = (v.latest(t.copy_id(px, Copy::A)), v.latest(t.copy_id(py, Copy::A)));
     let z = ssd.ftl.lookup(x).unwrap();
+    let z_token = v.peek(z);
     let r1 = ssd.ftl.lookup(t.copy_id(py, Copy::B)).unwrap();
     let ch = |p: u32| ssd.layout.channel_of(p);
     assert_eq!((ch(z), ch(r1)), (0, 0), "D0 and R1 on one channel, as in one victim");
     // The GC's part: D0 dropped, not moved (R1 would move; where is moot).
     ssd.ftl.drop_id(x);
-    let m = Match { stripe: x / 3, chunk: x, case_b: true, z_ppn: z, other: y, flip: true };
+    let m = Match { stripe: x / 3, chunk: x, case_b: true, z_ppn: z, z_token, other: y, flip: true };
     ssd.apply_matches(&[m]);
     // Case (b) gives up no copy by itself (case (a) gives up copy B).
     assert_eq!(ssd.replicas.as_ref().unwrap().get(x).map(|e| e.gone), Some([false, false]));

@@ -331,8 +331,15 @@ impl<O: Observer> Ssd<O> {
             moves: [0; 4],
         };
         let work = self.ftl.collect_die_with(die, Some(&mut hook))?;
-        let (matches, m) = (hook.matches, hook.moves);
+        let (mut matches, m) = (hook.matches, hook.moves);
         let Some(work) = work else { return Ok(None) };
+        // The verifier's pages move after this returns: what the old slots
+        // held is read now.
+        if let Some(v) = &self.verifier {
+            for x in matches.iter_mut().filter(|x| x.case_b) {
+                x.z_token = v.peek(x.z_ppn);
+            }
+        }
         let probe = ReplicationProbe::GcMoves { valid: m[0], semi_valid: m[1], semi_invalid: m[2], replica: m[3] };
         self.obs.replication(probe);
         let extra = self.apply_matches(&matches);
@@ -429,7 +436,7 @@ impl<O: Observer> Ssd<O> {
             let acc = self.verifier.as_ref().map_or(0, |v| {
                 let t = self.table();
                 let a = t.copy_id(t.get(x.chunk).expect("matched").pair, Copy::A);
-                v.peek(x.z_ppn) ^ v.latest(a)
+                x.z_token ^ v.latest(a)
             });
             (pos, acc ^ skew)
         } else {
