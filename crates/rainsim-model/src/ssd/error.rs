@@ -27,6 +27,17 @@ pub enum SimError {
         /// Programs queued on it.
         waiting: u32,
     },
+    /// A die holds only valid data and programs bound to it (no other die of
+    /// its channel may take them) wait forever.
+    #[error("die {die} (channel {channel}) filled up with valid data ({waiting} programs bound to it waiting, nothing left to collect): ftl.allocation = \"static-channel-first\" or ftl.rotating_gc binds each chunk's programs to one die, and this die's chunks outgrew it; lower precondition.valid, raise geometry.over_provisioning, or let programs go to any die of the channel")]
+    DieFull {
+        /// The die (global index).
+        die: u32,
+        /// Its channel.
+        channel: u32,
+        /// Programs bound to it, queued.
+        waiting: u32,
+    },
     /// The run was asked to stop (its stop flag was set: `RunOptions::stop`).
     #[error("the run was interrupted after {completed} completed requests")]
     Interrupted {

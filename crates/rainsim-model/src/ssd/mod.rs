@@ -488,6 +488,10 @@ impl<O: Observer> Ssd<O> {
             if let Some((channel, waiting)) = stall::full_channel(&self.layout, queued, |d| self.takes_writes(d)) {
                 return Err(SimError::ChannelFull { channel, waiting });
             }
+            let bound = |ch: u32, local: u32| self.channels[ch as usize].sched.writes_queued_for(local);
+            if let Some((die, waiting)) = stall::full_die(&self.layout, bound, |d| self.takes_writes(d)) {
+                return Err(SimError::DieFull { die, channel: self.layout.channel_of_die(die), waiting });
+            }
             return Err(VerifyError {
                 time_ns: now,
                 what: format!(

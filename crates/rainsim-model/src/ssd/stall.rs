@@ -1,4 +1,5 @@
-//! Why a run stalled: the channel whose queued programs no die can take.
+//! Why a run stalled: the channel whose queued programs no die can take, or
+//! the die whose bound programs no other die may take.
 
 use crate::flash::address::Layout;
 
@@ -15,6 +16,24 @@ pub(crate) fn full_channel(
         let waiting = writes_queued(ch);
         let full = (first..first + layout.dies_per_channel).all(|d| !die_takes_writes(d));
         (waiting > 0 && full).then_some((ch, waiting))
+    })
+}
+
+/// The first die without room that has programs bound to it queued
+/// (allocation or rotating GC binding a chunk to one die, which no other die
+/// of the channel may take), with how many wait for it: its channel has room
+/// elsewhere, but not for them.
+pub(crate) fn full_die(
+    layout: &Layout,
+    writes_queued_for: impl Fn(u32, u32) -> u32,
+    die_takes_writes: impl Fn(u32) -> bool,
+) -> Option<(u32, u32)> {
+    (0..layout.channels).find_map(|ch| {
+        let first = layout.first_die(ch);
+        (0..layout.dies_per_channel).find_map(|local| {
+            let waiting = writes_queued_for(ch, local);
+            (waiting > 0 && !die_takes_writes(first + local)).then_some((first + local, waiting))
+        })
     })
 }
 
@@ -45,5 +64,16 @@ mod tests {
         // A channel with one die that has room is not full.
         let room = |d: u32| d != 4;
         assert_eq!(full_channel(&layout(), queued, room), None);
+    }
+
+    #[test]
+    fn a_full_die_is_named_only_with_programs_waiting_for_it() {
+        // Die 5 (channel 2, local 1) is full with 2 programs bound to it;
+        // die 3 is full too but nothing waits for it.
+        let queued = |ch: u32, local: u32| if (ch, local) == (2, 1) { 2 } else { 0 };
+        let room = |d: u32| d != 3 && d != 5;
+        assert_eq!(full_die(&layout(), queued, room), Some((5, 2)));
+        // With room on die 5 nothing is full.
+        assert_eq!(full_die(&layout(), queued, |d: u32| d != 3), None);
     }
 }

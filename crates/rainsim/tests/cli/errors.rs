@@ -525,3 +525,42 @@ fn out_dash_is_refused_and_a_log_s_extension_noted() {
     assert!(o.stderr.contains("written as Parquet"), "{}", o.stderr);
     assert!(std::fs::read(&log).unwrap().starts_with(b"PAR1"), "Parquet's magic bytes");
 }
+
+/// A die whose bound programs no other die may take fills up (programs bound
+/// to dies by static channel-first allocation or by rotating GC): the run
+/// stops naming the die and its channel, not with "the event queue ran dry"
+/// (as found by fuzzing the command line). Default device: 4 dies a channel.
+#[test]
+fn a_die_filled_by_programs_bound_to_it_is_named() {
+    let cases: [&[&str]; 2] = [
+        &[
+            "--set",
+            "geometry.blocks_per_plane=8",
+            "--set",
+            "ftl.allocation=\"static-channel-first\"",
+            "--set",
+            "precondition.invalid=0.048",
+            "--set",
+            "precondition.map_trace=\"none\"",
+        ],
+        &[
+            "--scheme",
+            "fusionraid",
+            "--set",
+            "geometry.pages_per_block=4",
+            "--set",
+            "host.queue_depth=2",
+            "--set",
+            "ftl.rotating_gc=true",
+        ],
+    ];
+    for sets in cases {
+        let err = rainsim([&["run", "--quiet"][..], sets].concat()).fails();
+        assert!(!err.contains("ran dry") && err.contains("filled up with valid data"), "{err}");
+        let num = |after: &str| -> u32 {
+            let rest = &err[err.find(after).unwrap_or_else(|| panic!("{after} in {err}")) + after.len()..];
+            rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+        };
+        assert_eq!(num("die ") / 4, num("(channel "), "{err}");
+    }
+}
