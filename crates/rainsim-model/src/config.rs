@@ -292,6 +292,12 @@ impl Config {
                         own rebuild); use policy.replication = \"none\" with [fault]"
                 .into());
         }
+        if self.policy.replication == crate::policy::ReplicationKind::Cr5m && dies_per_channel < 2 {
+            return err(format!(
+                "policy.replication = \"cr5m\" keeps a chunk's two copies on two dies of one channel: it needs \
+                 at least 2 dies a channel, and geometry.chips_per_channel × dies_per_chip = {dies_per_channel}"
+            ));
+        }
         let p = &self.precondition;
         if !(p.valid >= 0.0 && p.invalid >= 0.0 && p.valid + p.invalid <= 1.0) {
             return err(format!(

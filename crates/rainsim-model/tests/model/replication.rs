@@ -394,3 +394,15 @@ fn replication_runs_only_with_a_scheme_on_parity_stripes() {
         assert_eq!(ssd.obs.replication.replica_writes, on as u64);
     }
 }
+
+/// CR5M's copies go to two dies of one channel: a device of one die a
+/// channel is refused up front (it once ran, both copies on one die, and
+/// only `--verify` noticed).
+#[test]
+fn cr5m_needs_two_dies_a_channel() {
+    let one = three_plus_one("cr5m", 1);
+    let e = Ssd::new(&one, Collector::new(4), false).err().expect("refused");
+    assert!(e.to_string().contains("at least 2 dies a channel"), "{e}");
+    assert!(Ssd::new(&three_plus_one("cr5m", 2), Collector::new(4), false).is_ok());
+    assert!(Ssd::new(&three_plus_one("rep-raid", 1), Collector::new(4), false).is_ok());
+}
