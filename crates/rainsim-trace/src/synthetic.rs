@@ -168,6 +168,13 @@ impl SyntheticSpec {
                     )));
                 }
             }
+            // A draw scales by the sum: an infinite one would pick the last size always.
+            let sum: f64 = list.iter().map(|s| s.weight).sum();
+            if !sum.is_finite() {
+                return Err(invalid(format!(
+                    "{name}: the weights sum to {sum}; scale them down (only their ratios count)"
+                )));
+            }
         }
         if self.align_bytes == 0 {
             return Err(invalid("align_bytes must be > 0".into()));
@@ -327,6 +334,10 @@ mod tests {
         bad(|s| s.footprint = 0.0, "footprint");
         bad(|s| s.sizes.clear(), "at least one size");
         bad(|s| s.sizes[0].weight = 0.0, "weight");
+        bad(
+            |s| s.sizes = vec![SizeWeight { bytes: 4096, weight: 1e308 }, SizeWeight { bytes: 8192, weight: 1e308 }],
+            "sum to inf",
+        );
         bad(|s| s.sizes[0].bytes = 0, "> 0 bytes");
         bad(|s| s.requests = 0, "requests");
         bad(|s| s.align_bytes = 0, "align_bytes");
