@@ -90,24 +90,36 @@ fn parse_table(text: &str, origin: &str) -> Result<Table, SettingsError> {
 
 /// Loads a preset by name or a TOML file by path, with what it extends.
 pub fn load_base(config: Option<&str>) -> Result<(Table, String), SettingsError> {
-    load_layer(config.unwrap_or("default"), 0)
+    load_layer(config.unwrap_or("default"), 0, None)
 }
 
-fn load_layer(name: &str, depth: u32) -> Result<(Table, String), SettingsError> {
+/// One layer: a preset by name, else a file. `from` is the file that extends
+/// this one, if any: a relative path is taken from that file's directory, as
+/// an include is, not from the working directory.
+fn load_layer(name: &str, depth: u32, from: Option<&Path>) -> Result<(Table, String), SettingsError> {
     if depth > 8 {
         return Err(SettingsError(format!("{name}: 'extends' nests more than 8 deep (a cycle?)")));
     }
+    let mut file = None;
     let mut table = if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) {
         parse_table(text, &format!("preset {name}"))?
     } else {
-        let path = Path::new(name);
+        let dir = from.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty());
+        let path = match dir {
+            Some(d) if Path::new(name).is_relative() => d.join(name),
+            _ => Path::new(name).to_path_buf(),
+        };
         if !path.exists() {
             let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+            let by = from.map(|f| format!(" (extended by {}, looked for {})", f.display(), path.display()));
             return Err(SettingsError(format!(
-                "'{name}' is neither a file nor a preset; presets: {}",
+                "'{name}'{} is neither a file nor a preset; presets: {}",
+                by.unwrap_or_default(),
                 names.join(", ")
             )));
         }
+        let name = &path.display().to_string();
+        file = Some(path.clone());
         let text = std::fs::read_to_string(path).map_err(|e| SettingsError(format!("{name}: {e}")))?;
         let table = parse_table(&text, name)?;
         if !table.contains_key("extends") {
@@ -120,7 +132,7 @@ fn load_layer(name: &str, depth: u32) -> Result<(Table, String), SettingsError> 
     match table.remove("extends") {
         None => Ok((table, name.to_string())),
         Some(Value::String(base)) => {
-            let (mut merged, _) = load_layer(&base, depth + 1)?;
+            let (mut merged, _) = load_layer(&base, depth + 1, file.as_deref())?;
             merge(&mut merged, table);
             Ok((merged, name.to_string()))
         }

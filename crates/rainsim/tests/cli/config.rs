@@ -206,3 +206,22 @@ fn show_refuses_the_workload_a_run_refuses() {
     let t = trace("msr_hm_0_slice1000.csv");
     rainsim(["config", "show", "--trace", p(&t), "--set", "workload.update_ratio=1.1"]).ok();
 }
+
+/// A file's relative `extends` is taken from the file's own directory, not
+/// from where rainsim runs (it once was: the base was not found, or a file
+/// of that name in the working directory was used instead); a base that is
+/// missing is named with the file that extends it.
+#[test]
+fn a_relative_extends_is_found_beside_the_file() {
+    let dir = TempDir::new("extends");
+    let sub = dir.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("base.toml"), "seed = 7\n").unwrap();
+    std::fs::write(sub.join("child.toml"), "extends = \"base.toml\"\n[geometry]\nchannels = 6\n").unwrap();
+    let t = show(&["--config", p(&sub.join("child.toml"))]);
+    assert_eq!((ti(&t, "seed"), ti(&t, "geometry.channels")), (7, 6));
+    std::fs::write(sub.join("orphan.toml"), "extends = \"gone.toml\"\n").unwrap();
+    let err = rainsim(["config", "show", "--config", p(&sub.join("orphan.toml"))]).fails();
+    assert!(err.contains("gone.toml") && err.contains("extended by") && err.contains("orphan.toml"), "{err}");
+    assert!(err.contains(p(&sub.join("gone.toml"))), "the path looked for: {err}");
+}
