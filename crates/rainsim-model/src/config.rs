@@ -392,6 +392,16 @@ impl Config {
                     .into(),
             );
         }
+        if crate::run::device_capacity_bytes(self) == 0 {
+            let (width, _) = crate::setup::stripe_shape(self);
+            return err(format!(
+                "the device has no logical capacity: its {} physical pages less geometry.over_provisioning = {} \
+                 leave no whole stripe of {width} pages; raise geometry.blocks_per_plane or pages_per_block, or \
+                 lower over_provisioning",
+                self.physical_pages(),
+                self.geometry.over_provisioning
+            ));
+        }
         Ok(())
     }
 
