@@ -392,8 +392,8 @@ impl Config {
                     .into(),
             );
         }
-        if crate::run::device_capacity_bytes(self) == 0 {
-            let (width, _) = crate::setup::stripe_shape(self);
+        let (width, _) = self.stripe_shape();
+        if stripe_count(self.physical_pages(), self.geometry.over_provisioning, width) == 0 {
             return err(format!(
                 "the device has no logical capacity: its {} physical pages less geometry.over_provisioning = {} \
                  leave no whole stripe of {width} pages; raise geometry.blocks_per_plane or pages_per_block, or \
@@ -405,6 +405,14 @@ impl Config {
         Ok(())
     }
 
+    /// Chunks per stripe and whether one of them is parity.
+    pub fn stripe_shape(&self) -> (u32, bool) {
+        match self.raid.level {
+            RaidLevel::None => (1, false),
+            RaidLevel::Raid5 => (self.raid.stripe_width, true),
+        }
+    }
+
     /// Total physical pages (saturating: validation refuses ≥ 2^32 − 1).
     pub fn physical_pages(&self) -> u64 {
         let g = &self.geometry;
@@ -412,4 +420,12 @@ impl Config {
             .iter()
             .fold(1u64, |p, &v| p.saturating_mul(v as u64))
     }
+}
+
+/// Stripes of `width` chunks the physical pages hold once the
+/// over-provisioned share is set aside: the one place the host-visible
+/// capacity is computed (configuration checks refuse a device without one).
+pub fn stripe_count(physical_pages: u64, over_provisioning: f64, width: u32) -> u64 {
+    let usable = (physical_pages as f64 * (1.0 - over_provisioning)) as u64;
+    usable / width.max(1) as u64
 }

@@ -5,7 +5,7 @@
 //! configuration (only preconditioning and warm-up, which depend on the
 //! trace, can), and nothing reads the raw configuration during a run.
 
-use crate::config::{Config, ConfigError, RaidLevel, Timing};
+use crate::config::{Config, ConfigError, Timing};
 use crate::engine::SimTime;
 use crate::flash::address::Layout;
 use crate::flash::ldpc::LdpcModel;
@@ -52,19 +52,15 @@ pub struct DeviceSetup {
 }
 
 /// Stripes of the host-visible space of a device of `physical_pages` with
-/// `over_provisioning` hidden, `width` chunks a stripe: the one place the
-/// capacity is computed.
+/// `over_provisioning` hidden, `width` chunks a stripe
+/// ([`crate::config::stripe_count`]).
 pub fn stripe_count(physical_pages: u64, over_provisioning: f64, width: u32) -> u64 {
-    let usable = (physical_pages as f64 * (1.0 - over_provisioning)) as u64;
-    usable / width.max(1) as u64
+    crate::config::stripe_count(physical_pages, over_provisioning, width)
 }
 
 /// Chunks per stripe and whether one of them is parity.
 pub fn stripe_shape(cfg: &Config) -> (u32, bool) {
-    match cfg.raid.level {
-        RaidLevel::None => (1, false),
-        RaidLevel::Raid5 => (cfg.raid.stripe_width, true),
-    }
+    cfg.stripe_shape()
 }
 
 impl DeviceSetup {
