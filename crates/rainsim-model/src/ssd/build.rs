@@ -137,6 +137,7 @@ impl<O: Observer> Ssd<O> {
             fault: None,
             fault_params: cfg.fault.clone(),
             dead: None,
+            rereads: Vec::new(),
             replace_pending: false,
             fault_times: Default::default(),
             stopped: false,

@@ -175,7 +175,7 @@ impl<O: Observer> Ssd<O> {
                 // committed elsewhere in the channel): follow it.
                 let id = if self.replicating() { self.read_id(&op) } else { op.chunk };
                 let Some(ppn) = self.ftl.lookup(id) else {
-                    if self.reread_lost(&op) {
+                    if self.defer_unmapped_read(&op) {
                         return;
                     }
                     self.fail(crate::verify::VerifyError {

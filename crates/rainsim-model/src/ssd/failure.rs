@@ -141,18 +141,42 @@ impl<O: Observer> Ssd<O> {
         }
     }
 
-    /// A queued read starting now finds its chunk unmapped: a host read of a
+    /// A queued read starting now finds its chunk unmapped. A host read of a
     /// chunk whose latest version lives only in parity (written while lost,
-    /// after the read was queued) is rebuilt from its stripe, as a read
-    /// arriving now would be; `false` for any other read, which is an error.
-    pub(crate) fn reread_lost(&mut self, op: &crate::flash::op::FlashOp) -> bool {
+    /// after the read was queued) is served from its stripe, as a read
+    /// arriving now would be: at once, through the queue, since the RAID
+    /// layer may be the caller. `false` for any other read: an error.
+    pub(crate) fn defer_unmapped_read(&mut self, op: &crate::flash::op::FlashOp) -> bool {
         let crate::flash::op::Owner::HostRead(req) = op.owner else { return false };
-        if self.raid.is_none() || !self.raid().is_lost(op.chunk) {
+        if self.fault_times.failed_at.is_none() {
             return false;
         }
-        let chunk = op.chunk;
-        self.with_raid(|r, s| r.reconstruct_read(req, chunk, s));
+        if self.rereads.is_empty() {
+            self.q.at(self.q.now(), super::Ev::Reread);
+        }
+        self.rereads.push((req, op.chunk));
         true
+    }
+
+    /// [`Ev::Reread`](super::Ev::Reread): each deferred read's chunk, still
+    /// lost, is rebuilt from its stripe; one mapped again meanwhile (rebuilt,
+    /// or written by the host) is read where it is now.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn reread_lost(&mut self) {
+        for (req, chunk) in std::mem::take(&mut self.rereads) {
+            if self.raid().is_lost(chunk) {
+                self.with_raid(|r, s| r.reconstruct_read(req, chunk, s));
+            } else if let Some(ppn) = self.ftl.lookup(chunk) {
+                self.enqueue_read(chunk, ppn, crate::flash::op::Owner::HostRead(req));
+            } else {
+                let now = self.q.now();
+                self.fail(crate::verify::VerifyError {
+                    time_ns: now,
+                    what: format!("queued read of chunk {chunk} finds it unmapped, and its chunk is not lost"),
+                });
+            }
+        }
     }
 
     /// Whether a program of `chunk` on channel `ch` may go only to a failed

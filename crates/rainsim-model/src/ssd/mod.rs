@@ -115,6 +115,9 @@ pub(crate) enum Ev {
     Idle(u32),
     /// The failed channel's replacement is due.
     Replace,
+    /// Host reads that found their chunk unmapped as they started (a write
+    /// of it went into parity after they were queued) go to its stripe.
+    Reread,
     /// A request handed in by [`Ssd::submit`] arrives.
     External(u32),
 }
@@ -194,6 +197,9 @@ pub struct Ssd<O: Observer> {
     /// The failed dies (first, count: a channel's, or one) until their
     /// replacement is in.
     pub(crate) dead: Option<(u32, u32)>,
+    /// Host reads (request slot, chunk) that found their chunk unmapped as
+    /// they started, to be served from its stripe ([`Ev::Reread`]).
+    pub(crate) rereads: Vec<(u32, u32)>,
     /// The replacement waits for the failed channel to drain.
     pub(crate) replace_pending: bool,
     pub(crate) fault_times: failure::FaultTimes,
@@ -440,6 +446,7 @@ impl<O: Observer> Ssd<O> {
             Ev::ChannelFails(which) => self.channel_fails(which),
             Ev::Idle(stamp) => self.idle(stamp),
             Ev::Replace => self.replace(),
+            Ev::Reread => self.reread_lost(),
             Ev::External(id) => self.external_arrives(id),
         }
         self.error.is_none() && self.q.overrun() <= crate::engine::TIME_LIMIT_NS
