@@ -292,6 +292,19 @@ impl Config {
                         own rebuild); use policy.replication = \"none\" with [fault]"
                 .into());
         }
+        if self.ftl.rotating_gc
+            && self.raid.level == RaidLevel::Raid5
+            && matches!(
+                self.policy.replication,
+                crate::policy::ReplicationKind::Fusionraid | crate::policy::ReplicationKind::RepRaid
+            )
+        {
+            return err("ftl.rotating_gc with policy.replication = \"fusionraid\" or \"rep-raid\" is not \
+                        modelled: their copies sit on other channels' dies and take stripe slots there, outside \
+                        the die column rotating GC binds each stripe to; use ftl.rotating_gc = false, or \
+                        policy.replication = \"cr5m\" (copies on the slot's own channel) or \"none\""
+                .into());
+        }
         if self.policy.replication == crate::policy::ReplicationKind::Cr5m && dies_per_channel < 2 {
             return err(format!(
                 "policy.replication = \"cr5m\" keeps a chunk's two copies on two dies of one channel: it needs \

@@ -545,7 +545,7 @@ fn a_die_filled_by_programs_bound_to_it_is_named() {
         ],
         &[
             "--scheme",
-            "fusionraid",
+            "cr5m",
             "--set",
             "geometry.pages_per_block=4",
             "--set",
