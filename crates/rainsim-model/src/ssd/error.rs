@@ -20,12 +20,16 @@ pub enum SimError {
     #[error("{0}")]
     Input(String),
     /// A channel holds only valid data and programs wait for it forever.
-    #[error("channel {channel} filled up with valid data ({waiting} programs waiting, nothing left to collect): the placement of updates concentrated data there; lower precondition.valid, raise geometry.over_provisioning or use another update placement")]
+    #[error(
+        "channel {channel} filled up with valid data ({waiting} programs waiting, nothing left to collect): {cause}"
+    )]
     ChannelFull {
         /// The channel.
         channel: u32,
         /// Programs queued on it.
         waiting: u32,
+        /// What concentrated the data there, and what to change.
+        cause: &'static str,
     },
     /// A die holds only valid data and programs bound to it (no other die of
     /// its channel may take them) wait forever.

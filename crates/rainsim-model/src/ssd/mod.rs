@@ -493,7 +493,20 @@ impl<O: Observer> Ssd<O> {
         if self.totals.completed != self.totals.admitted || self.host.outstanding() != 0 || self.host.waiting() != 0 {
             let queued = |ch: u32| self.channels[ch as usize].sched.writes_queued();
             if let Some((channel, waiting)) = stall::full_channel(&self.layout, queued, |d| self.takes_writes(d)) {
-                return Err(SimError::ChannelFull { channel, waiting });
+                let first = self.layout.first_die(channel);
+                let failed_die = (first..first + self.layout.dies_per_channel).any(|d| self.is_dead(d));
+                let cause = if failed_die {
+                    "its failed die's chunks went to its other dies, which they outgrew; put a replacement in \
+                     (fault.rebuild, fault.replace_after_ns), raise geometry.over_provisioning or lower \
+                     precondition.valid"
+                } else if self.stripes.parity {
+                    "the placement of updates concentrated data there; lower precondition.valid, raise \
+                     geometry.over_provisioning or use another update placement"
+                } else {
+                    "its share of the logical space outgrew it; lower precondition.valid or raise \
+                     geometry.over_provisioning"
+                };
+                return Err(SimError::ChannelFull { channel, waiting, cause });
             }
             let bound = |ch: u32, local: u32| self.channels[ch as usize].sched.writes_queued_for(local);
             if let Some((die, waiting)) = stall::full_die(&self.layout, bound, |d| self.takes_writes(d)) {

@@ -459,8 +459,8 @@ fn a_channel_filled_by_placement_is_reported() {
         .map(|i| Request { time_ns: i * 50_000, offset: (i * 7919 % cap) * 4096, size: 4096, device: 0, op: Op::Write })
         .collect();
     match ssd.run(&reqs, &mut |_| {}) {
-        Err(e @ rainsim_model::SimError::ChannelFull { channel, waiting }) => {
-            assert!(e.to_string().contains("filled up"), "{e}");
+        Err(e @ rainsim_model::SimError::ChannelFull { channel, waiting, .. }) => {
+            assert!(e.to_string().contains("filled up") && e.to_string().contains("placement of updates"), "{e}");
             // The channel named is the full one: none of its dies takes a program.
             assert!(waiting > 0 && !ssd.ftl.die_takes_writes(channel), "channel {channel}, {waiting} waiting");
         }

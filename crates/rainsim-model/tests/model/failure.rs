@@ -520,7 +520,10 @@ fn a_channel_whose_other_die_fills_after_a_die_failure_is_reported_full() {
     let reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 - 4);
     let mut ssd = Ssd::for_requests(&c, Collector::new(5), true, &reqs).unwrap();
     match ssd.run(&reqs, &mut |_| {}) {
-        Err(SimError::ChannelFull { channel: 4, waiting }) => assert!(waiting > 0),
+        Err(e @ SimError::ChannelFull { channel: 4, waiting, .. }) => {
+            // The cause named is the failed die, not the placement of updates.
+            assert!(waiting > 0 && e.to_string().contains("its failed die's chunks"), "{e}");
+        }
         other => panic!("{other:?}"),
     }
     let die8 = &ssd.ftl.blocks[8 * 48..9 * 48];
