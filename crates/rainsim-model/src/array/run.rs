@@ -89,7 +89,9 @@ impl Array {
                 ArrayEv::Replace => self.replace_due(),
                 ArrayEv::Device(tag, e) => {
                     let d = tag & 0xffff;
-                    self.core.devices[d as usize].step_at(t, e)?;
+                    if let Err(e) = self.core.devices[d as usize].step_at(t, e) {
+                        return Err(self.member_error(d, e));
+                    }
                     self.core.touched.push(d);
                 }
             }
@@ -102,8 +104,10 @@ impl Array {
             }
         }
         progress(self.completed);
-        for d in &mut self.core.devices {
-            d.finish()?;
+        for d in 0..self.core.devices.len() {
+            if let Err(e) = self.core.devices[d].finish() {
+                return Err(self.member_error(d as u32, e));
+            }
         }
         if self.completed - base != requests.len() as u64 {
             return Err(VerifyError {
@@ -353,6 +357,16 @@ impl Array {
             .into());
         }
         Ok(())
+    }
+
+    /// Error `e` of device `d`, naming the device (and whether it is the
+    /// replacement of a failed one: fresh, not preconditioned).
+    #[cold]
+    fn member_error(&self, d: u32, e: SimError) -> SimError {
+        let replaced = self.core.failure.as_ref().is_some_and(|f| f.device == d && f.replaced_at.is_some());
+        let what =
+            if replaced { " (the replacement put in for the failed one: fresh, not preconditioned)" } else { "" };
+        SimError::Member { device: d, what, error: Box::new(e) }
     }
 }
 

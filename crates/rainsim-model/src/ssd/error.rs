@@ -42,6 +42,17 @@ pub enum SimError {
         /// Programs bound to it, queued.
         waiting: u32,
     },
+    /// A device of an array stopped the run (`what` says which: its index,
+    /// and whether it is the replacement of a failed one).
+    #[error("device {device} of the array{what}: {error}")]
+    Member {
+        /// The device's index in the array.
+        device: u32,
+        /// Empty, or what else names the device.
+        what: &'static str,
+        /// Its error.
+        error: Box<SimError>,
+    },
     /// The run was asked to stop (its stop flag was set: `RunOptions::stop`).
     #[error("the run was interrupted after {completed} completed requests")]
     Interrupted {

@@ -285,3 +285,26 @@ fn an_array_summary_says_saturated_and_prints_its_notes() {
     let folded = rainsim(["run", "--config", "dls-4ssd", "--trace", p(&systor)]).ok().stdout;
     assert!(folded.contains("note: 999 of the 999 requests replayed lay beyond the array's capacity"), "{folded}");
 }
+
+/// An error of one device of an array names the device, and says when it is
+/// the replacement of a failed one (found by fuzzing: a replacement filled up
+/// and the message named only "channel 0").
+#[test]
+fn a_members_error_names_the_member() {
+    let sets = [
+        "workload.requests=2000",
+        "geometry.blocks_per_plane=8",
+        "array.devices=5",
+        "array.fail_device=4",
+        "array.replace_after_ns=100000",
+        "precondition.valid=0.6",
+        "precondition.invalid=0.05",
+    ];
+    let mut args = vec!["run", "--quiet", "--scheme", "vios"];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let err = rainsim(args).fails();
+    assert!(err.contains("device 4 of the array (the replacement put in for the failed one"), "{err}");
+    assert!(err.contains("filled up with valid data"), "{err}");
+}
