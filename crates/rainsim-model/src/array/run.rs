@@ -70,11 +70,11 @@ impl Array {
                 // Set to fail after the run's last request (a device whole, or
                 // a member's own `[fault]`): it does not, and the clock does
                 // not run on to it.
-                ArrayEv::DeviceFails | ArrayEv::Device(_, crate::ssd::Ev::ChannelFails(_))
-                    if self.completed - base == requests.len() as u64 =>
-                {
-                    continue
-                }
+                ArrayEv::DeviceFails
+                | ArrayEv::Device(
+                    _,
+                    crate::ssd::Ev::Fault(crate::ssd::FaultEv::Fails | crate::ssd::FaultEv::SecondFails),
+                ) if self.completed - base == requests.len() as u64 => continue,
                 // An event of a device that has been replaced since.
                 ArrayEv::Device(tag, _) if tag >> 16 != self.core.generation[(tag & 0xffff) as usize] as u32 => {
                     continue

@@ -137,7 +137,6 @@ impl<O: Observer> Ssd<O> {
             fault: None,
             fault_params: cfg.fault.clone(),
             dead: None,
-            rereads: Vec::new(),
             replace_pending: false,
             fault_times: Default::default(),
             stopped: false,

@@ -3,7 +3,7 @@
 //! its replacement goes in (once what was queued on it has drained: fresh
 //! dies, the rebuild starts), a second failure, and what the report says.
 
-use super::{Ev, Ssd};
+use super::{Ev, FaultEv, Ssd};
 use crate::engine::SimTime;
 use crate::metrics::fault_report::SecondFailure;
 use crate::metrics::observer::{FaultEvent, Observer};
@@ -20,6 +20,9 @@ pub(crate) struct FaultTimes {
     pub replaced_at: Option<SimTime>,
     pub rebuilt_at: Option<SimTime>,
     pub second: Option<SecondFailure>,
+    /// Host reads (request slot, chunk) that found their chunk unmapped as
+    /// they started, to be served from its stripe ([`FaultEv::Reread`]).
+    pub rereads: Vec<(u32, u32)>,
 }
 
 impl<O: Observer> Ssd<O> {
@@ -30,10 +33,22 @@ impl<O: Observer> Ssd<O> {
         let f = self.fault_params.clone();
         if f.active() && !self.fault_times.scheduled {
             self.fault_times.scheduled = true;
-            self.q.at(f.at_ns, Ev::ChannelFails(0));
+            self.q.at(f.at_ns, Ev::Fault(FaultEv::Fails));
             if f.second_channel.is_some() {
-                self.q.at(f.second_at_ns, Ev::ChannelFails(1));
+                self.q.at(f.second_at_ns, Ev::Fault(FaultEv::SecondFails));
             }
+        }
+    }
+
+    /// A step of the injected failure.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn fault_event(&mut self, f: FaultEv) {
+        match f {
+            FaultEv::Fails => self.channel_fails(0),
+            FaultEv::SecondFails => self.channel_fails(1),
+            FaultEv::Replace => self.replace(),
+            FaultEv::Reread => self.reread_lost(),
         }
     }
 
@@ -60,7 +75,7 @@ impl<O: Observer> Ssd<O> {
         self.fault_times.failed_at = Some(now);
         self.obs.fault(FaultEvent::Failed, now);
         if f.rebuild {
-            self.q.at(now + f.replace_after_ns, Ev::Replace);
+            self.q.at(now + f.replace_after_ns, Ev::Fault(FaultEv::Replace));
         }
     }
 
@@ -151,20 +166,20 @@ impl<O: Observer> Ssd<O> {
         if self.fault_times.failed_at.is_none() {
             return false;
         }
-        if self.rereads.is_empty() {
-            self.q.at(self.q.now(), super::Ev::Reread);
+        if self.fault_times.rereads.is_empty() {
+            self.q.at(self.q.now(), Ev::Fault(FaultEv::Reread));
         }
-        self.rereads.push((req, op.chunk));
+        self.fault_times.rereads.push((req, op.chunk));
         true
     }
 
-    /// [`Ev::Reread`](super::Ev::Reread): each deferred read's chunk, still
+    /// [`FaultEv::Reread`]: each deferred read's chunk, still
     /// lost, is rebuilt from its stripe; one mapped again meanwhile (rebuilt,
     /// or written by the host) is read where it is now.
     #[cold]
     #[inline(never)]
     pub(crate) fn reread_lost(&mut self) {
-        for (req, chunk) in std::mem::take(&mut self.rereads) {
+        for (req, chunk) in std::mem::take(&mut self.fault_times.rereads) {
             if self.raid().is_lost(chunk) {
                 self.with_raid(|r, s| r.reconstruct_read(req, chunk, s));
             } else if let Some(ppn) = self.ftl.lookup(chunk) {

@@ -105,21 +105,30 @@ pub(crate) enum Ev {
     GcDone(u32),
     /// A controller timer of the RAID layer.
     Raid(RaidEvent),
-    /// The configured channel failure (0: the first, 1: the second) happens.
-    ChannelFails(u8),
+    /// A step of an injected failure (a handful a run, off the hot path).
+    Fault(FaultEv),
     /// The host has been idle since this many requests were admitted, the
     /// count's low 32 bits (FusionRAID converts replicas back then). Low
     /// bits keep every event 8 bytes (see below); a timer would be mistaken
     /// for a current one only after exactly a multiple of 2^32 admissions
     /// within its idle period.
     Idle(u32),
+    /// A request handed in by [`Ssd::submit`] arrives.
+    External(u32),
+}
+
+/// The steps of an injected failure ([`Ev::Fault`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FaultEv {
+    /// The configured channel or die failure happens.
+    Fails,
+    /// The configured second channel failure happens.
+    SecondFails,
     /// The failed channel's replacement is due.
     Replace,
     /// Host reads that found their chunk unmapped as they started (a write
     /// of it went into parity after they were queued) go to its stripe.
     Reread,
-    /// A request handed in by [`Ssd::submit`] arrives.
-    External(u32),
 }
 
 // The queue returns `Option<(SimTime, Ev)>` as two 8-byte words, each
@@ -197,9 +206,6 @@ pub struct Ssd<O: Observer> {
     /// The failed dies (first, count: a channel's, or one) until their
     /// replacement is in.
     pub(crate) dead: Option<(u32, u32)>,
-    /// Host reads (request slot, chunk) that found their chunk unmapped as
-    /// they started, to be served from its stripe ([`Ev::Reread`]).
-    pub(crate) rereads: Vec<(u32, u32)>,
     /// The replacement waits for the failed channel to drain.
     pub(crate) replace_pending: bool,
     pub(crate) fault_times: failure::FaultTimes,
@@ -443,10 +449,8 @@ impl<O: Observer> Ssd<O> {
             Ev::OpDone(die) => self.op_done(die),
             Ev::GcDone(die) => self.gc_done(die),
             Ev::Raid(e) => self.with_raid(|r, s| r.on_event(e, s)),
-            Ev::ChannelFails(which) => self.channel_fails(which),
+            Ev::Fault(f) => self.fault_event(f),
             Ev::Idle(stamp) => self.idle(stamp),
-            Ev::Replace => self.replace(),
-            Ev::Reread => self.reread_lost(),
             Ev::External(id) => self.external_arrives(id),
         }
         self.error.is_none() && self.q.overrun() <= crate::engine::TIME_LIMIT_NS
