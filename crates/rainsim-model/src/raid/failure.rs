@@ -278,12 +278,20 @@ impl RaidLayer {
     }
 
     /// Starts job `id` on a stripe whose position `f` is lost: plans around
-    /// it and issues the pre-reads.
-    pub(crate) fn start_around_lost(&mut self, id: u32, f: u32, at: Vec<Option<Member>>, port: &mut impl RaidPort) {
+    /// it and issues the pre-reads. `counted`: the job's stripe write was
+    /// already counted (planned before the failure, it is planned again).
+    pub(crate) fn start_around_lost(
+        &mut self,
+        id: u32,
+        f: u32,
+        at: Vec<Option<Member>>,
+        counted: bool,
+        port: &mut impl RaidPort,
+    ) {
         let set = self.plan_around_lost(id, f, &at);
         self.scratch_at = at;
         let j = self.jobs[id];
-        if j.kind == JobKind::Write {
+        if j.kind == JobKind::Write && !counted {
             let full = j.written == data_mask(self.stripes.width, self.stripes.parity_pos(j.stripe)) && j.partial == 0;
             let kind = match (set, j.routine) {
                 (0, _) if full => StripeWrite::Full,

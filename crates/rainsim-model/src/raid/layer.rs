@@ -344,7 +344,7 @@ impl RaidLayer {
     /// A controller timer fired.
     pub fn on_event(&mut self, e: RaidEvent, port: &mut impl RaidPort) {
         match e {
-            RaidEvent::Planned(job) => self.issue_prereads(job, port),
+            RaidEvent::Planned(job) => self.planned(job, port),
             RaidEvent::XorDone(job) => self.xor_done(job, port),
             RaidEvent::DegradedReadDone(id) => self.degraded_read_done(id, port),
         }

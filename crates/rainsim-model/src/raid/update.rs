@@ -219,7 +219,7 @@ impl RaidLayer {
         at.extend((0..w).map(|pos| port.member(j.stripe * w + pos)));
         if self.failure.is_some() {
             if let Some(f) = self.lost_position(j.stripe, &at, port) {
-                self.start_around_lost(id, f, at, port);
+                self.start_around_lost(id, f, at, false, port);
                 return;
             }
             if j.kind == JobKind::Rebuild {
@@ -272,6 +272,24 @@ impl RaidLayer {
         } else {
             self.issue_prereads(id, port);
         }
+    }
+
+    /// The controller decided job `id`'s routine: its pre-reads go out,
+    /// unless a failure meanwhile left its stripe a lost position (a member
+    /// gone, or gone with the replacement): then it is planned around it.
+    pub(crate) fn planned(&mut self, id: u32, port: &mut impl RaidPort) {
+        if self.failure.is_some() {
+            let (s, w) = (self.jobs[id].stripe, self.stripes.width);
+            let mut at = std::mem::take(&mut self.scratch_at);
+            at.clear();
+            at.extend((0..w).map(|pos| port.member(s * w + pos)));
+            if let Some(f) = self.lost_position(s, &at, port) {
+                self.start_around_lost(id, f, at, true, port);
+                return;
+            }
+            self.scratch_at = at;
+        }
+        self.issue_prereads(id, port);
     }
 
     /// Issues the job's pre-reads (its routine decided).

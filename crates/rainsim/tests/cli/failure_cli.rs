@@ -158,3 +158,21 @@ fn reads_racing_absorbed_writes_return_the_latest_version() {
         );
     }
 }
+
+/// A failure while the controller decides a job's routine (the adaptive
+/// parity update's decision time): the failure at 0 comes right after the
+/// first request's job was planned, the replacement goes in at once and takes
+/// the lost chunks' pages, and the job's pre-reads, issued after the
+/// decision, once found a member gone and panicked (found by fuzzing). The
+/// job is now planned again around the lost position (its stripe write
+/// counted once, at the first planning); every request completes, verified.
+#[test]
+fn a_failure_during_a_routine_decision_replans_the_job() {
+    let dir = TempDir::new("failure-decision");
+    for (name, fault) in [("channel", "fault.channel=0"), ("die", "fault.die=3")] {
+        let args = ["--verify", "--scheme", "adaptive", "--set", fault, "--set", "workload.requests=2000"];
+        let r = run_report(&dir, name, &args);
+        assert_eq!(u(&r, "latency.all.count"), 2000, "{name}");
+        assert!(at(&r, "fault.rebuilt_at_ns").is_u64(), "{name}: {}", at(&r, "fault"));
+    }
+}
