@@ -18,7 +18,7 @@
 //! Modules: [`format`](mod@format) (names, auto-detection rule), [`parse`] (one line →
 //! [`Request`]), [`textlog`] (`blkparse`, fio), [`reader`] ([`load`], [`read`]),
 //! [`transform`], [`edit`] (windows, merge), [`write`](mod@write) (other formats),
-//! [`synthetic`], [`stats`](mod@stats), [`error`].
+//! [`synthetic`], [`profile`] (a workload profile's `[expect]`), [`stats`](mod@stats), [`error`].
 //!
 //! ```no_run
 //! use rainsim_trace::{load, stats, TraceOptions};
@@ -37,6 +37,7 @@ pub mod format;
 mod lines;
 mod members;
 pub mod parse;
+pub mod profile;
 pub mod reader;
 pub mod stats;
 pub mod stream;

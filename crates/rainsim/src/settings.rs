@@ -219,6 +219,13 @@ pub fn load_workload(name: &str) -> Result<Table, SettingsError> {
              config file (--config) or --set"
         )));
     }
+    // Not read by a run, but checked: a misspelt key would leave a number
+    // silently unchecked by the profile tests.
+    if let Some(e) = table.remove("expect") {
+        if let Err(e) = e.try_into::<rainsim_trace::profile::Expect>() {
+            return Err(SettingsError(format!("{origin}: [expect]: {e}")));
+        }
+    }
     match table.remove("workload") {
         // Checked alone, so that a bad key names this file, not the preset.
         Some(Value::Table(w)) => match Value::Table(w.clone()).try_into::<rainsim_trace::SyntheticSpec>() {

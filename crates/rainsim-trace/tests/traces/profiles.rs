@@ -3,30 +3,10 @@
 //! `[expect]` table (the paper's numbers, next to the row citation); a new
 //! file is covered without touching this test.
 
+use rainsim_trace::profile::Expect;
 use rainsim_trace::{generate, stats, SyntheticSpec};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-
-/// `[expect]` of a profile: the row's columns; absent = not in the table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Expect {
-    paper: String,
-    table: String,
-    row: String,
-    preset: String,
-    capacity_gib: f64,
-    requests: u64,
-    write_ratio: f64,
-    update_ratio: f64,
-    mean_interarrival_ms: f64,
-    mean_size_kib: Option<f64>,
-    write_size_kib: Option<f64>,
-    write_volume_gib: Option<f64>,
-    /// Page size the update ratio is counted at (default 8 KiB, the page of
-    /// the papers' devices; vios-128g has 2 KiB pages).
-    update_page_bytes: Option<u32>,
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -48,9 +48,25 @@ fn workload_errors_are_explained() {
     // A file without a [workload] table.
     let dir = TempDir::new("workload-file");
     let file = dir.join("empty.toml");
-    std::fs::write(&file, "[expect]\nrequests = 1\n").unwrap();
+    std::fs::write(&file, "# nothing but a comment\n").unwrap();
     let e = rainsim(["config", "show", "--workload", p(&file)]).fails();
     assert!(e.contains("no [workload] table"), "{e}");
+    // `[expect]` is checked against its schema although no run reads it: a
+    // misspelt column would otherwise go unchecked by the profile tests.
+    let good = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/workloads/rep-raid-stg_0.toml"))
+        .unwrap();
+    let bad = good.replace("write_ratio =", "write_ration =");
+    assert_ne!(bad, good);
+    let file = dir.join("misspelt.toml");
+    std::fs::write(&file, bad).unwrap();
+    let e = rainsim(["run", "--workload", p(&file)]).fails();
+    assert!(e.contains("misspelt.toml: [expect]") && e.contains("write_ration"), "{e}");
+    let e = rainsim(["config", "show", "--workload", p(&file)]).fails();
+    assert!(e.contains("[expect]") && e.contains("write_ration"), "{e}");
+    let file = dir.join("copy.toml");
+    std::fs::write(&file, good).unwrap();
+    let shown = rainsim(["config", "show", "--workload", p(&file)]).ok().stdout;
+    assert!(shown.contains("update_ratio = 0.819"), "{shown}");
 }
 
 #[test]
