@@ -227,7 +227,7 @@ pub fn capacity_bytes(cfg: &Config) -> u64 {
 
 /// Host-visible capacity of one device as `cfg` describes it, in bytes.
 pub fn device_capacity_bytes(cfg: &Config) -> u64 {
-    let (width, parity) = crate::setup::stripe_shape(cfg);
-    let stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
+    let (width, parity) = cfg.stripe_shape();
+    let stripes = crate::config::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
     stripes * width.saturating_sub(parity as u32) as u64 * cfg.geometry.page_bytes as u64
 }

@@ -51,28 +51,16 @@ pub struct DeviceSetup {
     pub notes: Vec<String>,
 }
 
-/// Stripes of the host-visible space of a device of `physical_pages` with
-/// `over_provisioning` hidden, `width` chunks a stripe
-/// ([`crate::config::stripe_count`]).
-pub fn stripe_count(physical_pages: u64, over_provisioning: f64, width: u32) -> u64 {
-    crate::config::stripe_count(physical_pages, over_provisioning, width)
-}
-
-/// Chunks per stripe and whether one of them is parity.
-pub fn stripe_shape(cfg: &Config) -> (u32, bool) {
-    cfg.stripe_shape()
-}
-
 impl DeviceSetup {
     /// Validates `cfg` and resolves it.
     pub fn resolve(cfg: &Config) -> Result<DeviceSetup, ConfigError> {
         cfg.validate()?;
         let layout = Layout::new(&cfg.geometry);
-        let (width, parity) = stripe_shape(cfg);
+        let (width, parity) = cfg.stripe_shape();
         if width > 64 {
             return Err(ConfigError("raid.stripe_width must be at most 64".into()));
         }
-        let nstripes = stripe_count(layout.pages() as u64, cfg.geometry.over_provisioning, width) as u32;
+        let nstripes = crate::config::stripe_count(layout.pages() as u64, cfg.geometry.over_provisioning, width) as u32;
         if nstripes == 0 {
             return Err(ConfigError("the device has no host-visible capacity".into()));
         }

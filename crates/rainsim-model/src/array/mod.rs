@@ -208,8 +208,8 @@ pub struct Array {
 /// Unit slots one device offers (whole chunks' worth), and the array's
 /// stripes over them, in units ([`ArrayParams::unit_bytes`]).
 pub fn shape(cfg: &Config, a: &ArrayParams) -> (u64, u32) {
-    let (width, parity) = crate::setup::stripe_shape(cfg);
-    let dev_stripes = crate::setup::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
+    let (width, parity) = cfg.stripe_shape();
+    let dev_stripes = crate::config::stripe_count(cfg.physical_pages(), cfg.geometry.over_provisioning, width);
     let page = cfg.geometry.page_bytes;
     let device = dev_stripes * width.saturating_sub(parity as u32) as u64 * page as u64;
     let (chunk, unit) = (a.chunk_bytes(page), a.unit_bytes(page));
