@@ -12,6 +12,7 @@ mod cost_edges;
 mod degraded;
 mod determinism;
 mod failure;
+mod failure_gc;
 mod faults;
 mod gc;
 mod gc_exact;
