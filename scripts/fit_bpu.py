@@ -27,7 +27,6 @@ import concurrent.futures as cf
 import datetime
 import itertools
 import json
-import re
 import subprocess
 import sys
 import tempfile

@@ -11,8 +11,9 @@ set-up), then runs every (preset, scheme, workload, window, seed) the page
 needs and the sensitivity variants as one `rainsim.sweep` on the local backend
 (resumable: each report is stored under its key, and a sweep started again on
 the same store runs only what is missing); scripts/verdict.py turns the
-reports into intervals, tests and verdicts and scripts/results_pages.py
-renders the page. Nothing in the pages is typed by hand; the protocol is
+reports into intervals, tests and verdicts and the page's module
+(degraded_mode_page.py, adaptive_parity_page.py, over results_pages.py)
+renders it. Nothing in the pages is typed by hand; the protocol is
 stated at the top of each page.
 
 Workloads: the shared trace samples (cut into disjoint windows of --window
@@ -42,9 +43,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import results_pages  # noqa: E402  (the page renderers)
-import verdict  # noqa: E402  (the statistics)
+import results_pages  # noqa: E402  (the shared page renderers)
+from adaptive_parity_page import AdaptiveParity  # noqa: E402
+from degraded_mode_page import DegradedMode  # noqa: E402
 
+PAGES = {"degraded-mode": DegradedMode(), "adaptive-parity": AdaptiveParity()}
 MIN_REQUESTS = 100  # samples shorter than this say nothing about tails
 WINDOW = 10_000  # requests per trace window
 # Sensitivity variants: (label, key, values). The value equal to a preset's
@@ -270,7 +273,7 @@ def variants(engine, presets, quick):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("page", choices=sorted(results_pages.PAGES))
+    ap.add_argument("page", choices=sorted(PAGES))
     ap.add_argument("--traces")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--keep")
@@ -285,7 +288,7 @@ def main():
     )
     a = ap.parse_args()
     t_start = time.monotonic()
-    page = results_pages.PAGES[a.page]
+    page = PAGES[a.page]
     engine = build()
     seeds = list(range(1, (2 if a.quick else a.seeds) + 1))
     runner = Runner(engine, a.keep, a.jobs)

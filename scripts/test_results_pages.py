@@ -1,4 +1,5 @@
-"""The degraded-mode and adaptive-parity pages (scripts/results_pages.py): pairing,
+"""The degraded-mode and adaptive-parity pages (scripts/degraded_mode_page.py,
+adaptive_parity_page.py, over results_pages.py): pairing,
 the sample rule, the sensitivity panel, D5's statistic, combined claims and the
 setup text, on reports made by hand (no simulation runs)."""
 
@@ -8,6 +9,8 @@ import re
 import pytest
 
 import results
+import adaptive_parity_page as APP
+import degraded_mode_page as DM
 import results_pages as RP
 import verdict as V
 
@@ -57,10 +60,10 @@ def context(cells, presets, schemes, wls=TRACES, seeds=(1, 2), variants=(), sens
 
 
 def dm_context(cells, **kw):
-    return context(cells, RP.DegradedMode().presets(), RP.SCHEMES_DM, **kw)
+    return context(cells, DM.DegradedMode().presets(), DM.SCHEMES_DM, **kw)
 
 
-def claim(cid, page=RP.DegradedMode()):
+def claim(cid, page=DM.DegradedMode()):
     return next(c for c in page.comparisons() if c.cid == cid)
 
 
@@ -70,7 +73,7 @@ def test_the_sample_rule_counts_a_replayed_window_once():
     ctx = dm_context(lambda p, sc, i, s, v: {"reads": 1016, "repeat": 2})
     s = RP.evaluate(ctx, claim("D4"))
     assert s["used"] == "p90_ns" and s["note"] == "checked on p90: p99.99 has n too small"
-    cell = RP.tail_table(ctx, "degraded-mode-8ch", RP.SCHEMES_DM, "read").splitlines()[2].split(" | ")[1]
+    cell = RP.tail_table(ctx, "degraded-mode-8ch", DM.SCHEMES_DM, "read").splitlines()[2].split(" | ")[1]
     assert cell == "n too small / n too small / n too small (n ≥ 508)"
     # The same count without a replay is 1,016 distinct reads: p99 is valid.
     ctx = dm_context(lambda p, sc, i, s, v: {"reads": 1016, "repeat": 1})
@@ -85,7 +88,7 @@ def test_the_sensitivity_panels_main_column_uses_the_variants_seeds():
         return {"io": (0.9 if s <= 2 else 1.1) * (1 + 0.01 * i) if sc == "degraded" else 1.0}
 
     ctx = dm_context(cells, wls=TWELVE, seeds=(1, 2, 3, 4, 5), variants=("ldpc.enabled=true",), sens_seeds=[1, 2])
-    comps = RP.DegradedMode().comparisons()
+    comps = DM.DegradedMode().comparisons()
     text = RP.sensitivity_section(ctx, comps, {})
     row = next(x for x in text.splitlines() if x.startswith("| D3 |"))
     main, variant = [c.strip() for c in row.strip("|").split("|")][2:4]
@@ -120,7 +123,7 @@ def test_a_claim_against_both_comparators_takes_the_weaker_verdict():
         return {"blocked": b[sc]}
 
     ctx = dm_context(cells, wls=TWELVE)
-    page = RP.DegradedMode()
+    page = DM.DegradedMode()
     text, res = RP.claims_section(ctx, page.comparisons(), page.combined)
     assert res["D11"]["verdict"] == V.REPRODUCED and res["D12"]["verdict"] == V.INCONCLUSIVE
     row = next(x for x in text.splitlines() if x.startswith("| D11 + D12 |"))
@@ -136,20 +139,20 @@ def test_a_claim_against_both_comparators_takes_the_weaker_verdict():
 
 def test_the_adaptive_page_computes_how_long_a_gc_holds_its_die():
     ms = [5.0, 11.0, 6.0, 7.0, 8.0, 9.0]
-    ctx = context(lambda p, sc, i, s, v: {"gcs": 8, "moves": 24, "gc_ms": ms[i]}, RP.AP, RP.SCHEMES_AP)
+    ctx = context(lambda p, sc, i, s, v: {"gcs": 8, "moves": 24, "gc_ms": ms[i]}, APP.AP, APP.SCHEMES_AP)
     text = RP.gc_context(ctx)
     assert "a GC holds its die for 5.0–11.0 ms on average over a run (median run 7.5 ms" in text
-    page = RP.AdaptiveParity().render(ctx)
+    page = APP.AdaptiveParity().render(ctx)
     assert "tens of ms" not in page and "holds its die for 5.0–11.0 ms" in page
 
 
 def test_gc_free_samples_say_their_seeds_are_identical_only_when_they_are():
     same = dm_context(lambda p, sc, i, s, v: {"io": 1.0 + 0.1 * i, "gcs": 0 if i < 4 else 8})
-    note = RP.gc_free_note(same, RP.DegradedMode().presets(), RP.SCHEMES_DM)
+    note = RP.gc_free_note(same, DM.DegradedMode().presets(), DM.SCHEMES_DM)
     assert note.startswith("**Seeds on GC-free samples.** On 4 of the 6 trace samples no GC ran")
     assert "On 4 of them every seed gave the same overall I/O time" in note and "still differ" not in note
     differ = dm_context(lambda p, sc, i, s, v: {"io": 1.0 + 0.1 * s, "gcs": 0})
-    note = RP.gc_free_note(differ, RP.DegradedMode().presets(), RP.SCHEMES_DM)
+    note = RP.gc_free_note(differ, DM.DegradedMode().presets(), DM.SCHEMES_DM)
     assert "every seed gave the same" not in note and "On 6 the seeds still differ" in note
 
 
@@ -158,7 +161,7 @@ def test_the_degraded_mode_page_states_its_setup():
     def cells(p, sc, i, s, v):
         return {"io": {"baseline": 1.0, "gc-tolerant-read": 1.1 + 0.01 * i, "degraded": 0.95}[sc]}
 
-    text = RP.DegradedMode().render(dm_context(cells))
+    text = DM.DegradedMode().render(dm_context(cells))
     flat = " ".join(text.split())
     assert "binds each stripe to one die per channel, so its programs lose the choice of die" in flat
     assert "there `gc-tolerant-read` is slower on 6 of them (D2's per-workload medians +10.0 to +15.0 %)" in flat

@@ -1,7 +1,8 @@
 """Statistics of the results pages' verdict protocol (stdlib only, seeded).
 
-scripts/results.py runs the simulations, scripts/results_pages.py renders the
-pages; this module holds everything that decides what the numbers mean:
+scripts/results.py runs the simulations, the page modules over
+scripts/results_pages.py render the pages; this module holds everything that
+decides what the numbers mean:
 
 - `paired_change`: the relative (or absolute) change of a scheme against its
   comparator on the same seed and window;

@@ -3,7 +3,6 @@ al., NPC'16): its numbers, the panels scripts/vios_results.py runs, how runs
 are paired, and the claims the page tests. The statistics are
 scripts/verdict.py's; scripts/vios_page.py renders the page."""
 
-import statistics
 from dataclasses import dataclass, field
 
 import results_pages as RP
