@@ -80,15 +80,19 @@ impl ChannelDelays {
     }
 
     /// A batch arrives on `channel` at `now`: its predicted start is when
-    /// the bus and the first free die allow; it waits `start − now` (Eq. 9),
-    /// which joins the channel's sum (Eq. 8) and is returned, to be removed
-    /// by [`ChannelDelays::done`] when the batch ends.
-    pub fn issue(&mut self, channel: u32, now: SimTime, write: bool, t: &ServiceTimes) -> f64 {
+    /// the bus and its die allow; it waits `start − now` (Eq. 9), which
+    /// joins the channel's sum (Eq. 8) and is returned, to be removed by
+    /// [`ChannelDelays::done`] when the batch ends. Its die is `die` (a
+    /// read's: where its data is, Alg. 1 line 15), else the channel's first
+    /// free one (a program, taken by whichever die is free).
+    pub fn issue(&mut self, channel: u32, die: Option<u32>, now: SimTime, write: bool, t: &ServiceTimes) -> f64 {
         let c = channel as usize;
         let now = now as f64;
         let dies = &mut self.die_free[c * self.dies..(c + 1) * self.dies];
-        let (d, &free) =
-            dies.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).expect("a channel has at least one die");
+        let (d, &free) = match die.filter(|&d| (d as usize) < dies.len()) {
+            Some(d) => (d as usize, &dies[d as usize]),
+            None => dies.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).expect("a channel has at least one die"),
+        };
         let start = now.max(self.bus_free[c]).max(free);
         self.bus_free[c] = start + t.channel_ns;
         dies[d] = start + if write { t.flash_w_ns } else { t.flash_r_ns };

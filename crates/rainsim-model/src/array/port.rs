@@ -143,6 +143,7 @@ impl Core {
             capacity_bytes: self.device_bytes,
             pe_limit: self.pe_limit,
             service: self.service,
+            failed: self.failed(),
         };
         let Choice { device, channel } = self.alloc.choose(&view, &allowed)?;
         if !allowed.get(device as usize).copied().unwrap_or(false) {

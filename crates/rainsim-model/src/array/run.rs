@@ -380,7 +380,12 @@ impl Core {
         // schemes charge channel 0 no delay.
         let (channel, delay) = if self.allocation == super::params::Allocation::Dls {
             let channel = self.map.channel(slot);
-            (channel, load.delays.issue(channel, now, write, &self.service))
+            // A read waits on the die its page is on (when the device put it
+            // on the slot's channel; a member with RAID inside may not).
+            let page = range.0 / self.page_bytes as u64;
+            let die = if write { None } else { self.devices[device as usize].die_of_page(page) };
+            let die = die.filter(|&(ch, _)| ch == channel).map(|(_, d)| d);
+            (channel, load.delays.issue(channel, die, now, write, &self.service))
         } else {
             (0, 0.0)
         };

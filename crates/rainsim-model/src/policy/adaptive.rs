@@ -261,6 +261,26 @@ mod tests {
         assert_eq!(literal.choose(&view, &plan), Routine::Rmw);
     }
 
+    /// The decision compares T_RMW and T_RCW whole (Eq. 8–9): RMW's
+    /// pre-reads are the quicker (idle channels 0 and 5 against two reads
+    /// queued on channel 1), but five programs wait behind them on channel
+    /// 0, so RCW, which delays none, is cheaper.
+    #[test]
+    fn the_choice_weighs_the_delay_to_queued_writes_too() {
+        let mut b = Bench::new(6, 1);
+        let at = b.stripe_on_dies(&[0, 1, 2, 3, 4, 5]);
+        b.queue_reads(1, 2);
+        b.queue_writes(0, 5);
+        let t_r = b.t.read + b.t.xfer;
+        let plan = plan_stripe_write(5, 0, bits(&[0]), 0, &at);
+        let mut p = Adaptive::new(AdaptiveParams::default());
+        let view = b.view();
+        let c = p.costs(&view, &plan);
+        assert_eq!(c.rmw, RoutineCost { update_ns: t_r, delay_ns: 5 * t_r });
+        assert_eq!(c.rcw, RoutineCost { update_ns: 3 * t_r, delay_ns: 0 });
+        assert_eq!(p.choose(&view, &plan), Routine::Rcw, "6 t_R against 3 t_R");
+    }
+
     /// Two positions on one channel (a chunk moved there): the second
     /// pre-read waits behind the first.
     #[test]

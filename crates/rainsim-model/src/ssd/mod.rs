@@ -306,6 +306,15 @@ impl<O: Observer> Ssd<O> {
         Some(Member { chunk, ppn, die, channel })
     }
 
+    /// The channel and the die within it (counted from the channel's first)
+    /// holding logical page `lpn`; `None` while it is unwritten. An array's
+    /// delay model predicts a read's wait on the die its data is on.
+    pub fn die_of_page(&self, lpn: u64) -> Option<(u32, u32)> {
+        let (_, chunk) = self.stripes.chunk_of_lpn(lpn);
+        let m = self.member(self.slot_of(chunk))?;
+        Some((m.channel, m.die - self.layout.first_die(m.channel)))
+    }
+
     /// Replaces the read-routing policy (tests drive routes by hand).
     #[doc(hidden)]
     pub fn set_read_routing(&mut self, r: Box<dyn crate::policy::ReadRouting>) {

@@ -1,7 +1,7 @@
 //! Array write allocation: the DLS paper's worked numbers (Eq. 1–7), the
 //! delay state (Eq. 8–9), the selection rule on hand-built device states
-//! (with the "no SSD qualifies" fallback and unwritten devices), EGS on a
-//! hand-built view, DLS's choice of device and channel on a hand-built view,
+//! (with the "no SSD qualifies" fallback, unwritten devices and averages
+//! over the whole array), EGS and RR on hand-built views, DLS's choice of device and channel on a hand-built view,
 //! and whole arrays: free placement trims what moved, static placement is plain RAID-5
 //! whose devices report as separate runs, and `--verify` is refused for
 //! layouts that are not single-failure tolerant and catches a parity bug
@@ -9,9 +9,11 @@
 
 use crate::array::array_cfg;
 use rainsim_model::array::alloc::dls::{select_device, DeviceState};
-use rainsim_model::array::alloc::{ArrayView, ArrayWriteAllocation, Choice, DeviceLoad, Dls, Egs};
+use rainsim_model::array::alloc::{
+    egs_write_weight, ArrayView, ArrayWriteAllocation, Choice, DeviceLoad, Dls, Egs, RoundRobin,
+};
 use rainsim_model::array::model::{life_days, ChannelDelays, ServiceTimes};
-use rainsim_model::array::params::Allocation;
+use rainsim_model::array::params::{Allocation, ArrayParams};
 use rainsim_model::array::report::device_report;
 use rainsim_model::array::{device_config, Array};
 use rainsim_model::fault::Fault;
@@ -38,14 +40,42 @@ fn eq_1_to_7_give_the_papers_numbers_for_a_50_mb_s_bus() {
 fn a_batch_waits_for_the_bus_and_a_free_die_and_its_wait_leaves_on_completion() {
     let t = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
     let mut d = ChannelDelays::new(2, 1);
-    assert_eq!(d.issue(0, 0, true, &t), 0.0, "an idle channel starts at once");
+    assert_eq!(d.issue(0, None, 0, true, &t), 0.0, "an idle channel starts at once");
     // The one die is busy until 241.1 µs: a read issued at 100 µs waits 141.1 µs.
-    let w = d.issue(0, 100_000, false, &t);
+    let w = d.issue(0, Some(0), 100_000, false, &t);
     assert!((w - 141_100.0).abs() < 1e-6);
     assert!((d.ssd_delay() - 141_100.0).abs() < 1e-6, "Eq. 10: the worst channel");
     assert_eq!(d.ssd_min_delay(), 0.0, "Eq. 15: channel 1 is idle");
     d.done(0, w);
     assert_eq!(d.ssd_delay(), 0.0);
+}
+
+/// Eq. 9's wait is for the bus as well as the die, a read waits on the die
+/// its data is on (Alg. 1 line 15), and Eq. 8 sums the waits of a
+/// channel's outstanding batches.
+#[test]
+fn a_read_waits_for_the_bus_and_its_own_die_and_the_channel_sums_the_waits() {
+    let t = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let mut d = ChannelDelays::new(1, 2);
+    // A program at 0: the bus until 41.1 µs (T_channel), its die (the first
+    // free, die 0) until 241.1 µs.
+    assert_eq!(d.issue(0, None, 0, true, &t), 0.0);
+    // A read of a page on idle die 1 waits for the bus alone: 41.1 µs. It
+    // holds the bus until 82.2 µs and die 1 until 102.2 µs.
+    let bus = d.issue(0, Some(1), 0, false, &t);
+    assert!((bus - 41_100.0).abs() < 1e-6, "{bus}");
+    // A read of a page on die 0 waits for die 0 (241.1 µs), not for die 1,
+    // which is free sooner (102.2 µs).
+    let die = d.issue(0, Some(0), 0, false, &t);
+    assert!((die - 241_100.0).abs() < 1e-6, "{die}");
+    // Eq. 8: 0 + 41.1 + 241.1 µs; the first to end leaves the sum.
+    assert!((d.ssd_delay() - 282_200.0).abs() < 1e-6, "{}", d.ssd_delay());
+    d.done(0, bus);
+    assert!((d.ssd_delay() - 241_100.0).abs() < 1e-6);
+    // A program takes the first free die: die 1, free at 102.2 µs; the bus is
+    // reserved until 282.2 µs (the last read's transfer): it waits 282.2 µs.
+    let w = d.issue(0, None, 0, true, &t);
+    assert!((w - 282_200.0).abs() < 1e-6, "{w}");
 }
 
 #[test]
@@ -65,12 +95,42 @@ fn dls_keeps_devices_below_average_delay_and_above_average_life_and_picks_the_le
     let all = [true; 4];
     // avg_d = 100: device 3 (delay 200) is out although its best channel is idle.
     let s = [st(100.0, 10.0, 100.0), st(50.0, 40.0, 100.0), st(50.0, 5.0, 100.0), st(200.0, 0.0, 100.0)];
-    assert_eq!(select_device(&s, &all), Some(2));
+    assert_eq!(select_device(&s, &all, &all), Some(2));
     // Equal delays; avg_l = 100 keeps devices 1 and 2; 2 has the lesser min delay.
     let s = [st(0.0, 0.0, 50.0), st(0.0, 3.0, 150.0), st(0.0, 2.0, 150.0), st(0.0, 0.0, 50.0)];
-    assert_eq!(select_device(&s, &all), Some(2));
-    // A device that may not take the write is not a candidate, nor in the averages.
-    assert_eq!(select_device(&s, &[true, true, false, true]), Some(1));
+    assert_eq!(select_device(&s, &all, &all), Some(2));
+    // A device that may not take the write is not a candidate, but it counts
+    // in the averages.
+    assert_eq!(select_device(&s, &[true, true, false, true], &all), Some(1));
+}
+
+/// Eq. 13–14 average over all S devices, the one that may not take this
+/// chunk (its stripe's parity device) included. SSD_delay (max, min) of the
+/// four: (6, 5), (10, 10), (20, 1), (100, 0), device 3 holding the parity,
+/// equal lives. avg_d = 136 / 4 = 34 keeps devices 0, 1 and 2, and device 2
+/// has the least min delay. (Averaged over the three allowed devices, 12,
+/// only 0 and 1 would pass, and 0 would take it.) A failed device is not
+/// counted: without device 3 the average is 12 and device 0 takes it.
+#[test]
+fn dls_averages_over_every_device_of_the_array() {
+    let s = [st(6.0, 5.0, 100.0), st(10.0, 10.0, 100.0), st(20.0, 1.0, 100.0), st(100.0, 0.0, 100.0)];
+    let allowed = [true, true, true, false];
+    assert_eq!(select_device(&s, &allowed, &[true; 4]), Some(2));
+    assert_eq!(select_device(&s, &allowed, &allowed), Some(0));
+    // The same through the policy (channel delays in µs): device 0 (0, 0),
+    // device 1 (10, 8), device 2 (30, 1), device 3 (100, 100), equal lives.
+    let service = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let mut d = [load(0, 0, 4096), load(0, 0, 4096), load(0, 0, 4096), load(0, 0, 4096)];
+    d[1].delays.delay_ns = vec![10_000.0, 8_000.0];
+    d[2].delays.delay_ns = vec![30_000.0, 1_000.0];
+    d[3].delays.delay_ns = vec![100_000.0, 100_000.0];
+    let v = |failed| ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service, failed };
+    // avg_d = 140 / 4 = 35 µs: devices 0, 1 and 2 pass; 0 has the least min
+    // delay, and without 0, device 2 (1 µs). Device 3 failed: avg_d = 40 / 3
+    // = 13.3 µs, and of devices 1 and 2 only 1 passes.
+    assert_eq!(Dls::default().choose(&v(None), &allowed).map(|c| c.device), Some(0));
+    assert_eq!(Dls::default().choose(&v(None), &[false, true, true, false]).map(|c| c.device), Some(2));
+    assert_eq!(Dls::default().choose(&v(Some(3)), &[false, true, true, false]).map(|c| c.device), Some(1));
 }
 
 #[test]
@@ -79,15 +139,15 @@ fn when_no_device_qualifies_life_decides() {
     // nobody passes both tests, so the long-lived devices stay, and of them the
     // one with the least min delay takes the write.
     let s = [st(10.0, 0.0, 50.0), st(300.0, 7.0, 150.0), st(300.0, 3.0, 150.0), st(10.0, 0.0, 50.0)];
-    assert_eq!(select_device(&s, &[true; 4]), Some(2));
+    assert_eq!(select_device(&s, &[true; 4], &[true; 4]), Some(2));
 }
 
 #[test]
 fn while_a_device_is_unwritten_only_unwritten_devices_pass_the_life_test() {
     let inf = f64::INFINITY;
     let s = [st(30.0, 30.0, inf), st(0.0, 0.0, 100.0), st(10.0, 10.0, inf), st(0.0, 0.0, 5.0)];
-    assert_eq!(select_device(&s, &[true; 4]), Some(2), "device 0's delay is above average");
-    assert_eq!(select_device(&s, &[false; 4]), None);
+    assert_eq!(select_device(&s, &[true; 4], &[true; 4]), Some(2), "device 0's delay is above average");
+    assert_eq!(select_device(&s, &[false; 4], &[true; 4]), None);
 }
 
 fn load(reads: u32, writes: u32, written: u64) -> DeviceLoad {
@@ -98,7 +158,7 @@ fn load(reads: u32, writes: u32, written: u64) -> DeviceLoad {
 fn egs_takes_the_least_weighted_load_among_devices_within_the_wear_slack() {
     let service = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
     let view = |devices: &[DeviceLoad]| -> Option<Choice> {
-        let v = ArrayView { now: 1, devices, capacity_bytes: 1 << 30, pe_limit: 3000, service };
+        let v = ArrayView { now: 1, devices, capacity_bytes: 1 << 30, pe_limit: 3000, service, failed: None };
         Egs::new(4.0, 0.1).choose(&v, &[true; 3])
     };
     // Loads 1 + 4·2 = 9, 6 reads = 6, 4·1 = 4: device 2.
@@ -107,6 +167,57 @@ fn egs_takes_the_least_weighted_load_among_devices_within_the_wear_slack() {
     // Device 2 wrote far more than the mean × 1.1: out; device 1 is next.
     let d = [load(1, 2, 100), load(6, 0, 100), load(0, 1, 400)];
     assert_eq!(view(&d).map(|c| c.device), Some(1));
+}
+
+/// EGS's default write weight is Eq. 6 over Eq. 7 for one request,
+/// 241.1 / 61.1 µs, whatever DLS's batch size; inside the chosen device,
+/// channels take its writes in rotation, passing full ones.
+#[test]
+fn egs_weighs_a_write_by_eq_6_over_7_and_rotates_channels() {
+    let one = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let eight = ServiceTimes::new(50, 2048, 8, 20_000, 200_000);
+    assert!((egs_write_weight(&one) - 241_100.0 / 61_100.0).abs() < 1e-12);
+    assert_eq!(egs_write_weight(&eight), egs_write_weight(&one), "N is DLS's parameter, not EGS's");
+    let mut d = [load(0, 0, 100), load(0, 0, 100)];
+    d[0].free = vec![5, 0, 5];
+    d[0].delays = ChannelDelays::new(3, 1);
+    let mut egs = Egs::new(4.0, 0.1);
+    let mut chans = Vec::new();
+    for _ in 0..4 {
+        let v = ArrayView { now: 1, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service: one, failed: None };
+        let c = egs.choose(&v, &[true, false]).unwrap();
+        assert_eq!(c.device, 0);
+        chans.push(c.channel);
+    }
+    assert_eq!(chans, [0, 2, 0, 2], "channel 1 has no free slot");
+    // EGS as `[array]` builds it under DLS's batch size N = 8: device 0 has
+    // three reads outstanding, device 1 one write. Weighed 3.95 the write
+    // is the heavier load (device 0 takes the next); weighed by Eq. 6–7 of
+    // N = 8 (1.52) it would not be.
+    let params = ArrayParams { allocation: Allocation::Egs, dls_batch: 8, ..Default::default() };
+    let mut egs = rainsim_model::array::alloc::build(&params, &eight);
+    let d = [load(3, 0, 100), load(0, 1, 100)];
+    let v = ArrayView { now: 1, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service: eight, failed: None };
+    assert_eq!(egs.choose(&v, &[true, true]).map(|c| c.device), Some(0));
+}
+
+/// RR: the next allowed device in rotation, and inside each device the next
+/// channel with room in rotation.
+#[test]
+fn rr_rotates_over_allowed_devices_and_their_channels() {
+    let one = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let mut d = [load(0, 0, 0), load(0, 0, 0), load(0, 0, 0)];
+    d[1].free = vec![0, 5];
+    let mut rr = RoundRobin::default();
+    let mut picks = Vec::new();
+    for allowed in [[true; 3], [true; 3], [true; 3], [true; 3], [true, false, true], [true; 3], [true, true, false]] {
+        let v = ArrayView { now: 1, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service: one, failed: None };
+        let c = rr.choose(&v, &allowed).unwrap();
+        picks.push((c.device, c.channel));
+    }
+    // Devices 0, 1, 2, 0, then 2 (1 not allowed), 0, 1; each device's
+    // channels in turn, but device 1's channel 0 is full: it takes channel 1.
+    assert_eq!(picks, [(0, 0), (1, 1), (2, 0), (0, 1), (2, 1), (0, 0), (1, 1)]);
 }
 
 fn w(t: u64, lpn: u64, pages: u32) -> Request {
@@ -268,25 +379,26 @@ fn dls_avoids_a_device_whose_channels_wait_and_takes_the_least_delay_channel() {
     // channels (SSD_delay and min delay high); device 2 has one busy channel.
     let mut d = [load(0, 0, 4096), load(0, 0, 4096), load(0, 0, 4096)];
     for _ in 0..3 {
-        d[1].delays.issue(0, 0, false, &service);
-        d[1].delays.issue(1, 0, false, &service);
+        d[1].delays.issue(0, None, 0, false, &service);
+        d[1].delays.issue(1, None, 0, false, &service);
     }
-    d[2].delays.issue(0, 0, true, &service);
-    d[2].delays.issue(0, 0, true, &service);
-    let v = ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service };
+    d[2].delays.issue(0, None, 0, true, &service);
+    d[2].delays.issue(0, None, 0, true, &service);
+    let v = ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service, failed: None };
     let mut dls = Dls::default();
     // SSD delays (Eq. 10): 0; 0 + 61.1 + 122.2 = 183.3 µs; 241.1 µs (the second
     // write waits for the first). avg = 141.5 µs: only device 0 qualifies.
     assert_eq!(dls.choose(&v, &[true; 3]), Some(Choice { device: 0, channel: 0 }));
-    // Without device 0: device 1 (183.3 ≤ avg 212.2 µs) although device 2 has
-    // an idle channel — the filter reads the worst channel, not the best.
-    assert_eq!(dls.choose(&v, &[false, true, true]), Some(Choice { device: 1, channel: 0 }));
+    // Without device 0 among the candidates (it still counts in avg_d =
+    // 141.5 µs): neither 1 (183.3) nor 2 (241.1) passes, lives are equal, so
+    // life keeps both and device 2 takes it by its idle channel (Eq. 15).
+    assert_eq!(dls.choose(&v, &[false, true, true]), Some(Choice { device: 2, channel: 1 }));
     // Inside device 2, the channel with no wait.
     assert_eq!(dls.choose(&v, &[false, false, true]), Some(Choice { device: 2, channel: 1 }));
     // Device 2 has written the most: its life is below average and device 0 is
     // the only candidate left; device 1 only when nothing else may be chosen.
     d[2].written_bytes = 1 << 20;
-    let v = ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service };
+    let v = ArrayView { now: 1_000, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service, failed: None };
     assert_eq!(dls.choose(&v, &[true; 3]).map(|c| c.device), Some(0));
     assert_eq!(dls.choose(&v, &[false, true, false]).map(|c| c.device), Some(1));
 }

@@ -190,4 +190,11 @@ fn costs_price_each_read_at_its_ldpc_level() {
     assert_eq!(c.rmw.total() as f64, 3.0 * read(l0), "behind 2 queued reads at level 0");
     assert_eq!(c.rcw.total() as f64, 3.0 * read(lw), "behind 2 queued reads, at the worn page's level");
     assert_eq!((c.rmw.delay_ns, c.rcw.delay_ns), (0, 0));
+    // Three programs queued on channel 1 (the worn page's): RCW's pre-read
+    // there holds each back by its own read time, at level 5 (Eq. 7), not
+    // the nominal tR; RMW reads nothing on channel 1 and delays no program.
+    f.queue_writes(1, 3);
+    let c = Adaptive::new(AdaptiveParams::default()).costs(&f.view(), &plan);
+    assert_eq!(c.rcw.delay_ns as f64, 3.0 * read(lw), "Eq. 7 with the worn page's own read time");
+    assert_eq!(c.rmw.delay_ns, 0);
 }

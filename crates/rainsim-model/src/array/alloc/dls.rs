@@ -2,7 +2,7 @@
 //! Fig. 3; next-wave-spec.md §3.a steps 2–5, with its fixes):
 //!
 //! ```text
-//!  D_i = SSD_delay (Eq. 10)   L_i = SSD_life (Eq. 12)   avg_d, avg_l over the devices allowed
+//!  D_i = SSD_delay (Eq. 10)   L_i = SSD_life (Eq. 12)   avg_d, avg_l over the array's S devices
 //!  K = { i : D_i ≤ avg_d  and  L_i ≥ avg_l }        (delay against average delay, life against
 //!                                                    average life: Eq. 13–14, not Fig. 3's swapped labels)
 //!  K = ∅  ⇒  K = { i : L_i ≥ avg_l }                 ("no SSD qualifies": life decides)
@@ -10,6 +10,11 @@
 //!  s = argmin_{i ∈ K} SSD_min_delay_i (Eq. 15), ties to the lowest index
 //!  c = argmin channel_delay in s (Eq. 8); its first free die takes the program
 //! ```
+//!
+//! The averages are over every device of the array (Eq. 13–14 divide by
+//! S), the stripe's parity device and full devices included; only a failed
+//! device, which has no delay or life to speak of, is left out. The
+//! candidates are the devices allowed to take the chunk.
 //!
 //! Comparisons are non-strict (an idle array of equal devices has
 //! candidates) with a relative tolerance of 1e-9, so that an average of equal
@@ -42,16 +47,18 @@ fn at_most(x: f64, avg: f64) -> bool {
 }
 
 /// The selection rule: the device a write goes to among `allowed` ones
-/// (`None` when none is allowed).
-pub fn select_device(states: &[DeviceState], allowed: &[bool]) -> Option<usize> {
+/// (`None` when none is allowed), the averages taken over the devices
+/// `counted` (the array's, a failed one left out).
+pub fn select_device(states: &[DeviceState], allowed: &[bool], counted: &[bool]) -> Option<usize> {
     let ids: Vec<usize> = (0..states.len()).filter(|&i| allowed[i]).collect();
     if ids.is_empty() {
         return None;
     }
-    let n = ids.len() as f64;
-    let avg_d = ids.iter().map(|&i| states[i].delay).sum::<f64>() / n;
-    let unwritten = ids.iter().any(|&i| states[i].life.is_infinite());
-    let avg_l = if unwritten { f64::INFINITY } else { ids.iter().map(|&i| states[i].life).sum::<f64>() / n };
+    let all: Vec<usize> = (0..states.len()).filter(|&i| counted[i] || allowed[i]).collect();
+    let n = all.len() as f64;
+    let avg_d = all.iter().map(|&i| states[i].delay).sum::<f64>() / n;
+    let unwritten = all.iter().any(|&i| states[i].life.is_infinite());
+    let avg_l = if unwritten { f64::INFINITY } else { all.iter().map(|&i| states[i].life).sum::<f64>() / n };
     let life_ok = |i: usize| if unwritten { states[i].life.is_infinite() } else { at_most(avg_l, states[i].life) };
     let mut k: Vec<usize> = ids.iter().copied().filter(|&i| at_most(states[i].delay, avg_d) && life_ok(i)).collect();
     if k.is_empty() {
@@ -74,7 +81,8 @@ impl ArrayWriteAllocation for Dls {
                 life: life_days(view.capacity_bytes, view.pe_limit, d.written_bytes, view.now),
             })
             .collect();
-        let device = select_device(&states, allowed)?;
+        let counted: Vec<bool> = (0..states.len()).map(|d| view.failed != Some(d as u32)).collect();
+        let device = select_device(&states, allowed, &counted)?;
         self.next_channel.resize(allowed.len(), 0);
         let load = &view.devices[device];
         let n = load.free.len() as u32;

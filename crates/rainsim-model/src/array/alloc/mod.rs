@@ -56,6 +56,8 @@ pub struct ArrayView<'a> {
     pub pe_limit: u32,
     /// Eq. 1–7.
     pub service: ServiceTimes,
+    /// The failed device, if one is failed and not yet replaced.
+    pub failed: Option<u32>,
 }
 
 /// A policy's answer.
@@ -82,11 +84,19 @@ pub fn build(p: &ArrayParams, service: &ServiceTimes) -> Box<dyn ArrayWriteAlloc
         Allocation::Static => Box::new(StaticHome),
         Allocation::Rr => Box::new(RoundRobin::default()),
         Allocation::Egs => {
-            let w = if p.egs_write_weight > 0.0 { p.egs_write_weight } else { service.flash_w_ns / service.flash_r_ns };
+            let w = if p.egs_write_weight > 0.0 { p.egs_write_weight } else { egs_write_weight(service) };
             Box::new(Egs::new(w, p.egs_theta))
         }
         Allocation::Dls => Box::new(Dls::default()),
     }
+}
+
+/// EGS's default write weight: T_flash_w / T_flash_r (Eq. 6–7) of one
+/// request, whatever DLS's batch size N (`array.dls_batch` is a parameter
+/// of DLS's model, not of its baseline).
+pub fn egs_write_weight(t: &ServiceTimes) -> f64 {
+    let one = t.commands_ns + t.data_ns;
+    (t.flash_w_ns - t.channel_ns + one) / (t.flash_r_ns - t.channel_ns + one)
 }
 
 /// The first channel of `load` with a free slot at or after `from`, cyclically.
