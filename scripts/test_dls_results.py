@@ -95,6 +95,31 @@ class DlsPage(unittest.TestCase):
         assert len(ch[rs[2]["workload"]][0]) == 2
 
 
+    def test_the_reference_and_sensitivity_sections_read_their_runs(self):
+        rs = rows_for(10.0)
+        for r in list(rs):
+            if r["scheme"] == "rr":
+                # Plain RAID-5 2 % above RR; EGS with θ = 0 as balanced as DLS.
+                rs.append(dict(r, scheme=dr.STATIC, iops=r["iops"] * 1.02))
+                rs.append(dict(r, scheme=dr.EGS0, cv_programs=0.01))
+        text = dr.page(rs, 3, 1000)
+        # Sensitivity verdicts are not claims: the claims' verdict lines are as without them.
+        assert verdicts(text) == verdicts(dr.page(rows_for(10.0), 3, 1000))
+        theta = text.split("## Fig. 8 and EGS's wear slack", 1)[1].split("\n## ", 1)[0]
+        assert theta.count("Sensitivity verdict: inconclusive.") == 2, theta
+        # Read-intensive: DLS 10 % above EGS is not "roughly the same" (±5 %).
+        ri = text.split("## Read-intensive", 1)[1].split("\n## ", 1)[0]
+        assert ri.count("| **no** |") == 2 * len(dr.READ_INTENSIVE), ri
+        assert "differ by more than 5 % on 4 of these 4 rows" in ri
+        st = text.split("## Against plain RAID-5", 1)[1].split("\n## ", 1)[0]
+        line = next(x for x in st.splitlines() if x.startswith("| dls-4ssd | financial1"))
+        # RR and EGS 1/1.02 − 1 = −2.0 %, DLS 1.1/1.02 − 1 = +7.8 %.
+        assert line.endswith("| -2.0 % | -2.0 % | +7.8 % |"), line
+        # Without those runs the sections say so instead of failing.
+        text = dr.page(rows_for(10.0), 3, 1000)
+        assert "No `egs-theta0` runs." in text
+
+
 class RunChecks(unittest.TestCase):
     def test_a_failed_run_stops_the_page_naming_it(self):
         rows = rows_for(25.0)

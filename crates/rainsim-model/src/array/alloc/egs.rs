@@ -1,10 +1,11 @@
 //! EGS (Lu, Wu, Li, ISPA/IUCC 2017; baselines.md §5, next-wave-spec.md §3.b),
 //! reconstructed from its abstract: reads and writes are weighted by their
-//! access time (w_r = 1, w_w = t_write / t_read) and every device gets an
-//! equal weighted window; a write goes to the device with the least weighted
-//! outstanding load, among those whose bytes written stay within
-//! mean × (1 + θ) (its extra strategy against unbalanced wear). Inside the
-//! device, channels take writes in rotation.
+//! access time (w_r = 1, w_w = t_write / t_read). Its "equal windows" per
+//! device are read as balancing that weighted load: a write goes to the
+//! device with the least weighted outstanding load (no window admission is
+//! modelled), among those whose bytes written stay within mean × (1 + θ)
+//! (its extra strategy against unbalanced wear). Inside the device,
+//! channels take writes in rotation.
 
 use super::{next_channel_with_room, ArrayView, ArrayWriteAllocation, Choice};
 
