@@ -432,6 +432,12 @@ impl Array {
         &self.core.counters
     }
 
+    /// What the write allocation sees of each device (its delay model's
+    /// state among it).
+    pub fn loads(&self) -> &[alloc::DeviceLoad] {
+        &self.core.loads
+    }
+
     /// Where unit `chunk` of the array's RAID layer (a chunk, or under
     /// static placement a page row's member) lives: (device, slot in units).
     pub fn location(&self, chunk: u32) -> Option<(u32, u32)> {

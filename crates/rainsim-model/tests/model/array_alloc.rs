@@ -304,6 +304,37 @@ fn slow_reads_closed(alloc: Allocation) -> rainsim_model::config::Config {
     cfg
 }
 
+/// Alg. 1's bookkeeping through a whole array: a read feeds the delay
+/// model of the device it goes to, and every batch leaves its channel's sum
+/// when it completes. Ten 2 ms reads of one chunk queue on its die of
+/// device 0 at time 0; a one-chunk write 1 µs later takes its new slot when
+/// its pre-reads are done (about 2 ms), while no device has been written
+/// (every life infinite, so delay alone decides): it goes elsewhere, where
+/// with device 0's reads unseen every device would look idle and the tie
+/// would go to device 0. At the end no delay is left on any channel.
+#[test]
+fn dls_sees_the_reads_queued_on_a_device_and_forgets_what_completed() {
+    let mut cfg = array_cfg(5, Allocation::Dls);
+    cfg.timing.read_ns = 2_000_000;
+    // The stripes the trace touches are written before it starts, so that
+    // its reads and pre-reads go to the flash.
+    cfg.precondition.map_trace = rainsim_model::config::MapTrace::Footprint;
+    let plain = Array::new(&cfg, false).unwrap();
+    let layout = plain.stripe_layout().clone();
+    let home = |c: u32| plain.location(c).unwrap().0;
+    let read = (0..400).find(|&c| home(c) == 0).unwrap();
+    // A chunk of another device whose stripe's parity is not on device 0.
+    let written = (0..400).find(|&c| home(c) == 1 && layout.parity_pos(layout.stripe_of(c)) != 0).unwrap();
+    let mut reqs: Vec<Request> = (0..10).map(|_| r(0, read as u64)).collect();
+    reqs.push(w(1_000, written as u64, 1));
+    let mut a = Array::for_requests(&cfg, false, &reqs).unwrap();
+    a.run(&reqs, &mut |_| {}).unwrap();
+    assert_ne!(a.location(written).unwrap().0, 0, "the write went to the device with reads queued");
+    for (d, l) in a.loads().iter().enumerate() {
+        assert!(l.delays.delay_ns.iter().all(|&x| x == 0.0), "device {d} keeps {:?}", l.delays.delay_ns);
+    }
+}
+
 /// `n` requests over `hot` chunks, reads and single-chunk writes in turn.
 fn hot_mix(n: u64, hot: u64) -> Vec<Request> {
     (0..n).map(|i| if i % 2 == 0 { r(i, (i / 2 * 5) % hot) } else { w(i, (i / 2 * 7) % hot, 1) }).collect()
