@@ -12,6 +12,7 @@ use rainsim_model::array::model::life_days;
 use rainsim_model::array::params::{Allocation, Replay};
 use rainsim_model::array::report::{device_report, ArrayReport};
 use rainsim_model::array::Array;
+use rainsim_model::fault::Fault;
 use rainsim_model::Config;
 use rainsim_trace::{Op, Request};
 
@@ -216,4 +217,61 @@ fn a_rebuild_of_written_rows_under_load_keeps_every_row_that_holds_data() {
     // With every row rebuilt, nothing is missing.
     c.array.as_mut().unwrap().rebuild = None;
     assert_eq!(missing_on(&run(&c, true, &reqs).0, 1), [0u32; 0]);
+}
+
+/// A failure due after a run's last request does not happen in that run,
+/// the first of an array or a later one: each run counts its own requests
+/// to know that its last one is done. Device 2 is set to fail at 1 s: a run
+/// of 50 requests ends before it (no failure), then a run of no requests
+/// (none left to wait for: still none); a run of 100 requests from 1.001 s
+/// comes after the failure time, and the device fails then, at 1 s.
+#[test]
+fn a_failure_due_after_a_later_runs_last_request_does_not_happen() {
+    const AT: u64 = 1_000_000_000;
+    let sizes = |x: u64| 4096 * (1 + (x >> 40) % 3) as u32;
+    let first = xorshift_requests(0x3c6e_f372, 50, 100_000, 1500, 3, sizes);
+    let third: Vec<Request> = xorshift_requests(0x1b87_3593, 100, 100_000, 1500, 3, sizes)
+        .into_iter()
+        .map(|mut q| {
+            q.time_ns += AT + 1_000_000;
+            q
+        })
+        .collect();
+    let c = cfg(2, AT, 1_000_000, None);
+    let mut a = Array::new(&c, true).unwrap();
+    let failed_at = |a: &Array| a.report(&c, "baseline", serde_json::Value::Null).device_failed_at_ns;
+    a.run(&first, &mut |_| {}).unwrap();
+    assert_eq!(failed_at(&a), None, "after the first run");
+    a.run(&[], &mut |_| {}).unwrap();
+    assert_eq!(failed_at(&a), None, "after a run of no requests");
+    a.run(&third, &mut |_| {}).unwrap();
+    assert_eq!(a.completed(), 150);
+    assert_eq!(failed_at(&a), Some(AT), "a run whose requests come after the failure time");
+}
+
+/// An error of one device of the array names the device, and says when it is
+/// the replacement of a failed one (fresh, not preconditioned); a device
+/// that only shares the array with a replacement is named alone. Device 2
+/// fails at 10 ms and is replaced at 11 ms (a read at 20 ms); in a later
+/// run a fault injected into one member (its programs never reach its
+/// mapping) stops the run with that member's own verification error:
+/// device 0's, then, in a second array, device 2's replacement's.
+#[test]
+fn a_members_error_names_it_and_whether_it_is_a_replacement() {
+    let c = cfg(2, 10_000_000, 1_000_000, Some(8));
+    let before = [req(0, 0, 8, Op::Write), req(20_000_000, 0, 1, Op::Read)];
+    // Every page of two stripes written, then read: each device holds some.
+    let later = [req(1_000_000_000, 0, 8, Op::Write), req(1_010_000_000, 0, 8, Op::Read)];
+    for (d, replacement) in [(0usize, false), (2, true)] {
+        let mut a = Array::new(&c, true).unwrap();
+        a.run(&before, &mut |_| {}).unwrap();
+        let f = a.report(&c, "baseline", serde_json::Value::Null).failure.unwrap();
+        assert_eq!((f.device, f.replaced_at_ns), (2, Some(11_000_000)));
+        a.devices_mut()[d].inject_fault(Fault::StaleRead);
+        let e = a.run(&later, &mut |_| {}).expect_err("the member's verifier catches it").to_string();
+        let named = format!("device {d} of the array");
+        assert!(e.starts_with(&named) && e.contains("verification failed"), "device {d}: {e}");
+        let said = e.contains("(the replacement put in for the failed one: fresh, not preconditioned)");
+        assert_eq!(said, replacement, "device {d}: {e}");
+    }
 }

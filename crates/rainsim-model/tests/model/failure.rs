@@ -138,6 +138,52 @@ fn the_rebuild_rewrites_exactly_the_failed_channels_chunks_one_stripe_at_a_time(
     assert!(ssd.totals().stripes_verified > 0);
 }
 
+/// A channel failing while the controller decides a write's routine (the
+/// adaptive parity update spends 5.7 µs on it before the pre-reads): a
+/// one-page write at 0 to a full stripe is decided by 5,700 ns, and the
+/// channel of one of the stripe's chunks (the one written, another data
+/// chunk, or parity) fails at 1,000 ns. When the decision is made the stripe
+/// has a lost position, and the write is planned again around it: it
+/// completes, the stripe verifies (the parity holds the write), and it is one
+/// stripe write, counted when first planned. With the replacement put in at
+/// once, the rebuild then restores every lost chunk.
+#[test]
+fn a_failure_during_a_routine_decision_replans_the_write_counted_once() {
+    let mut c = four_plus_one();
+    c.policy = scheme("adaptive").policy;
+    assert_eq!(c.policy.adaptive.decision_ns, 5_700);
+    let probe = Ssd::new(&c, Collector::new(5), false).unwrap();
+    let l = probe.stripe_layout().clone();
+    // A full stripe other than stripe 0.
+    let s = (1..l.stripes).find(|&s| (0..5).all(|j| probe.ftl.lookup(s * 5 + j).is_some())).expect("a full stripe");
+    let ch = |pos: u32| probe.layout().channel_of(probe.ftl.lookup(s * 5 + pos).unwrap());
+    let write = Request { time_ns: 0, offset: s as u64 * 4 * 4096, size: 4096, device: 0, op: Op::Write };
+    let cases = [
+        ("the written chunk", l.data_pos(s, 0)),
+        ("another data chunk", l.data_pos(s, 1)),
+        ("parity", l.parity_pos(s)),
+    ];
+    for (rebuild, (what, pos)) in [false, false, false, true].into_iter().zip(cases.into_iter().chain([cases[1]])) {
+        let mut c = c.clone();
+        (c.fault.channel, c.fault.at_ns, c.fault.rebuild, c.fault.replace_after_ns) =
+            (Some(ch(pos)), 1_000, rebuild, 0);
+        let (ssd, f) = run(&c, &[write]);
+        let at = format!("{what} lost, rebuild {rebuild}");
+        assert_eq!(ssd.totals().completed, 1, "{at}");
+        let r = ssd.obs.raid;
+        assert_eq!(r.full + r.rmw + r.rcw + r.fresh + r.plain, 1, "{at}: one write, one stripe write: {r:?}");
+        assert_eq!(
+            (f.writes_absorbed, f.parity_skipped),
+            ((pos == l.data_pos(s, 0)) as u64, (pos == l.parity_pos(s)) as u64),
+            "{at}"
+        );
+        if rebuild {
+            assert_eq!(f.chunks_lost_at_end, 0, "{at}: {f:?}");
+        }
+        assert!(ssd.totals().stripes_verified > 0, "{at}");
+    }
+}
+
 #[test]
 fn two_rebuild_stripes_at_once_halve_the_rebuild() {
     let mut c = four_plus_one();

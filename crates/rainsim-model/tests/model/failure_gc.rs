@@ -64,22 +64,31 @@ fn healthy_dies_keep_collecting_while_a_die_stays_failed() {
 
 /// The same at half full: the failed die's channel cannot hold its data on
 /// its one other die, which fills with valid data; the run stops naming the
-/// channel full (a failed die takes no writes, whatever room it has).
+/// channel full (a failed die takes no writes, whatever room it has). The
+/// same with channel 0's second die failing instead (die 1; die 0 fills).
 #[test]
 fn a_channel_whose_other_die_fills_after_a_die_failure_is_reported_full() {
-    let c = die_9_fails_at_20_ms((0.5, 0.4));
-    let reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 - 4);
-    let mut ssd = Ssd::for_requests(&c, Collector::new(5), true, &reqs).unwrap();
-    match ssd.run(&reqs, &mut |_| {}) {
-        Err(e @ SimError::ChannelFull { channel: 4, waiting, .. }) => {
-            // The cause named is the failed die, not the placement of updates.
-            assert!(waiting > 0 && e.to_string().contains("its failed die's chunks"), "{e}");
+    for (die, channel) in [(9, 4), (1, 0)] {
+        let mut c = die_9_fails_at_20_ms((0.5, 0.4));
+        c.fault.die = Some(die);
+        let reqs = random_writes(rainsim_model::run::capacity_bytes(&c) / 4096 - 4);
+        let mut ssd = Ssd::for_requests(&c, Collector::new(5), true, &reqs).unwrap();
+        match ssd.run(&reqs, &mut |_| {}) {
+            Err(e @ SimError::ChannelFull { channel: ch, waiting, .. }) if ch == channel => {
+                // The cause named is the failed die, not the placement of updates.
+                assert!(waiting > 0 && e.to_string().contains("its failed die's chunks"), "die {die}: {e}");
+            }
+            other => panic!("die {die}: {other:?}"),
         }
-        other => panic!("{other:?}"),
+        let other = (die ^ 1) as usize;
+        let full = &ssd.ftl.blocks[other * 48..(other + 1) * 48];
+        assert_eq!(
+            full.iter().filter(|b| b.written == 16 && b.valid == 16).count(),
+            47,
+            "die {die}: all but the reserve valid"
+        );
+        assert!(ssd.ftl.die_takes_writes(die), "the failed die {die} has room it may not use");
     }
-    let die8 = &ssd.ftl.blocks[8 * 48..9 * 48];
-    assert_eq!(die8.iter().filter(|b| b.written == 16 && b.valid == 16).count(), 47, "all but the reserve valid");
-    assert!(ssd.ftl.die_takes_writes(9), "the failed die has room it may not use");
 }
 
 /// Die 8 (channel 4's first) fails at time 0 while every plane sits below

@@ -406,3 +406,28 @@ fn cr5m_needs_two_dies_a_channel() {
     assert!(Ssd::new(&three_plus_one("cr5m", 2), Collector::new(4), false).is_ok());
     assert!(Ssd::new(&three_plus_one("rep-raid", 1), Collector::new(4), false).is_ok());
 }
+
+/// Rotating GC binds each RAID-5 stripe to one die column; FusionRAID's and
+/// Rep-RAID's copies take stripe slots on other channels' dies, outside it,
+/// so either with rotation on a RAID-5 device is refused up front, naming
+/// both keys. CR5M (copies on the slot's own channel) and no replication
+/// run with it.
+#[test]
+fn rotating_gc_refuses_replication_that_leaves_the_stripes_die_column() {
+    let rotating = |kind: &str| {
+        let mut c = three_plus_one(kind, 2);
+        c.ftl.rotating_gc = true;
+        c
+    };
+    for kind in ["fusionraid", "rep-raid"] {
+        let c = rotating(kind);
+        assert_eq!(c.raid.level, RaidLevel::Raid5);
+        let e = c.validate().expect_err(kind).to_string();
+        assert!(e.contains("ftl.rotating_gc with policy.replication"), "{kind}: {e}");
+        assert!(Ssd::new(&c, Collector::new(4), false).is_err(), "{kind}");
+        assert!(three_plus_one(kind, 2).validate().is_ok(), "{kind} without rotation");
+    }
+    for kind in ["cr5m", "baseline"] {
+        rotating(kind).validate().unwrap_or_else(|e| panic!("{kind}: {e}"));
+    }
+}

@@ -37,3 +37,53 @@ fn resolving_validates_and_collects_notes() {
     assert_eq!(s.notes.len(), 1);
     assert!(s.notes[0].starts_with("raid.level = none"), "{:?}", s.notes);
 }
+
+/// Preconditioning without a free margin must leave every plane at least 2
+/// free blocks, valid and invalid pages alike taking room: on planes of 8
+/// blocks, 0.65 valid + 0.1 invalid leave 8 × 0.25 = 2 (accepted, however
+/// 1 − 0.65 − 0.1 rounds); 0.7 + 0.1 leave 1.6, 0.85 valid alone 1.2, 0.85
+/// invalid alone 1.2 (each refused, naming what is left). No preconditioning
+/// at all asks nothing of the plane.
+#[test]
+fn preconditioning_must_leave_two_free_blocks_a_plane() {
+    let with = |valid: f64, invalid: f64| {
+        let mut c = tiny(4, 1, 1, 8, 16, Some(4));
+        c.geometry.over_provisioning = 0.15;
+        (c.precondition.valid, c.precondition.invalid) = (valid, invalid);
+        c
+    };
+    with(0.65, 0.1).validate().unwrap_or_else(|e| panic!("exactly 2 free blocks: {e}"));
+    with(0.0, 0.0).validate().unwrap_or_else(|e| panic!("nothing preconditioned: {e}"));
+    for (valid, invalid, left) in [(0.7, 0.1, "1.6"), (0.85, 0.0, "1.2"), (0.0, 0.85, "1.2")] {
+        let e = with(valid, invalid).validate().expect_err("too few free blocks").to_string();
+        assert!(
+            e.contains(&format!("preconditioning leaves {left} free blocks per plane")),
+            "{valid} + {invalid}: {e}"
+        );
+    }
+}
+
+/// The free-block check's allowance for rounding is 10⁻⁹ of a block: on
+/// planes of 2 blocks, a valid fraction v whose free share 1 − v is exactly
+/// (2 − 10⁻⁹) / 2 (a double below 1, so v = 1 − share and 1 − v are exact,
+/// and so is doubling) is accepted; a valid fraction leaving the next
+/// smaller free share, a hair less room, is refused.
+#[test]
+fn the_free_block_checks_allowance_ends_a_billionth_of_a_block_short_of_two() {
+    let edge = 2.0 - 1e-9;
+    let at = |valid: f64| {
+        let mut c = tiny(4, 1, 1, 2, 16, Some(4));
+        c.geometry.over_provisioning = 0.5;
+        (c.precondition.valid, c.precondition.invalid) = (valid, 0.0);
+        c
+    };
+    let v = 1.0 - edge / 2.0;
+    assert_eq!((1.0 - v - 0.0) * 2.0, edge, "the free blocks land on the allowance's end");
+    at(v).validate().unwrap_or_else(|e| panic!("{e}"));
+    // The next free share below, and the valid fraction that leaves it.
+    let less = f64::from_bits((edge / 2.0).to_bits() - 1);
+    let hair = 1.0 - less;
+    assert!((1.0 - hair) * 2.0 < edge);
+    let e = at(hair).validate().expect_err("a hair under the allowance").to_string();
+    assert!(e.contains("free blocks per plane; at least 2 are needed"), "{e}");
+}
