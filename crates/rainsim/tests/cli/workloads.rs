@@ -53,8 +53,10 @@ fn workload_errors_are_explained() {
     assert!(e.contains("no [workload] table"), "{e}");
     // `[expect]` is checked against its schema although no run reads it: a
     // misspelt column would otherwise go unchecked by the profile tests.
-    let good = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/workloads/rep-raid-stg_0.toml"))
-        .unwrap();
+    let good = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/workloads/rep-raid-stg_0.toml"),
+    )
+    .unwrap();
     let bad = good.replace("write_ratio =", "write_ration =");
     assert_ne!(bad, good);
     let file = dir.join("misspelt.toml");
