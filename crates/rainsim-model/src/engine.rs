@@ -413,6 +413,16 @@ impl<E: Copy> EventQueue<E> {
         self.cur = t >> SLOT_BITS;
     }
 
+    /// Sets the clock of an empty queue back to `t`: events that were popped
+    /// and dropped unhandled (a failure due after a run's last request) do
+    /// not move its owner's time, and the next run may schedule from `t`.
+    pub fn rewind_empty(&mut self, t: SimTime) {
+        debug_assert!(self.is_empty(), "only an empty queue's clock goes back");
+        self.now = t;
+        self.cur = t >> SLOT_BITS;
+        self.head_key.set(UNKNOWN);
+    }
+
     /// Removes the earliest event and advances time to it.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {

@@ -104,6 +104,8 @@ impl Array {
             }
         }
         progress(self.completed);
+        // A failure dropped above moved the queue's clock past the array's.
+        self.core.q.rewind_empty(self.core.now);
         for d in 0..self.core.devices.len() {
             if let Err(e) = self.core.devices[d].finish() {
                 return Err(self.member_error(d as u32, e));

@@ -223,7 +223,8 @@ fn a_rebuild_of_written_rows_under_load_keeps_every_row_that_holds_data() {
 /// the first of an array or a later one: each run counts its own requests
 /// to know that its last one is done. Device 2 is set to fail at 1 s: a run
 /// of 50 requests ends before it (no failure), then a run of no requests
-/// (none left to wait for: still none); a run of 100 requests from 1.001 s
+/// (none left to wait for: still none), a run of 50 from 0.5 s (still
+/// none: it ends before 1 s); a run of 100 requests from 1.001 s
 /// comes after the failure time, and the device fails then, at 1 s.
 #[test]
 fn a_failure_due_after_a_later_runs_last_request_does_not_happen() {
@@ -244,8 +245,16 @@ fn a_failure_due_after_a_later_runs_last_request_does_not_happen() {
     assert_eq!(failed_at(&a), None, "after the first run");
     a.run(&[], &mut |_| {}).unwrap();
     assert_eq!(failed_at(&a), None, "after a run of no requests");
+    // A run whose requests lie between the last one's end and the failure
+    // time: the dropped failure left the array's clock where it was.
+    let second: Vec<Request> = first
+        .iter()
+        .map(|&q| Request { time_ns: q.time_ns + AT / 2, ..q })
+        .collect();
+    a.run(&second, &mut |_| {}).unwrap();
+    assert_eq!(failed_at(&a), None, "after a run that ends before the failure time");
     a.run(&third, &mut |_| {}).unwrap();
-    assert_eq!(a.completed(), 150);
+    assert_eq!(a.completed(), 200);
     assert_eq!(failed_at(&a), Some(AT), "a run whose requests come after the failure time");
 }
 
