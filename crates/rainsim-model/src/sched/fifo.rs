@@ -118,6 +118,13 @@ impl ChannelScheduler for Fifo {
     fn writes_queued_for(&self, die: u32) -> u32 {
         self.writes.len() as u32 + self.bound[die as usize].len() as u32
     }
+    /// With read priority a die's oldest read goes before every program
+    /// (bound ones too: `pop_bound` yields to it); without it, only when no
+    /// program waits, since every queued one is older than a new read.
+    #[inline]
+    fn read_goes_first(&self, die: u32) -> bool {
+        self.reads[die as usize].is_empty() && (self.read_priority || self.writes_queued() == 0)
+    }
 }
 
 impl Fifo {

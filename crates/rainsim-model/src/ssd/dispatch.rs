@@ -29,6 +29,13 @@ impl<O: Observer> Ssd<O> {
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
         match place {
+            // An idle die that would pop this read next starts it at once:
+            // what `try_start` does after a push, without the push and pop.
+            ReadPlace::Tail
+                if self.flash.idle(die) && c.sched.read_goes_first(local) && self.ftl.die_needs_gc(die).is_none() =>
+            {
+                self.start_op(die, op);
+            }
             ReadPlace::Tail => c.sched.push_read(local, op),
             ReadPlace::Head => c.sched.push_read_front(local, op),
             ReadPlace::Background => c.sched.push_read_background(local, op),
