@@ -85,6 +85,15 @@ impl LatencyStats {
         self.max = self.max.max(ns);
     }
 
+    /// Brings the count a later [`Self::record`] of `ns` increments into the
+    /// cache (a hint: records nothing).
+    #[inline(always)]
+    pub fn prefetch(&self, ns: u64) {
+        if let Some(c) = self.counts.get(index_of(ns)) {
+            crate::prefetch::line(c);
+        }
+    }
+
     /// A sample past the histogram's last bucket: it saturates at
     /// [`HIST_MAX_NS`], as the histogram's saturating record does.
     #[cold]

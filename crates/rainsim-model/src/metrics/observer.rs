@@ -43,6 +43,12 @@ pub trait Observer {
     /// operations still waiting in that channel's queues; `latency` counts
     /// from its enqueue.
     fn op_done(&mut self, channel: u32, origin: Origin, queued: u32, latency: SimTime) {}
+    /// A hint: an operation on `channel` will report [`Observer::op_done`]
+    /// with this `origin` and `latency` (a read, once it is sensed and its
+    /// transfer reserved). An observer may bring what it will touch then
+    /// into the cache; it must not record anything.
+    #[inline]
+    fn op_will_finish(&self, channel: u32, origin: Origin, latency: SimTime) {}
     /// A flash read of `origin` on `channel` starts sensing at LDPC `level`,
     /// spending `retry_ns` on read retries beyond tR (fired only with the LDPC
     /// model on; GC copyback moves are not flash reads here).

@@ -310,6 +310,9 @@ impl<O: Observer> Ssd<O> {
     /// Sensing done: the page waits for the bus, then crosses it.
     pub(crate) fn read_sensed(&mut self, die: u32) {
         let done = self.flash.sensed(die, self.q.now());
+        if let Some(op) = &self.flash.dies[die as usize].op {
+            self.obs.op_will_finish(self.layout.channel_of_die(die), op.origin(), done - op.enqueued);
+        }
         self.q.at(done, Ev::OpDone(die));
     }
 
