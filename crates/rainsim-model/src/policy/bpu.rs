@@ -24,6 +24,7 @@
 //! README ("Parity update: BPU and adaptive").
 
 use super::{DeviceView, Member, ParityUpdate, Routine, UpdatePlan};
+use crate::raid::rmw_rcw::positions;
 use serde::{Deserialize, Serialize};
 
 /// Thresholds and weights of BPU (`[policy.bpu]`).
@@ -139,7 +140,7 @@ impl Bpu {
     /// The class of `plan` given its queues.
     pub fn classify(&self, plan: &UpdatePlan, q: &Queues) -> BpuClass {
         let p = &self.params;
-        let gap = plan.rmw.count_ones().abs_diff(plan.rcw.count_ones());
+        let gap = positions(plan.rmw).abs_diff(positions(plan.rcw));
         if gap > p.max_gap {
             BpuClass::Costly
         } else if q.total < p.min_queued as u64 {
@@ -155,7 +156,7 @@ impl Bpu {
     pub fn scores(&self, plan: &UpdatePlan, q: &Queues) -> (f64, f64) {
         let p = &self.params;
         let score = |n: u32, longest: u32| p.alpha * n as f64 + p.beta * longest as f64;
-        (score(plan.rmw.count_ones(), q.rmw_max), score(plan.rcw.count_ones(), q.rcw_max))
+        (score(positions(plan.rmw), q.rmw_max), score(positions(plan.rcw), q.rcw_max))
     }
 }
 

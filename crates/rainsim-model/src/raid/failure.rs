@@ -18,7 +18,7 @@
 use crate::flash::op::Owner;
 use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, ReadPlace, StripeWrite};
 use crate::raid::rmw_rcw::Member;
-use crate::raid::rmw_rcw::{data_mask, prereads, Routine};
+use crate::raid::rmw_rcw::{data_mask, positions, prereads, Routine};
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
 use crate::raid::update::{JobKind, StripeJob, NO_CHANNEL};
 
@@ -299,7 +299,7 @@ impl RaidLayer {
                 (_, Routine::Rmw) => StripeWrite::Rmw,
                 (_, Routine::Rcw) => StripeWrite::Rcw,
             };
-            port.stripe_write(kind, false, set.count_ones());
+            port.stripe_write(kind, false, positions(set));
         }
         self.jobs[id].prereads = set;
         self.issue_prereads(id, port);

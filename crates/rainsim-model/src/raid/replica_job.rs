@@ -16,7 +16,7 @@
 use crate::flash::op::Owner;
 use crate::raid::layer::{RaidAction, RaidLayer, RaidPort, ReplicationProbe};
 use crate::raid::replica::{Copy, ReplicaTable};
-use crate::raid::rmw_rcw::data_mask;
+use crate::raid::rmw_rcw::{data_mask, positions};
 use crate::raid::stripe_lock::NO_JOB;
 use crate::raid::update::JobKind;
 
@@ -90,7 +90,7 @@ impl RaidLayer {
     pub(crate) fn program_copies(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         let w = self.stripes.width;
-        self.jobs[id].pending = 2 * j.written.count_ones();
+        self.jobs[id].pending = 2 * positions(j.written);
         for pos in ones(j.written) {
             let c = j.stripe * w + pos;
             let home = self.chunk_channel(port, j.stripe, pos);
@@ -188,7 +188,7 @@ impl RaidLayer {
         // Its service: the pre-reads, the parity and the slots rewritten
         // with a copy's data, the XOR and software time (when it ran).
         let (reads, programs, controller_ns) = if did_work {
-            (j.prereads.count_ones(), 1 + rewrites, self.times.xor_ns + self.times.stripe_overhead_ns)
+            (positions(j.prereads), 1 + rewrites, self.times.xor_ns + self.times.stripe_overhead_ns)
         } else {
             (0, 0, 0)
         };
@@ -229,7 +229,7 @@ impl RaidLayer {
     pub(crate) fn issue_copy_merges(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
         let w = self.stripes.width;
-        self.jobs[id].pending += j.copy_merge.count_ones();
+        self.jobs[id].pending += positions(j.copy_merge);
         for pos in ones(j.copy_merge) {
             let t = port.replicas().expect("copy reads need replication");
             let e = *t.get(j.stripe * w + pos).expect("a copy read of a replicated chunk");
@@ -261,7 +261,7 @@ impl RaidLayer {
         let pos = self.stripes.position_of(table.owner_of(chunk).map_or(0, |(c, _)| c));
         let hi = usize::from(pos != j.partial.trailing_zeros());
         j.merge_old[hi] = t;
-        if j.partial.count_ones() == 1 {
+        if positions(j.partial) == 1 {
             j.merge_old[1] = t;
         }
         true

@@ -16,7 +16,7 @@ use crate::fault::Fault;
 use crate::flash::op::{FlashOp, Owner};
 use crate::raid::failure::NO_POS;
 use crate::raid::layer::{Commit, RaidAction, RaidEvent, RaidLayer, RaidPort, ReadPlace, StripeWrite, Token};
-use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, ChunkUpdate, Member, Routine};
+use crate::raid::rmw_rcw::{data_mask, plan_stripe_write, positions, ChunkUpdate, Member, Routine};
 use crate::raid::stripe_lock::{StripeLock, NO_JOB};
 use crate::token::{merged, token};
 
@@ -242,7 +242,7 @@ impl RaidLayer {
                 0
             } else if let Some((ch, set)) = self.degraded_update(&j, &at, port) {
                 self.jobs[id].moved_to = ch;
-                port.degraded_update(set.count_ones());
+                port.degraded_update(positions(set));
                 set
             } else {
                 let routine = port.routine(&plan);
@@ -253,12 +253,12 @@ impl RaidLayer {
                     Routine::Rmw => (StripeWrite::Rmw, plan.rmw),
                     Routine::Rcw => (StripeWrite::Rcw, plan.rcw),
                 };
-                port.stripe_write(kind, adjusted, set.count_ones());
+                port.stripe_write(kind, adjusted, positions(set));
                 set
             }
         } else {
             let set = if at[0].is_some() { partial } else { 0 };
-            port.stripe_write(StripeWrite::Plain, false, set.count_ones());
+            port.stripe_write(StripeWrite::Plain, false, positions(set));
             set
         };
         self.scratch_at = at;
@@ -295,7 +295,7 @@ impl RaidLayer {
     /// Issues the job's pre-reads (its routine decided).
     pub(crate) fn issue_prereads(&mut self, id: u32, port: &mut impl RaidPort) {
         let j = self.jobs[id];
-        self.jobs[id].pending = j.prereads.count_ones() + 1;
+        self.jobs[id].pending = positions(j.prereads) + 1;
         // A degraded update's rebuild reads go to the queue heads, as degraded
         // reads do; a rebuild's where the failure says.
         let place = match (j.moved_to != NO_CHANNEL, j.kind, &self.failure) {
@@ -326,7 +326,7 @@ impl RaidLayer {
         at: &[Option<Member>],
         port: &mut impl RaidPort,
     ) -> Option<(u32, u64)> {
-        if j.written.count_ones() != 1 || !port.wants_updates() {
+        if positions(j.written) != 1 || !port.wants_updates() {
             return None;
         }
         let pos = j.written.trailing_zeros() as usize;
@@ -420,7 +420,7 @@ impl RaidLayer {
             } else if j.partial & !j.copy_merge & (1 << pos) != 0 {
                 let hi = usize::from(pos != j.partial.trailing_zeros());
                 j.merge_old[hi] = t;
-                if j.partial.count_ones() == 1 {
+                if positions(j.partial) == 1 {
                     j.merge_old[1] = t;
                 }
             }
@@ -468,7 +468,7 @@ impl RaidLayer {
             // Only the parity changes: the copies already hold the data,
             // except for a chunk with no copy on its slot's channel.
             let rewrites = self.rewrites(&j, port);
-            self.jobs[id].pending = 1 + rewrites.count_ones();
+            self.jobs[id].pending = 1 + positions(rewrites);
             for pos in crate::raid::replica_job::ones(rewrites) {
                 let channel = self.chunk_channel(port, j.stripe, pos);
                 port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::HostProgram(id) });
@@ -478,7 +478,7 @@ impl RaidLayer {
             port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::ParityProgram(id) });
             return;
         }
-        let mut n = j.written.count_ones();
+        let mut n = positions(j.written);
         if self.stripes.parity {
             n += 1;
         }
