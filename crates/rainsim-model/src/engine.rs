@@ -451,7 +451,15 @@ impl<E: Copy> EventQueue<E> {
                     self.summary &= !(1 << (i / 64));
                 }
             } else {
-                self.nodes[next as usize].prev = NIL;
+                let n = &mut self.nodes[next as usize];
+                n.prev = NIL;
+                // The slot's next node is the wheel's earliest now; it is the
+                // queue's unless the far heap holds an earlier one (then the
+                // next pop searches, as it would anyway).
+                if self.far.is_empty() {
+                    self.head_key.set(n.key());
+                    self.head_at.set(slot);
+                }
             }
             self.on_wheel -= 1;
             (key, event)

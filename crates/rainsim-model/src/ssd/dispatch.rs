@@ -173,6 +173,7 @@ impl<O: Observer> Ssd<O> {
 
     /// Starts `op` on idle `die` (a read whose page moved to another die is
     /// queued there instead).
+    #[inline(always)]
     fn start_op(&mut self, die: u32, mut op: FlashOp) {
         let now = self.q.now();
         let ch = self.layout.channel_of_die(die);
