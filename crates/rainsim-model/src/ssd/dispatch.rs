@@ -40,7 +40,10 @@ impl<O: Observer> Ssd<O> {
             ReadPlace::Head => c.sched.push_read_front(local, op),
             ReadPlace::Background => c.sched.push_read_background(local, op),
         }
-        self.try_start(die);
+        // Mostly a busy die on a loaded device: skip the call then.
+        if self.flash.idle(die) {
+            self.try_start(die);
+        }
     }
 
     /// Queues a program of `chunk` on channel `ch`.
