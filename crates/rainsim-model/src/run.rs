@@ -188,8 +188,10 @@ pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> R
     devices.iter_mut().map(|(d, _)| d.finish()).collect()
 }
 
-/// The report of a device after its run (timing left empty).
-fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
+/// The report of device `ssd` (built from `cfg`) after its run, as
+/// [`simulate`] gives it but for `timing`: for a caller that built and ran the
+/// device itself.
+pub fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
     let mut report = Report::build(
         &ssd.obs,
         &ssd.ftl,

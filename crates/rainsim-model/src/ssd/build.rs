@@ -114,6 +114,7 @@ impl<O: Observer> Ssd<O> {
             copyback,
             program_cursor: (cfg.ftl.allocation == crate::ftl::params::PageAllocation::RoundRobin)
                 .then(|| vec![0; layout.channels as usize]),
+            direct_starts: true,
             flash: FlashInterface::new(layout.channels, layout.dies_per_channel, flash),
             policies,
             controller: Controller::new(controller.cores),

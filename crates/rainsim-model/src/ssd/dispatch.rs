@@ -32,7 +32,10 @@ impl<O: Observer> Ssd<O> {
             // An idle die that would pop this read next starts it at once:
             // what `try_start` does after a push, without the push and pop.
             ReadPlace::Tail
-                if self.flash.idle(die) && c.sched.read_goes_first(local) && self.ftl.die_needs_gc(die).is_none() =>
+                if self.direct_starts
+                    && self.flash.idle(die)
+                    && c.sched.read_goes_first(local)
+                    && self.ftl.die_needs_gc(die).is_none() =>
             {
                 self.start_op(die, op);
             }
@@ -53,6 +56,12 @@ impl<O: Observer> Ssd<O> {
         let bound = if self.repl.is_some() { self.copy_die(chunk) } else { None };
         let c = &mut self.channels[ch as usize];
         c.arrivals.record(op.enqueued);
+        if bound.is_none() && self.direct_starts {
+            if let Some(local) = self.program_starts_at_once(ch) {
+                return self.start_program_at_once(ch, local, op);
+            }
+        }
+        let c = &mut self.channels[ch as usize];
         match bound {
             Some(d) => c.sched.push_write_for(d, op),
             None => c.sched.push_write(op),
@@ -62,6 +71,36 @@ impl<O: Observer> Ssd<O> {
             return self.offer_bound_program(ch);
         }
         self.offer_program(ch, false);
+    }
+
+    /// The channel-local die a program queued now on channel `ch` would
+    /// start on at once, when that is the die the offer tries first (the
+    /// rotation's next, or the channel's first) and nothing else waits for
+    /// it: no program queued before, the FIFO scheduler, no read of its own,
+    /// no collection due, room for programs. `None` when in doubt (then the
+    /// program is queued and offered as usual).
+    #[inline(always)]
+    fn program_starts_at_once(&self, ch: u32) -> Option<u32> {
+        let s = &self.channels[ch as usize].sched;
+        if !matches!(s, Sched::Fifo(_)) || s.writes_queued() != 0 {
+            return None;
+        }
+        let local = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
+        let die = self.layout.first_die(ch) + local;
+        let free = self.flash.idle(die)
+            && s.reads_queued_for(local) == 0
+            && self.ftl.die_needs_gc(die).is_none()
+            && self.takes_writes(die);
+        free.then_some(local)
+    }
+
+    /// Starts `op` on channel `ch`'s die `local` as the offer would have
+    /// after queueing it, and moves the rotation on past that die.
+    fn start_program_at_once(&mut self, ch: u32, local: u32, op: FlashOp) {
+        self.start_op(self.layout.first_die(ch) + local, op);
+        if let Some(c) = &mut self.program_cursor {
+            c[ch as usize] = if local + 1 == self.layout.dies_per_channel { 0 } else { local + 1 };
+        }
     }
 
     /// Offers a program just queued on channel `ch` to its idle dies; stop at

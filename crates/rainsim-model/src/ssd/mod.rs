@@ -167,6 +167,10 @@ pub struct Ssd<O: Observer> {
     /// `ftl.allocation = "round-robin"`: per channel, the die (index within
     /// the channel) a program just queued is offered to first.
     pub(crate) program_cursor: Option<Vec<u32>>,
+    /// An operation for an idle die that would take it next starts without
+    /// passing through its queue (off: every one is queued and popped, the
+    /// reference the shortcut is tested against).
+    pub(crate) direct_starts: bool,
     pub(crate) layout: Layout,
     pub(crate) stripes: StripeLayout,
     pub(crate) t: FlashTiming,
@@ -265,6 +269,14 @@ impl<O: Observer> Ssd<O> {
     /// Totals of the last run.
     pub fn totals(&self) -> RunTotals {
         self.totals
+    }
+
+    /// Queues every flash operation and pops it again, even one that an
+    /// idle die would take at once: the same reports, more work. Dispatch
+    /// starts such operations directly; this is the path they are checked
+    /// against.
+    pub fn queue_every_operation(&mut self) {
+        self.direct_starts = false;
     }
 
     /// Injects a fault that verification must catch (tests only).

@@ -11,6 +11,7 @@ mod controller;
 mod cost_edges;
 mod degraded;
 mod determinism;
+mod direct_starts;
 mod failure;
 mod failure_gc;
 mod faults;
