@@ -130,6 +130,10 @@ impl<O: Observer> Ssd<O> {
     fn offer_program_in_rotation(&mut self, ch: u32, pass_by: bool) {
         let first = self.layout.first_die(ch);
         let n = self.layout.dies_per_channel;
+        // A loaded channel has no idle die: one scan, not the turn's tests.
+        if !self.flash.dies()[first as usize..(first + n) as usize].iter().any(|d| d.idle()) {
+            return;
+        }
         let mut local = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
         for _ in 0..n {
             let die = first + local;
