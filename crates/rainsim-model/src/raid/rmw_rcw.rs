@@ -80,8 +80,8 @@ impl UpdatePlan<'_> {
 
 /// How many positions `mask` holds (`count_ones`). Baseline x86-64 has no
 /// popcount instruction and the library's bit count takes a dozen; a stripe
-/// job counts its sets several times, and stripes of up to 8 positions (the
-/// papers' all) take a table.
+/// job counts its sets several times, so stripes of up to 8 positions (every
+/// stripe of the papers) take a table.
 #[inline(always)]
 pub fn positions(mask: u64) -> u32 {
     const ONES: [u8; 256] = {

@@ -142,6 +142,8 @@ impl ChannelScheduler for Sched {
     fn bound_die(&self, chunk: u32) -> Option<u32> {
         delegate!(self.bound_die(chunk))
     }
+    // A boxed scheduler keeps the trait's answer (no shortcut), without a
+    // virtual call on every read.
     #[inline]
     fn read_goes_first(&self, die: u32) -> bool {
         match self {
