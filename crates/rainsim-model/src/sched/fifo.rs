@@ -118,16 +118,19 @@ impl ChannelScheduler for Fifo {
     fn writes_queued_for(&self, die: u32) -> u32 {
         self.writes.len() as u32 + self.bound[die as usize].len() as u32
     }
-    /// With read priority a die's oldest read goes before every program
-    /// (bound ones too: `pop_bound` yields to it); without it, only when no
-    /// program waits, since every queued one is older than a new read.
-    #[inline]
-    fn read_goes_first(&self, die: u32) -> bool {
-        self.reads[die as usize].is_empty() && (self.read_priority || self.writes_queued() == 0)
-    }
 }
 
 impl Fifo {
+    /// Whether a read pushed now for `die` is what [`ChannelScheduler::pop_for`]
+    /// gives it next: no read of its own waits, and with read priority a
+    /// die's oldest read goes before every program (bound ones too:
+    /// `pop_bound` yields to it); without it, only when no program waits,
+    /// since every queued one is older than a new read.
+    #[inline]
+    pub fn read_goes_first(&self, die: u32) -> bool {
+        self.reads[die as usize].is_empty() && (self.read_priority || self.writes_queued() == 0)
+    }
+
     /// A program bound to `die`, when it is older than the die's oldest read
     /// and the channel's oldest program (or reads wait behind programs
     /// anyway): bound programs keep their place in the FIFO order.

@@ -49,13 +49,6 @@ pub trait ChannelScheduler {
     fn bound_die(&self, _chunk: u32) -> Option<u32> {
         None
     }
-    /// Whether a read pushed now for channel-local die `die` would be the
-    /// next operation `pop_for` gives that die, whatever it may take: no
-    /// read of its own waits, and programs do not go first. `false`
-    /// whenever in doubt (then the read is queued and popped as usual).
-    fn read_goes_first(&self, _die: u32) -> bool {
-        false
-    }
 }
 
 /// Scheduler implementations.
@@ -142,10 +135,15 @@ impl ChannelScheduler for Sched {
     fn bound_die(&self, chunk: u32) -> Option<u32> {
         delegate!(self.bound_die(chunk))
     }
-    // A boxed scheduler keeps the trait's answer (no shortcut), without a
-    // virtual call on every read.
+}
+
+impl Sched {
+    /// Whether a read pushed now for channel-local die `die` would be the
+    /// next operation `pop_for` gives that die, whatever it may take (see
+    /// [`fifo::Fifo::read_goes_first`]). A boxed scheduler says no: its
+    /// reads are queued and popped as usual.
     #[inline]
-    fn read_goes_first(&self, die: u32) -> bool {
+    pub fn read_goes_first(&self, die: u32) -> bool {
         match self {
             Sched::Fifo(s) => s.read_goes_first(die),
             Sched::Dyn(_) => false,
