@@ -37,6 +37,7 @@ impl<O: Observer> Ssd<O> {
                     && c.sched.read_goes_first(local)
                     && self.ftl.die_needs_gc(die).is_none() =>
             {
+                self.totals.direct_reads += 1;
                 self.start_op(die, op);
             }
             ReadPlace::Tail => c.sched.push_read(local, op),
@@ -97,6 +98,7 @@ impl<O: Observer> Ssd<O> {
     /// Starts `op` on channel `ch`'s die `local` as the offer would have
     /// after queueing it, and moves the rotation on past that die.
     fn start_program_at_once(&mut self, ch: u32, local: u32, op: FlashOp) {
+        self.totals.direct_programs += 1;
         self.start_op(self.layout.first_die(ch) + local, op);
         if let Some(c) = &mut self.program_cursor {
             c[ch as usize] = if local + 1 == self.layout.dies_per_channel { 0 } else { local + 1 };

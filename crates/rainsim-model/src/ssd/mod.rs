@@ -152,6 +152,12 @@ pub struct RunTotals {
     pub completed: u64,
     /// Stripes checked recoverable at the end (verify mode).
     pub stripes_verified: u64,
+    /// Flash reads and programs started without passing through their queue
+    /// (an idle die that would take them next; none after
+    /// [`Ssd::queue_every_operation`]).
+    pub direct_reads: u64,
+    /// See [`RunTotals::direct_reads`].
+    pub direct_programs: u64,
 }
 
 /// One simulated SSD, reporting to observer `O`.
