@@ -42,8 +42,8 @@ fn agree(direct: &Run, queued: &Run) -> bool {
 
 /// The cases: small RAID-5 devices aged to GC from the first request (dies
 /// collect, fill and refuse programs), with and without read priority,
-/// under both page allocations and several schemes; sizes of one to three
-/// pages, reads one in `read_every`.
+/// under both page allocations and several schemes, from saturated to
+/// lightly loaded; requests of one to three pages, one in two to four a read.
 fn cases() -> Vec<(String, Config, Vec<Request>)> {
     let mut out = Vec::new();
     let mut k = 0u64;
@@ -64,11 +64,10 @@ fn cases() -> Vec<(String, Config, Vec<Request>)> {
             c.policy.read_priority = read_priority;
             c.ftl.allocation = allocation;
             c.seed = k;
-            let pages = 3 * 4 * 2 * 2 * 24 * 16 / 4 / 2;
+            // Over 3/8 of the device's 3,072 physical pages.
+            let pages = 3072 * 3 / 8;
             let gap = [40_000, 150_000, 600_000][k as usize % 3];
-            let reqs = xorshift_requests(k * 7919 + 1, 1500, gap, pages, 2 + k % 3, |x| {
-                4096 * (1 + (x % 3) as u32)
-            });
+            let reqs = xorshift_requests(k * 7919 + 1, 1500, gap, pages, 2 + k % 3, |x| 4096 * (1 + (x % 3) as u32));
             out.push((format!("{scheme_name}, read priority {read_priority}, {allocation:?}"), c, reqs));
         }
     }
@@ -100,8 +99,8 @@ fn starting_at_once_changes_no_report() {
 }
 
 /// The same on a preset as shipped (packed ageing, 8 channels, GC from the
-/// first writes), under the baseline and the replication scheme that binds
-/// programs to dies.
+/// first writes, fewer blocks), under the baseline and Rep-RAID's
+/// replication.
 #[test]
 fn starting_at_once_changes_no_report_on_a_preset() {
     for name in ["baseline", "rep-raid"] {
