@@ -82,6 +82,13 @@ impl FlashInterface {
         self.dies[die as usize].idle()
     }
 
+    /// Whether any die of channel `ch` can start something.
+    #[inline]
+    pub fn channel_has_idle_die(&self, ch: u32) -> bool {
+        let n = self.dies_per_channel.get() as usize;
+        self.dies[ch as usize * n..(ch as usize + 1) * n].iter().any(DieState::idle)
+    }
+
     /// When channel `ch`'s bus is free of reserved transfers.
     #[inline]
     pub fn bus_free_at(&self, ch: u32) -> SimTime {
@@ -187,6 +194,26 @@ mod tests {
         // A program on channel 0 waits for the bus reserved until 70 µs.
         // Its block programs faster (process variation): 300 µs.
         assert_eq!(f.submit(0, op(Origin::ParityProgram), 55_000, 300_000), 70_000 + 10_000 + 300_000);
+    }
+
+    /// Dispatch skips a channel with no idle die: each channel's answer
+    /// follows its own dies' operations and GCs only.
+    #[test]
+    fn a_channel_has_an_idle_die_until_all_of_its_dies_work() {
+        let mut f = FlashInterface::new(2, 2, timing());
+        let idle = |f: &FlashInterface| [f.channel_has_idle_die(0), f.channel_has_idle_die(1)];
+        assert_eq!(idle(&f), [true, true]);
+        f.submit(0, op(Origin::HostRead), 0, 50_000);
+        f.start_gc(2, 0, 9_000, 1, 1);
+        assert_eq!(idle(&f), [true, true]);
+        f.submit(1, op(Origin::HostProgram), 0, 500_000);
+        assert_eq!(idle(&f), [false, true]);
+        f.submit(3, op(Origin::HostRead), 0, 50_000);
+        assert_eq!(idle(&f), [false, false]);
+        f.end_gc(2);
+        assert_eq!(idle(&f), [false, true]);
+        f.complete(1);
+        assert_eq!(idle(&f), [true, true]);
     }
 
     #[test]

@@ -100,8 +100,20 @@ impl<O: Observer> Ssd<O> {
     fn start_program_at_once(&mut self, ch: u32, local: u32, op: FlashOp) {
         self.totals.direct_programs += 1;
         self.start_op(self.layout.first_die(ch) + local, op);
+        let next = self.rotation_after(local);
         if let Some(c) = &mut self.program_cursor {
-            c[ch as usize] = if local + 1 == self.layout.dies_per_channel { 0 } else { local + 1 };
+            c[ch as usize] = next;
+        }
+    }
+
+    /// The channel-local die after `local` in the rotation, without a
+    /// division (the dies per channel are not a constant).
+    #[inline(always)]
+    fn rotation_after(&self, local: u32) -> u32 {
+        if local + 1 == self.layout.dies_per_channel {
+            0
+        } else {
+            local + 1
         }
     }
 
@@ -133,14 +145,13 @@ impl<O: Observer> Ssd<O> {
         let first = self.layout.first_die(ch);
         let n = self.layout.dies_per_channel;
         // A loaded channel has no idle die: one scan, not the turn's tests.
-        if !self.flash.dies()[first as usize..(first + n) as usize].iter().any(|d| d.idle()) {
+        if !self.flash.channel_has_idle_die(ch) {
             return;
         }
         let mut local = self.program_cursor.as_ref().map_or(0, |c| c[ch as usize]);
         for _ in 0..n {
             let die = first + local;
-            // The next die in rotation, without a division (`n` is not constant).
-            let next = if local + 1 == n { 0 } else { local + 1 };
+            let next = self.rotation_after(local);
             let queued = self.channels[ch as usize].sched.writes_queued();
             if self.flash.idle(die) && (!pass_by || self.may_take(die)) && self.try_start(die) {
                 let left = self.channels[ch as usize].sched.writes_queued();
