@@ -38,6 +38,7 @@ mod lines;
 mod members;
 pub mod parse;
 pub mod profile;
+mod quick;
 pub mod reader;
 pub mod stats;
 pub mod stream;

@@ -41,6 +41,8 @@ pub struct LineParser {
     /// Times with a decimal point read in whole nanoseconds (rounded): a
     /// DiskSim file in ms read as ns, for the reader to say so.
     pub(crate) rounded_ns: u64,
+    /// SSDsim or DiskSim in ns: plain lines take [`crate::quick`] first.
+    quick: bool,
 }
 
 impl LineParser {
@@ -56,7 +58,8 @@ impl LineParser {
     }
 
     fn with(format: Format, unit: TimeUnit) -> Self {
-        LineParser { format, unit, fio: FioState::default(), in_summary: false, rounded_ns: 0 }
+        let quick = format == Format::Ssdsim || (format == Format::Disksim && unit == TimeUnit::Ns);
+        LineParser { format, unit, fio: FioState::default(), in_summary: false, rounded_ns: 0, quick }
     }
 
     /// Takes the file's header line (see [`Format::is_header`]); a fio
@@ -74,7 +77,18 @@ impl LineParser {
 
     /// Parses one line (without its line ending). The error says what was
     /// expected; the caller adds file and line number.
+    #[inline]
     pub fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        if self.quick {
+            if let Some(r) = crate::quick::ssdsim_line(line) {
+                return Ok(Parsed::Request(r));
+            }
+        }
+        self.general(line)
+    }
+
+    /// [`Self::parse`] without the quick path: every line of every format.
+    pub(crate) fn general(&mut self, line: &[u8]) -> Result<Parsed, String> {
         let format = self.format;
         if let Some(action) = format.blkparse_action() {
             return textlog::blkparse(line, action, &mut self.in_summary);
