@@ -39,6 +39,7 @@ mod members;
 pub mod parse;
 pub mod profile;
 mod quick;
+mod quick_csv;
 pub mod reader;
 pub mod stats;
 pub mod stream;

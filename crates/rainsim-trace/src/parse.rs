@@ -41,8 +41,19 @@ pub struct LineParser {
     /// Times with a decimal point read in whole nanoseconds (rounded): a
     /// DiskSim file in ms read as ns, for the reader to say so.
     pub(crate) rounded_ns: u64,
-    /// SSDsim or DiskSim in ns: plain lines take [`crate::quick`] first.
-    quick: bool,
+    /// Which quick path plain lines take first, if any.
+    quick: Quick,
+}
+
+/// The quick path of a format's plain lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quick {
+    /// None: every line goes to the general parser.
+    No,
+    /// SSDsim, DiskSim in ns ([`crate::quick`]).
+    Blank,
+    /// MSR, SYSTOR, SPC, Alibaba ([`crate::quick_csv`]).
+    Csv,
 }
 
 impl LineParser {
@@ -58,7 +69,12 @@ impl LineParser {
     }
 
     fn with(format: Format, unit: TimeUnit) -> Self {
-        let quick = format == Format::Ssdsim || (format == Format::Disksim && unit == TimeUnit::Ns);
+        let quick = match format {
+            Format::Ssdsim => Quick::Blank,
+            Format::Disksim if unit == TimeUnit::Ns => Quick::Blank,
+            Format::Msr | Format::Systor | Format::Spc | Format::Alibaba => Quick::Csv,
+            _ => Quick::No,
+        };
         LineParser { format, unit, fio: FioState::default(), in_summary: false, rounded_ns: 0, quick }
     }
 
@@ -79,12 +95,15 @@ impl LineParser {
     /// expected; the caller adds file and line number.
     #[inline]
     pub fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        if self.quick {
-            if let Some(r) = crate::quick::ssdsim_line(line) {
-                return Ok(Parsed::Request(r));
-            }
+        let quick = match self.quick {
+            Quick::No => None,
+            Quick::Blank => crate::quick::ssdsim_line(line),
+            Quick::Csv => crate::quick_csv::csv_line(self.format, line),
+        };
+        match quick {
+            Some(r) => Ok(Parsed::Request(r)),
+            None => self.general(line),
         }
-        self.general(line)
     }
 
     /// [`Self::parse`] without the quick path: every line of every format.
