@@ -37,23 +37,32 @@ pub(crate) fn ssdsim_line(line: &[u8]) -> Option<Request> {
 #[inline(always)]
 fn field(rest: &mut &[u8]) -> Option<u64> {
     let start = skip_blanks(rest);
-    let mut s = start;
+    let (v, n) = leading_digits(start, 19)?;
+    let s = &start[n..];
+    if !s.first().is_some_and(|&b| is_blank(b)) {
+        return None;
+    }
+    *rest = s;
+    Some(v)
+}
+
+/// The value and the number of the digits `s` starts with, when there are
+/// 1 to `most` of them (`most` at most 19: no overflow).
+#[inline(always)]
+pub(crate) fn leading_digits(s: &[u8], most: usize) -> Option<(u64, usize)> {
+    let mut rest = s;
     let mut v = 0u64;
-    while let [b, tail @ ..] = s {
+    while let [b, tail @ ..] = rest {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             break;
         }
         // Wraps past 19 digits, which are refused below.
         v = v.wrapping_mul(10).wrapping_add(u64::from(d));
-        s = tail;
+        rest = tail;
     }
-    let len = start.len() - s.len();
-    if len == 0 || len > 19 || !s.first().is_some_and(|&b| is_blank(b)) {
-        return None;
-    }
-    *rest = s;
-    Some(v)
+    let n = s.len() - rest.len();
+    (1..=most).contains(&n).then_some((v, n))
 }
 
 /// `s` without its leading blanks.

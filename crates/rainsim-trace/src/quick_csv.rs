@@ -11,6 +11,7 @@
 
 use crate::format::Format;
 use crate::parse::SECTOR_BYTES;
+use crate::quick::leading_digits;
 use crate::{Op, Request};
 
 /// A line's request if it is a plain line of `format` (one of the four);
@@ -126,20 +127,9 @@ impl Cursor<'_> {
     /// Up to `most` digits, at least one: their value and count.
     #[inline(always)]
     fn digits(&mut self, most: usize) -> Option<(u64, usize)> {
-        let mut s = self.s;
-        let mut v = 0u64;
-        while let [b, tail @ ..] = s {
-            let d = b.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            // Wraps past `most` digits, which are refused below.
-            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
-            s = tail;
-        }
-        let n = self.s.len() - s.len();
-        self.s = s;
-        (1..=most).contains(&n).then_some((v, n))
+        let (v, n) = leading_digits(self.s, most)?;
+        self.s = &self.s[n..];
+        Some((v, n))
     }
 
     /// A size in bytes: positive and at most `u32::MAX`.
