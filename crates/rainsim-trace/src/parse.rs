@@ -423,6 +423,29 @@ fn parse_scaled_f64(f: &[u8], digits: u32) -> Result<u64, &'static str> {
 mod tests {
     use super::*;
 
+    /// Which formats take which quick path: SSDsim and DiskSim in ns the
+    /// blank-separated one (DiskSim in ms never: its integer times are ms),
+    /// the four comma-separated formats it reads the other, the rest none.
+    #[test]
+    fn each_format_takes_its_quick_path() {
+        for format in Format::ALL {
+            let units: &[Option<TimeUnit>] =
+                if format == Format::Disksim { &[Some(TimeUnit::Ns), Some(TimeUnit::Ms)] } else { &[None] };
+            for &unit in units {
+                let want = match (format, unit) {
+                    (Format::Ssdsim, _) | (Format::Disksim, Some(TimeUnit::Ns)) => Quick::Blank,
+                    (Format::Msr | Format::Systor | Format::Spc | Format::Alibaba, _) => Quick::Csv,
+                    _ => Quick::No,
+                };
+                assert_eq!(LineParser::new(format, unit).unwrap().quick, want, "{format} {unit:?}");
+            }
+        }
+        // A DiskSim line in ms with an integer time is read in ms.
+        let mut ms = LineParser::new(Format::Disksim, Some(TimeUnit::Ms)).unwrap();
+        let Ok(Parsed::Request(r)) = ms.parse(b"3 0 8 8 1") else { panic!("not read") };
+        assert_eq!(r.time_ns, 3_000_000);
+    }
+
     #[test]
     fn scaled_decimals_are_exact() {
         assert_eq!(parse_scaled(b"1456095145.133076000", 9), Ok(1_456_095_145_133_076_000));
