@@ -15,13 +15,25 @@ fn req(time_ns: u64, device: u32, offset: u64, size: u32, op: Op) -> Request {
 #[test]
 fn reads_plain_lines_of_each_format() {
     let cases: [(Format, &[u8], Request); 7] = [
-        (Format::Msr, b"128166372000000017,web,3,Read,8192,4096,1234", req(12816637200000001700, 3, 8192, 4096, Op::Read)),
+        (
+            Format::Msr,
+            b"128166372000000017,web,3,Read,8192,4096,1234",
+            req(12816637200000001700, 3, 8192, 4096, Op::Read),
+        ),
         (Format::Msr, b"5,a b,0,wRiTe,0,512,", req(500, 0, 0, 512, Op::Write)),
-        (Format::Systor, b"1456095145.5,0.0001,W,2,4096,8192", req(1_456_095_145_500_000_000, 2, 4096, 8192, Op::Write)),
+        (
+            Format::Systor,
+            b"1456095145.5,0.0001,W,2,4096,8192",
+            req(1_456_095_145_500_000_000, 2, 4096, 8192, Op::Write),
+        ),
         (Format::Systor, b"7,x,r,0,0,1", req(7_000_000_000, 0, 0, 1, Op::Read)),
         (Format::Spc, b"1,10,4096,w,0.000123456", req(123_456, 1, 5120, 4096, Op::Write)),
         (Format::Spc, b"0,0,512,R,2,extra,columns", req(2_000_000_000, 0, 0, 512, Op::Read)),
-        (Format::Alibaba, b"9,W,4096,16384,1577808000000046", req(1_577_808_000_000_046_000, 9, 4096, 16384, Op::Write)),
+        (
+            Format::Alibaba,
+            b"9,W,4096,16384,1577808000000046",
+            req(1_577_808_000_000_046_000, 9, 4096, 16384, Op::Write),
+        ),
     ];
     for (format, line, want) in cases {
         let text = String::from_utf8_lossy(line);
