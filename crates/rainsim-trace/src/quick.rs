@@ -7,6 +7,7 @@
 //! what is wrong. A line it reads gives the request the general parser
 //! would: a test holds the two to each other on random lines.
 
+use crate::fields::is_blank;
 use crate::parse::SECTOR_BYTES;
 use crate::{Op, Request};
 
@@ -75,11 +76,6 @@ fn skip_blanks(mut s: &[u8]) -> &[u8] {
         s = tail;
     }
     s
-}
-
-#[inline(always)]
-fn is_blank(b: u8) -> bool {
-    b == b' ' || b == b'\t'
 }
 
 #[cfg(test)]
