@@ -48,7 +48,8 @@ def frame(cols: Columns, lib: Optional[str] = None):
 
 
 DEVICE_KEYS = ("reads", "data_programs", "parity_programs", "blocked_requests", "blocked_sum", "gc", "erases",
-               "pages_moved", "bytes_written", "waf", "predicted_lifetime_s", "life_days_eq12", "mean_latency_ns")
+               "pages_moved", "bytes_written", "waf", "predicted_lifetime_s", "life_days_eq12", "use_life_years_eq11",
+               "mean_latency_ns")
 
 
 def is_array(d: dict) -> bool:
@@ -183,7 +184,7 @@ class Report:
         if self.is_array:
             devices: Columns = {"device": list(range(len(d["devices"])))}
             for k in DEVICE_KEYS:
-                devices[k] = [x[k] for x in d["devices"]]
+                devices[k] = [x.get(k) for x in d["devices"]]  # absent in reports before 0.2.3
             summary = {k: [v] for k, v in metrics(d).items()}
             out = {"summary": summary, "latency": lat, "devices": devices, "cdf": _cdf(d)}
             if d.get("failure"):

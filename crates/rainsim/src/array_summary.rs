@@ -11,15 +11,22 @@ pub fn render(r: &ArrayReport) -> String {
     let trace = r.trace.get("path").and_then(|v| v.as_str()).unwrap_or("?");
     let _ = writeln!(
         o,
-        "rainsim {} — array of {} devices, allocation {}, scheme {}, seed {}, trace {trace}",
+        "rainsim {} — array of {} devices{}, allocation {}{}, scheme {}, seed {}, trace {trace}",
         r.version,
         a.devices,
+        if a.parity { "" } else { " without parity" },
         a.allocation.name(),
+        match a.delay_scope {
+            rainsim_model::array::params::DelayScope::Outstanding => String::new(),
+            s => format!(" (delay scope {})", s.name()),
+        },
         r.scheme,
         r.seed
     );
     let tolerant = if r.single_failure_tolerant {
         "single-failure tolerant".to_string()
+    } else if !a.parity {
+        "no parity (array.parity = false): NOT single-failure tolerant".to_string()
     } else {
         format!("NOT single-failure tolerant ({} stripes hold two chunks on one device)", r.co_resident_stripes)
     };

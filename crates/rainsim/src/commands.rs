@@ -274,7 +274,12 @@ fn run_array(
     if !quiet {
         outf!("{}", rainsim::array_summary::render(&report));
         if verify {
-            outln!("verify: passed (every array stripe's parity matches its data; every stripe on distinct devices; every device verified)");
+            let parity = if cfg.array.as_ref().is_some_and(|a| !a.parity) {
+                "no parity to match under array.parity = false"
+            } else {
+                "every array stripe's parity matches its data"
+            };
+            outln!("verify: passed ({parity}; every stripe on distinct devices; every device verified)");
         }
         if let Some(p) = out {
             outln!("report written to {}", p.display());

@@ -221,7 +221,7 @@ pub fn shape(cfg: &Config, a: &ArrayParams) -> (u64, u32) {
 /// Host-visible capacity of the array `cfg` describes, bytes.
 pub fn capacity_bytes(cfg: &Config, a: &ArrayParams) -> u64 {
     let (_, stripes) = shape(cfg, a);
-    stripes as u64 * (a.devices as u64 - 1) * a.unit_bytes(cfg.geometry.page_bytes)
+    stripes as u64 * a.data_per_stripe() as u64 * a.unit_bytes(cfg.geometry.page_bytes)
 }
 
 /// The configuration of device `i` of the array `cfg` describes: the same
@@ -255,7 +255,7 @@ fn needed_slots(
     let page = cfg.geometry.page_bytes;
     let chunk = a.chunk_bytes(page);
     let stripes = (units as u64 / (chunk / a.unit_bytes(page))) as u32;
-    let dps = a.devices as u64 - 1;
+    let dps = a.data_per_stripe() as u64;
     let mut touched = vec![false; stripes as usize];
     for r in requests {
         let first = r.offset / chunk / dps;
@@ -357,7 +357,7 @@ impl Array {
         let dies = cfg.geometry.chips_per_channel * cfg.geometry.dies_per_chip;
         let loads = (0..s)
             .map(|d| DeviceLoad {
-                delays: ChannelDelays::new(channels, dies),
+                delays: ChannelDelays::new(channels, dies).with_scope(a.delay_scope, a.delay_window_ns()),
                 written_bytes: 0,
                 reads: 0,
                 writes: 0,
@@ -365,7 +365,11 @@ impl Array {
             })
             .collect();
         let times = RaidTimes { xor_ns: t.xor_ns, stripe_overhead_ns: t.stripe_overhead_ns, decision_ns: 0 };
-        let layout = StripeLayout::new(s, s, true, stripes).with_parity_run(rows as u32);
+        let layout = if a.parity {
+            StripeLayout::new(s, s, true, stripes).with_parity_run(rows as u32)
+        } else {
+            StripeLayout::new(s, s, false, stripes)
+        };
         let mut raid = RaidLayer::new(layout.clone(), times);
         raid.set_verify(verify);
         let core = Core {

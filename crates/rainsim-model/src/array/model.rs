@@ -11,17 +11,22 @@
 //!  delay_i    = T_end − T_arrive − T_time       (Eq. 9: the batch's wait)
 //!  channel_delay = Σ delay_i over its batches   (Eq. 8)
 //!  SSD_delay  = max over channels (Eq. 10), SSD_min_delay = min (Eq. 15)
+//!  SSD_use_life = capacity·P/E / (W_daily·365)        (Eq. 11, years)
 //!  SSD_life   = (capacity·P/E − W_total) / W_daily   (Eq. 12, days)
 //! ```
 //!
 //! Choices the paper leaves open: a batch's end is predicted when it is
 //! issued (Alg. 1 updates the state "asynchronously" at assignment) from a
-//! per-channel bus and per-die busy-until time; a batch leaves its channel's
-//! sum when the device reports it done; `W_daily` is the device's bytes
+//! per-channel bus and per-die busy-until time; which batches Eq. 8 sums is
+//! `array.delay_scope`: by default the outstanding ones (a batch leaves its
+//! channel's sum when the device reports it done), else every batch so far
+//! or those issued in the last `array.delay_window_ns`; `W_daily` is the device's bytes
 //! programmed (host, parity and GC moves) over the simulated days so far, and
 //! a device that has written nothing has infinite life.
 
+use super::params::DelayScope;
 use crate::engine::SimTime;
+use std::collections::VecDeque;
 
 /// Service times of Eq. 1–7, in ns.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,20 +68,63 @@ impl ServiceTimes {
 /// batches the array issues to it.
 #[derive(Debug, Clone)]
 pub struct ChannelDelays {
-    /// Σ delay_i of the channel's outstanding batches, ns.
+    /// Σ delay_i of the channel's batches in scope, ns.
     pub delay_ns: Vec<f64>,
     /// Predicted time the channel's bus is free.
     bus_free: Vec<f64>,
     /// Predicted time each die is free, channel-major.
     die_free: Vec<f64>,
     dies: usize,
+    scope: DelayScope,
+    window_ns: SimTime,
+    /// Under a window: each channel's batches in it, (issued at, delay),
+    /// oldest first.
+    recent: Vec<VecDeque<(SimTime, f64)>>,
 }
 
 impl ChannelDelays {
-    /// An idle device of `channels` channels of `dies` dies each.
+    /// An idle device of `channels` channels of `dies` dies each, summing
+    /// its outstanding batches.
     pub fn new(channels: u32, dies: u32) -> Self {
         let (c, d) = (channels as usize, dies.max(1) as usize);
-        ChannelDelays { delay_ns: vec![0.0; c], bus_free: vec![0.0; c], die_free: vec![0.0; c * d], dies: d }
+        ChannelDelays {
+            delay_ns: vec![0.0; c],
+            bus_free: vec![0.0; c],
+            die_free: vec![0.0; c * d],
+            dies: d,
+            scope: DelayScope::Outstanding,
+            window_ns: 0,
+            recent: Vec::new(),
+        }
+    }
+
+    /// The state summing the batches `scope` names (`window_ns`: the
+    /// window of [`DelayScope::Window`]).
+    pub fn with_scope(mut self, scope: DelayScope, window_ns: SimTime) -> Self {
+        self.scope = scope;
+        self.window_ns = window_ns;
+        self.recent = if scope == DelayScope::Window { vec![VecDeque::new(); self.delay_ns.len()] } else { Vec::new() };
+        self
+    }
+
+    /// Drops from the sums the batches issued a window or more before `now`
+    /// (under [`DelayScope::Window`]; otherwise nothing to do).
+    pub fn advance(&mut self, now: SimTime) {
+        for c in 0..self.recent.len() {
+            self.expire(c, now);
+        }
+    }
+
+    fn expire(&mut self, c: usize, now: SimTime) {
+        let q = &mut self.recent[c];
+        while q.front().is_some_and(|&(at, _)| at.saturating_add(self.window_ns) <= now) {
+            let (_, delay) = q.pop_front().expect("a front");
+            self.delay_ns[c] -= delay;
+        }
+        // Exactly zero once empty: no rounding left over from the subtractions.
+        if q.is_empty() {
+            self.delay_ns[c] = 0.0;
+        }
     }
 
     /// A batch arrives on `channel` at `now`: its predicted start is when
@@ -87,6 +135,7 @@ impl ChannelDelays {
     /// free one (a program, taken by whichever die is free).
     pub fn issue(&mut self, channel: u32, die: Option<u32>, now: SimTime, write: bool, t: &ServiceTimes) -> f64 {
         let c = channel as usize;
+        let issued = now;
         let now = now as f64;
         let dies = &mut self.die_free[c * self.dies..(c + 1) * self.dies];
         let (d, &free) = match die.filter(|&d| (d as usize) < dies.len()) {
@@ -97,12 +146,20 @@ impl ChannelDelays {
         self.bus_free[c] = start + t.channel_ns;
         dies[d] = start + if write { t.flash_w_ns } else { t.flash_r_ns };
         let delay = start - now;
+        if self.scope == DelayScope::Window {
+            self.expire(c, issued);
+            self.recent[c].push_back((issued, delay));
+        }
         self.delay_ns[c] += delay;
         delay
     }
 
-    /// A batch of `channel` that waited `delay` ended.
+    /// A batch of `channel` that waited `delay` ended: it leaves the sum of
+    /// the outstanding batches (the other scopes keep it).
     pub fn done(&mut self, channel: u32, delay: f64) {
+        if self.scope != DelayScope::Outstanding {
+            return;
+        }
         let d = &mut self.delay_ns[channel as usize];
         *d = (*d - delay).max(0.0);
     }
@@ -128,4 +185,98 @@ pub fn life_days(capacity_bytes: u64, pe_limit: u32, written_bytes: u64, elapsed
     let days = elapsed_ns as f64 / 86_400e9;
     let daily = written_bytes as f64 / days;
     (capacity_bytes as f64 * pe_limit as f64 - written_bytes as f64) / daily
+}
+
+/// Years of use by Eq. 11: `capacity_bytes`·`pe_limit` over the daily write
+/// rate (as in [`life_days`]), over 365. It counts the life already used,
+/// where Eq. 12 counts what is left: 365 × Eq. 11 − Eq. 12 is the time
+/// elapsed, in days. Infinite when nothing was written yet.
+pub fn use_life_years(capacity_bytes: u64, pe_limit: u32, written_bytes: u64, elapsed_ns: SimTime) -> f64 {
+    if written_bytes == 0 || elapsed_ns == 0 {
+        return f64::INFINITY;
+    }
+    let daily = written_bytes as f64 / (elapsed_ns as f64 / 86_400e9);
+    capacity_bytes as f64 * pe_limit as f64 / (daily * 365.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DLS's setup: 50 MB/s (20 ns a byte), 2 KiB pages, N = 1, tR 20 µs,
+    /// tPROG 200 µs: a page's bus time is 7·20 + 2048·20 = 41,100 ns and a
+    /// program 241,100 ns.
+    fn times() -> ServiceTimes {
+        let t = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+        assert_eq!((t.channel_ns, t.flash_w_ns), (41_100.0, 241_100.0));
+        t
+    }
+
+    /// Three programs issued at once to a channel of one die: the first
+    /// starts at once, the second when the die is free (241,100 ns), the
+    /// third at 482,200 ns. Returns their delays.
+    fn three_programs(d: &mut ChannelDelays) -> [f64; 3] {
+        let t = times();
+        [0, 1, 2].map(|_| d.issue(0, None, 0, true, &t))
+    }
+
+    #[test]
+    fn outstanding_batches_leave_the_sum_when_done() {
+        let mut d = ChannelDelays::new(1, 1);
+        assert_eq!(three_programs(&mut d), [0.0, 241_100.0, 482_200.0]);
+        assert_eq!(d.delay_ns[0], 723_300.0);
+        d.done(0, 241_100.0);
+        assert_eq!(d.delay_ns[0], 482_200.0);
+        d.done(0, 482_200.0);
+        d.done(0, 0.0);
+        assert_eq!((d.ssd_delay(), d.ssd_min_delay()), (0.0, 0.0));
+    }
+
+    #[test]
+    fn cumulative_batches_stay_in_the_sum() {
+        let mut d = ChannelDelays::new(1, 1).with_scope(DelayScope::Cumulative, 0);
+        three_programs(&mut d);
+        d.done(0, 241_100.0);
+        d.advance(u64::MAX / 2);
+        assert_eq!(d.delay_ns[0], 723_300.0);
+        // A fourth at 1 ms: the die is free at 723,300 ns, the bus too.
+        assert_eq!(d.issue(0, None, 1_000_000, true, &times()), 0.0);
+        assert_eq!(d.delay_ns[0], 723_300.0);
+    }
+
+    /// A batch counts while `now` < its issue + the window, then leaves the
+    /// sum whether or not it is done; an emptied sum is exactly zero.
+    #[test]
+    fn a_window_keeps_the_batches_issued_within_it() {
+        let w = 100_000;
+        let mut d = ChannelDelays::new(2, 1).with_scope(DelayScope::Window, w);
+        three_programs(&mut d);
+        d.done(0, 241_100.0);
+        d.advance(w - 1);
+        assert_eq!(d.delay_ns, [723_300.0, 0.0]);
+        // Issued at 60 µs: the bus is free at 523,300 ns (the third's
+        // transfer), the die at 723,300 ns (the third's program).
+        let late = d.issue(0, None, 60_000, true, &times());
+        assert_eq!(late, 723_300.0 - 60_000.0);
+        d.advance(w);
+        assert_eq!(d.delay_ns[0], late, "the three at 0 left, the one at 60 µs stays");
+        d.advance(60_000 + w);
+        assert_eq!(d.delay_ns, [0.0, 0.0]);
+    }
+
+    /// Eq. 11 and Eq. 12 by hand: 1 GiB of capacity, 3,000 P/E cycles,
+    /// 1 GiB written in one day is 3,000 GiB of life at 1 GiB a day: 3,000
+    /// days (8.2 years) of use, 2,999 days left.
+    #[test]
+    fn eq11_counts_the_life_used_where_eq12_counts_what_is_left() {
+        let (gib, day) = (1u64 << 30, 86_400_000_000_000u64);
+        assert_eq!(use_life_years(gib, 3000, gib, day), 3000.0 / 365.0);
+        assert_eq!(life_days(gib, 3000, gib, day), 2999.0);
+        for (written, elapsed) in [(gib / 3, day / 7), (5 * gib, 3 * day), (12_345, 987_654_321)] {
+            let days = elapsed as f64 / day as f64;
+            let used = 365.0 * use_life_years(gib, 3000, written, elapsed) - life_days(gib, 3000, written, elapsed);
+            assert!((used - days).abs() <= 1e-9 * days.max(1.0) * 3000.0, "{used} against {days}");
+        }
+        assert!(use_life_years(gib, 3000, 0, day).is_infinite());
+    }
 }

@@ -129,7 +129,7 @@ impl Core {
     /// the chunk is written in place).
     fn allocate(&mut self, chunk: u32) -> Option<(u32, u32)> {
         let s = self.stripes.stripe_of(chunk);
-        let parity_device = self.stripes.parity_pos(s);
+        let parity_device = if self.stripes.parity { self.stripes.parity_pos(s) } else { u32::MAX };
         let allowed: Vec<bool> = (0..self.devices.len() as u32)
             .map(|d| d != parity_device && self.failed() != Some(d) && self.loads[d as usize].has_room())
             .collect();
@@ -137,6 +137,9 @@ impl Core {
             return None;
         }
         self.refresh_written();
+        for load in &mut self.loads {
+            load.delays.advance(self.now);
+        }
         let view = ArrayView {
             now: self.now,
             devices: &self.loads,

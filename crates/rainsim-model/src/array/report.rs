@@ -3,7 +3,7 @@
 //! erases, bytes written and predicted lifetime, with the spread (cv) of
 //! each across the devices.
 
-use super::model::life_days;
+use super::model::{life_days, use_life_years};
 use super::params::{ArrayParams, Replay};
 use super::Array;
 use crate::config::Config;
@@ -41,6 +41,9 @@ pub struct DeviceSummary {
     pub predicted_lifetime_s: Option<f64>,
     /// Remaining life by Eq. 12 at the end of the run, days (absent: nothing written).
     pub life_days_eq12: Option<f64>,
+    /// Years of use by Eq. 11 at the run's write rate, the time already
+    /// used included (absent: nothing written).
+    pub use_life_years_eq11: Option<f64>,
     /// Its mean request latency, ns.
     pub mean_latency_ns: f64,
 }
@@ -278,7 +281,7 @@ impl Array {
             scheme: scheme.to_string(),
             seed: cfg.seed,
             array: self.params.clone(),
-            single_failure_tolerant: self.params.allocation.single_failure_tolerant(),
+            single_failure_tolerant: self.params.single_failure_tolerant(),
             co_resident_stripes: self.co_resident_stripes(),
             device_failed_at_ns: self.core.failure.as_ref().map(|f| f.failed_at),
             failure: self.failure_report(cfg, scheme),
@@ -350,6 +353,8 @@ impl Array {
             waf: r.waf,
             predicted_lifetime_s: r.wear.predicted_lifetime_s,
             life_days_eq12: Some(life_days(self.core.device_bytes, self.core.pe_limit, bytes, elapsed))
+                .filter(|x| x.is_finite()),
+            use_life_years_eq11: Some(use_life_years(self.core.device_bytes, self.core.pe_limit, bytes, elapsed))
                 .filter(|x| x.is_finite()),
             mean_latency_ns: r.latency.all.mean_ns,
         }

@@ -340,8 +340,9 @@ impl Array {
         let w = self.core.stripes.width as usize;
         let rows = (self.core.chunk_bytes / self.core.unit_bytes) as usize;
         for (s, chunk) in tokens.chunks(w).enumerate() {
-            let parity_lost = self.raid.is_lost(self.core.stripes.parity_chunk(s as u32));
-            if !parity_lost && chunk.iter().fold(0, |x, t| x ^ t) != 0 {
+            // Without parity there is nothing to match.
+            let unchecked = !self.core.stripes.parity || self.raid.is_lost(self.core.stripes.parity_chunk(s as u32));
+            if !unchecked && chunk.iter().fold(0, |x, t| x ^ t) != 0 {
                 let row = if rows > 1 { format!(", page row {}", s % rows) } else { String::new() };
                 return Err(VerifyError {
                     time_ns: now,

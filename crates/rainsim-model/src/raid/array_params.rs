@@ -50,6 +50,36 @@ pub enum RebuildScope {
     Written,
 }
 
+/// DLS: which batches a channel's delay (Eq. 8) sums. The paper's Eq. 8
+/// sums "the N batches" of a channel without saying which
+/// (next-wave-spec.md §3.f item 4).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DelayScope {
+    /// The batches issued and not yet done: the channel's queue now.
+    #[default]
+    Outstanding,
+    /// Every batch issued to the channel since the start of the run.
+    Cumulative,
+    /// The batches issued in the last `array.delay_window_ns`.
+    Window,
+}
+
+impl DelayScope {
+    /// The name used in configurations and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            DelayScope::Outstanding => "outstanding",
+            DelayScope::Cumulative => "cumulative",
+            DelayScope::Window => "window",
+        }
+    }
+}
+
+/// `array.delay_window_ns` unless set: 10 ms, some fifty 200 µs programs
+/// queued on one die (a choice: the paper gives no window).
+pub const DEFAULT_DELAY_WINDOW_NS: u64 = 10_000_000;
+
 /// How requests enter the array.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -84,6 +114,19 @@ pub struct ArrayParams {
     pub egs_theta: f64,
     /// DLS: page transfers batched into one flash operation, N of Eq. 1.
     pub dls_batch: u32,
+    /// DLS: which batches a channel's delay sums (Eq. 8): `outstanding`
+    /// (default), `cumulative` or `window`. Read by `dls` only.
+    #[serde(skip_serializing_if = "is_outstanding")]
+    pub delay_scope: DelayScope,
+    /// DLS under `delay_scope = "window"`: the window, ns of simulated time
+    /// (absent: [`DEFAULT_DELAY_WINDOW_NS`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_window_ns: Option<u64>,
+    /// Whether every stripe has a parity chunk (RAID-5, default). `false`:
+    /// stripes of S data chunks and no parity (RAID-0 under `static`), to
+    /// study the allocations without parity updates; no device may fail.
+    #[serde(skip_serializing_if = "is_true")]
+    pub parity: bool,
     /// A device that fails (fail-stop) at `fail_at_ns`: its chunks are lost,
     /// reads of them rebuilt from their stripes, writes to them kept in
     /// parity only, until a replacement (`replace_after_ns`) is rebuilt.
@@ -108,6 +151,14 @@ pub struct ArrayParams {
     pub rebuild: Option<RebuildScope>,
 }
 
+fn is_outstanding(s: &DelayScope) -> bool {
+    *s == DelayScope::Outstanding
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 /// The largest chunk: a device request's size is a `u32` of bytes.
 pub const MAX_CHUNK_BYTES: u64 = 1 << 31;
 
@@ -126,6 +177,9 @@ impl Default for ArrayParams {
             egs_write_weight: 0.0,
             egs_theta: 0.1,
             dls_batch: 1,
+            delay_scope: DelayScope::Outstanding,
+            delay_window_ns: None,
+            parity: true,
             fail_device: None,
             fail_at_ns: None,
             replace_after_ns: None,
@@ -138,9 +192,16 @@ impl Default for ArrayParams {
 impl ArrayParams {
     /// Checks the keys against the device's page size.
     pub fn validate(&self, page_bytes: u32) -> Result<(), String> {
-        if !(3..=64).contains(&self.devices) {
+        if self.parity && !(3..=64).contains(&self.devices) {
             return Err(format!(
                 "array.devices = {} must be between 3 and 64 (a RAID-5 stripe needs two data chunks and parity)",
+                self.devices
+            ));
+        }
+        if !self.parity && !(2..=64).contains(&self.devices) {
+            return Err(format!(
+                "array.devices = {} must be between 2 and 64 (array.parity = false: a stripe of two data chunks \
+                 at least)",
                 self.devices
             ));
         }
@@ -180,7 +241,25 @@ impl ArrayParams {
         if !(1..=64).contains(&self.dls_batch) {
             return Err(format!("array.dls_batch = {} must be between 1 and 64", self.dls_batch));
         }
+        match (self.delay_scope, self.delay_window_ns) {
+            (DelayScope::Window, Some(w)) if !(1..=1 << 62).contains(&w) => {
+                return Err(format!("array.delay_window_ns = {w} must be between 1 and 2^62"));
+            }
+            (DelayScope::Outstanding | DelayScope::Cumulative, Some(_)) => {
+                return Err(format!(
+                    "array.delay_window_ns is set but array.delay_scope = \"{}\": the window is read under \
+                     delay_scope = \"window\" only",
+                    self.delay_scope.name()
+                ));
+            }
+            _ => {}
+        }
         if let Some(d) = self.fail_device {
+            if !self.parity {
+                return Err("array.fail_device: array.parity = false keeps no parity, so a failed device's data \
+                            cannot be rebuilt; a failure needs array.parity = true"
+                    .into());
+            }
             if d >= self.devices {
                 return Err(format!(
                     "array.fail_device = {d}: the array has devices 0 to {} (array.devices = {})",
@@ -227,6 +306,22 @@ impl ArrayParams {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Whether one failed device loses no data: parity kept, and every
+    /// stripe on distinct devices (the static layout only).
+    pub fn single_failure_tolerant(&self) -> bool {
+        self.parity && self.allocation.single_failure_tolerant()
+    }
+
+    /// The window of `delay_scope = "window"`, ns.
+    pub fn delay_window_ns(&self) -> u64 {
+        self.delay_window_ns.unwrap_or(DEFAULT_DELAY_WINDOW_NS)
+    }
+
+    /// Data chunks of a stripe: S − 1 with parity, S without.
+    pub fn data_per_stripe(&self) -> u32 {
+        self.devices - self.parity as u32
     }
 
     /// Chunk size in bytes (0 KiB: one page).
@@ -307,6 +402,70 @@ mod tests {
         assert_eq!(check(&|p| p.dls_batch = 0).unwrap_err(), "array.dls_batch = 0 must be between 1 and 64");
     }
 
+    /// The delay scope's window, parity and their bounds: each refusal names
+    /// the key and why; parity off allows two devices and no failure.
+    #[test]
+    fn delay_scope_and_parity_keys_are_checked() {
+        let check = |f: &dyn Fn(&mut ArrayParams)| {
+            let mut p = ArrayParams { allocation: Allocation::Dls, ..ArrayParams::default() };
+            f(&mut p);
+            p.validate(4096)
+        };
+        let ok: [&dyn Fn(&mut ArrayParams); 5] = [
+            &|p| p.delay_scope = DelayScope::Cumulative,
+            &|p| p.delay_scope = DelayScope::Window,
+            &|p| (p.delay_scope, p.delay_window_ns) = (DelayScope::Window, Some(1)),
+            &|p| (p.delay_scope, p.delay_window_ns) = (DelayScope::Window, Some(1 << 62)),
+            &|p| (p.parity, p.devices) = (false, 2),
+        ];
+        for (i, f) in ok.iter().enumerate() {
+            assert_eq!(check(f), Ok(()), "case {i}");
+        }
+        let bad: [Bad; 6] = [
+            (&|p| (p.delay_scope, p.delay_window_ns) = (DelayScope::Window, Some(0)), "array.delay_window_ns = 0 "),
+            (
+                &|p| (p.delay_scope, p.delay_window_ns) = (DelayScope::Window, Some((1 << 62) + 1)),
+                "array.delay_window_ns = 4611686018427387905 ",
+            ),
+            (&|p| p.delay_window_ns = Some(5), "array.delay_window_ns is set but array.delay_scope = \"outstanding\""),
+            (&|p| p.devices = 2, "array.devices = 2 must be between 3 and 64"),
+            (&|p| (p.parity, p.devices) = (false, 1), "array.devices = 1 must be between 2 and 64"),
+            (
+                &|p| (p.parity, p.allocation, p.fail_device) = (false, Allocation::Static, Some(0)),
+                "array.fail_device: array.parity = false",
+            ),
+        ];
+        for (f, key) in bad {
+            let e = check(f).unwrap_err();
+            assert!(e.starts_with(key), "{e}");
+        }
+        let d = ArrayParams::default();
+        assert_eq!((d.delay_window_ns(), d.data_per_stripe()), (DEFAULT_DELAY_WINDOW_NS, 3));
+        assert_eq!(ArrayParams { parity: false, ..d }.data_per_stripe(), 4);
+    }
+
+    /// The new keys stay out of a configuration's echo at their defaults
+    /// (reports of existing configurations do not change), and read back.
+    #[test]
+    fn new_keys_echo_only_when_set() {
+        let d = serde_json::to_value(ArrayParams::default()).unwrap();
+        for k in ["delay_scope", "delay_window_ns", "parity"] {
+            assert!(d.get(k).is_none(), "{k} echoed at its default");
+        }
+        let p = ArrayParams {
+            delay_scope: DelayScope::Window,
+            delay_window_ns: Some(7),
+            parity: false,
+            ..ArrayParams::default()
+        };
+        let v = serde_json::to_value(&p).unwrap();
+        assert_eq!(
+            (&v["delay_scope"], &v["delay_window_ns"], &v["parity"]),
+            (&"window".into(), &7.into(), &false.into())
+        );
+        assert_eq!(serde_json::from_value::<ArrayParams>(v).unwrap(), p);
+    }
+
     /// A chunk of 0 KiB is one page; otherwise its KiB.
     #[test]
     fn chunk_bytes_default_to_one_page() {
@@ -324,5 +483,13 @@ mod tests {
         for a in all {
             assert_eq!(serde_json::to_value(a).unwrap(), a.name());
         }
+        for s in [DelayScope::Outstanding, DelayScope::Cumulative, DelayScope::Window] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+        }
+        // Without parity even the static layout loses data with a device.
+        let params = |allocation, parity| ArrayParams { allocation, parity, ..ArrayParams::default() };
+        assert!(params(Allocation::Static, true).single_failure_tolerant());
+        assert!(!params(Allocation::Static, false).single_failure_tolerant());
+        assert!(!params(Allocation::Dls, true).single_failure_tolerant());
     }
 }

@@ -5,6 +5,7 @@ mod array;
 mod array_alloc;
 mod array_direct;
 mod array_member_fault;
+mod array_options;
 mod array_rebuild;
 mod array_rows;
 mod controller;

@@ -73,6 +73,39 @@ fn verify_passes_on_static_and_refuses_free_placement_with_a_reason() {
     }
 }
 
+/// The DLS options from the command line: an array without parity says
+/// so in its summary and verify line, writes no parity and holds a data
+/// chunk more per stripe; a delay scope echoes into the report only when
+/// set, and a window under another scope is refused naming both keys.
+#[test]
+fn parity_free_arrays_and_delay_scopes_from_the_command_line() {
+    let dir = TempDir::new("arrays-options");
+    let free = ["--config", "dls-4ssd", "--set", "array.parity=false"];
+    let o = rainsim([&["run", "--verify"][..], &free[..], SMALL].concat()).ok();
+    assert!(o.stdout.contains("array of 4 devices without parity"), "{}", o.stdout);
+    assert!(o.stdout.contains("no parity (array.parity = false): NOT single-failure tolerant"), "{}", o.stdout);
+    assert!(o.stdout.contains("verify: passed (no parity to match under array.parity = false;"), "{}", o.stdout);
+    let r = run_json(&dir, "free", &free);
+    let raid5 = run_json(&dir, "raid5", &["--config", "dls-4ssd"]);
+    assert_eq!(r["array"]["parity"], false);
+    assert!(raid5["array"].get("parity").is_none(), "left out of reports while true");
+    let parity: u64 = r["devices"].as_array().unwrap().iter().map(|d| d["parity_programs"].as_u64().unwrap()).sum();
+    assert_eq!((parity, r["raid"]["xors"].as_u64()), (0, Some(0)));
+    let cap = |v: &Value| v["capacity_bytes"].as_u64().unwrap();
+    assert_eq!(cap(&r) * 3, cap(&raid5) * 4, "four data chunks a stripe where RAID-5 has three");
+    let w = ["--config", "dls-4ssd", "--set", "array.allocation=dls", "--set", "array.delay_scope=window"];
+    let r = run_json(&dir, "window", &w);
+    assert_eq!((r["array"]["delay_scope"].as_str(), r["array"].get("delay_window_ns")), (Some("window"), None));
+    let d = &r["devices"][0];
+    let span = 365.0 * d["use_life_years_eq11"].as_f64().unwrap() - d["life_days_eq12"].as_f64().unwrap();
+    assert!(span > 0.0 && span < 1.0, "Eq. 11 and 12 over the run's time, days: {span}");
+    let e = rainsim(
+        [&["run", "--quiet", "--config", "dls-4ssd", "--set", "array.delay_window_ns=1000"][..], SMALL].concat(),
+    )
+    .fails();
+    assert!(e.contains("array.delay_window_ns is set but array.delay_scope = \"outstanding\""), "{e}");
+}
+
 #[test]
 fn bad_array_keys_say_what_to_change() {
     for (set, words) in [
