@@ -15,11 +15,12 @@ percentile-bootstrap interval, across workloads the exact sign test and the
 Wilcoxon signed-rank test, and the verdict of scripts/verdict.py.
 
 Plain RAID-5 (static placement) runs beside them as a reference the paper does
-not have, and EGS with no wear slack (θ = 0) as the sensitivity of Fig. 8's
-verdict to that reconstructed parameter.
+not have, EGS with no wear slack (θ = 0) as the sensitivity of Fig. 8's
+verdict to that reconstructed parameter, and on the 20/200 µs presets the three
+allocations without parity and DLS with other delay scopes (SENSITIVITY).
 
 Usage: python3 scripts/dls_results.py [--seeds N] [--requests N] [--jobs N] [--out FILE]
-(the defaults take about fifteen CPU-minutes, one simulation per core)
+(the defaults took about seven CPU-minutes on 2026-12-06, one simulation per core)
 (the release CLI at target/release/rainsim is built first if missing).
 """
 
@@ -44,6 +45,17 @@ SCHEMES = ["rr", "egs", "dls"]
 # Runs beside the claims' schemes: plain RAID-5 (a reference) and EGS without
 # its wear slack (Fig. 8's sensitivity, on the 20/200 µs presets).
 STATIC, EGS0 = "static", "egs-theta0"
+# The sensitivity runs on the 20/200 µs presets' write-intensive workloads: the
+# three allocations without parity (array.parity = false), and DLS summing
+# other batches than the outstanding ones (array.delay_scope; the window is
+# the default 10 ms). Name -> the --set arguments that make it.
+SENSITIVITY = {
+    "rr-noparity": ["array.allocation=rr", "array.parity=false"],
+    "egs-noparity": ["array.allocation=egs", "array.parity=false"],
+    "dls-noparity": ["array.allocation=dls", "array.parity=false"],
+    "dls-cumulative": ["array.allocation=dls", "array.delay_scope=cumulative"],
+    "dls-window": ["array.allocation=dls", "array.delay_scope=window"],
+}
 MAIN = ["dls-4ssd", "dls-8ssd"]
 # "Roughly the same" (Fig. 4's read-intensive traces) read as within this many %.
 ROUGHLY = 5.0
@@ -107,8 +119,9 @@ def run(preset, scheme, workload, args, seed, requests, traces):
         extra = list(args)
         if extra[0] == "--trace":
             extra[1] = str(traces / extra[1])
-        alloc = ["--set", "array.allocation=egs", "--set", "array.egs_theta=0"] if scheme == EGS0 else [
-            "--set", f"array.allocation={scheme}"]
+        keys = {EGS0: ["array.allocation=egs", "array.egs_theta=0"], **SENSITIVITY}.get(
+            scheme, [f"array.allocation={scheme}"])
+        alloc = [a for k in keys for a in ("--set", k)]
         cmd = [
             str(CLI), "run", "--config", preset, "--quiet", "--out", str(out),
             "--set", f"seed={seed}", *alloc,
@@ -210,6 +223,55 @@ def theta_section(rows, wi):
     return out
 
 
+def sensitivity_section(rows, wi):
+    """The IOPS claims of Figs. 4-5 again without parity, and with DLS's delay
+    summed over other batches: two choices next-wave-spec.md §3.f leaves
+    open. Tested alike, not among the page's claims."""
+    out = ["## Sensitivity: without parity, and DLS's delay scope", "",
+           "Two of our choices the paper leaves open, each changed alone on the 20/200 µs presets' "
+           "write-intensive workloads and tested as the claims are, but not among the page's claims "
+           "(sensitivity verdicts). **Without parity** (`array.parity = false`): stripes of data "
+           "chunks only, so a write is its programs alone (no pre-read, XOR or parity program) and "
+           "every SSD may take any data chunk; the paper's Fig. 2 has parity, but its allocations "
+           "are described without it. **Delay scope** (`array.delay_scope`): Eq. 8 sums the waits "
+           "of a channel's batches without saying which; the claims above sum the outstanding ones, "
+           "here every batch so far (`cumulative`) or those issued in the last 10 ms (`window`).", ""]
+    cases = [("dls-noparity", "rr-noparity", "without parity, DLS against RR"),
+             ("dls-noparity", "egs-noparity", "without parity, DLS against EGS"),
+             ("dls-cumulative", "egs", "cumulative delay scope, DLS against EGS"),
+             ("dls-window", "egs", "10 ms delay window, DLS against EGS")]
+    paper = {(preset, old): (mag, at_least) for preset, old, mag, _, at_least in CLAIMS}
+    summary = ["| preset | case | paper | here (pooled, 95 % interval) | sensitivity verdict |",
+               "|---|---|---|---|---|"]
+    tables = []
+    for preset in MAIN:
+        for new, old, what in cases:
+            mag, at_least = paper[(preset, old.split("-")[0])]
+            res = verdict.summarize(changes(rows, preset, new, old, "iops", wi), +1, mag, at_least=at_least)
+            if not res["per_workload"]:
+                continue
+            size = f"{'≥ ' if at_least else ''}+{mag} %"
+            here = fmt_ci(res["pooled"], res["pooled_ci"]) if res["pooled"] is not None else "—"
+            summary.append(f"| `{preset}` | {what} | {size} | {here} | {res['verdict']} |")
+            table = claim_table(res)
+            table[-1] = table[-1].replace("**Verdict:", "Sensitivity verdict:").replace(".**", ".")
+            tables += [f"### `{preset}`, {what} (IOPS; the paper: {size})", ""] + table + [""]
+    if len(summary) == 2:
+        return out + ["No sensitivity runs.", ""]
+    cost = ["What parity costs each allocation here: median IOPS over the seeds, with parity "
+            "(the claims' runs) and without.", "",
+            "| preset | workload | RR | RR without parity | EGS | EGS without parity | DLS | DLS without parity |",
+            "|---|---|---|---|---|---|---|---|"]
+    for preset in MAIN:
+        for w in wi:
+            cells = []
+            for s in SCHEMES:
+                with_p, without = median_iops(rows, preset, w, s), median_iops(rows, preset, w, f"{s}-noparity")
+                cells += [fmt_iops(with_p), f"{fmt_iops(without)} ({fmt_change(without, with_p)})"]
+            cost.append(f"| {preset} | {w} | " + " | ".join(cells) + " |")
+    return out + summary + [""] + tables + cost + [""]
+
+
 def read_intensive_section(rows, ri):
     """Fig. 4's read-intensive traces, where the paper has EGS and DLS
     roughly the same (read as within ROUGHLY %)."""
@@ -288,7 +350,9 @@ def page(rows, seeds, requests):
         "*Fig. 8 and EGS's wear slack* below); the paper does not say how it replays, and",
         "closed loop is our choice; data chunks move freely but parity stays on its",
         "rotating device, so a stripe whose chunks share a device is not single-failure",
-        "tolerant (counted in the runs table); its pre-reads are those of plain RAID-5.",
+        "tolerant (counted in the runs table); its pre-reads are those of plain RAID-5",
+        "(the claims without parity, and with DLS's delay summed over other batches than",
+        "the outstanding ones: *Sensitivity* below).",
         "Plain RAID-5 (`static`, every chunk at its home) is not in the paper; it runs",
         "beside the three as a reference (*Against plain RAID-5* below).",
         "",
@@ -319,6 +383,7 @@ def page(rows, seeds, requests):
         here = fmt_ci(res["pooled"], res["pooled_ci"]) if res["pooled"] is not None else "—"
         summary.append(f"| cv of chunks written, DLS vs EGS, `{preset}` | lower | {here} | {summary_verdict(res)} |")
     sections += theta_section(rows, wi)
+    sections += sensitivity_section(rows, wi)
     out += summary + [""] + sections
     out += read_intensive_section(rows, ri)
     out += static_section(rows, wi, ri)
@@ -353,8 +418,9 @@ def main():
         ws = workloads if preset in MAIN else WRITE_INTENSIVE
         schemes = [STATIC] + SCHEMES + ([EGS0] if preset in MAIN else [])
         for w, args in ws.items():
+            extra = list(SENSITIVITY) if preset in MAIN and w in WRITE_INTENSIVE else []
             for seed in range(1, a.seeds + 1):
-                for s in schemes:
+                for s in schemes + extra:
                     jobs.append((preset, s, w, args, seed, a.requests, traces))
     # Each run is its own process; the rows keep the order of the jobs.
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:

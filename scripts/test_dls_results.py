@@ -120,6 +120,58 @@ class DlsPage(unittest.TestCase):
         assert "No `egs-theta0` runs." in text
 
 
+    def test_the_parity_and_delay_scope_sensitivity_reads_its_runs(self):
+        rs = rows_for(10.0)
+        for r in list(rs):
+            if r["preset"] in dr.MAIN and r["workload"] in dr.WRITE_INTENSIVE:
+                # Without parity every allocation 50 % faster and DLS 25 % above RR and EGS;
+                # with the other delay scopes DLS as fast as EGS.
+                base = next(x["iops"] for x in rs if x["preset"] == r["preset"] and x["scheme"] == "rr"
+                            and x["workload"] == r["workload"] and x["seed"] == r["seed"])
+                gain = 1.25 if r["scheme"] == "dls" else 1.0
+                rs.append(dict(r, scheme=f"{r['scheme']}-noparity", iops=base * 1.5 * gain))
+                if r["scheme"] == "egs":
+                    for scope in ["dls-cumulative", "dls-window"]:
+                        rs.append(dict(r, scheme=scope))
+        text = dr.page(rs, 3, 1000)
+        assert verdicts(text) == verdicts(dr.page(rows_for(10.0), 3, 1000)), "not among the claims"
+        sec = text.split("## Sensitivity: without parity", 1)[1].split("\n## Read-intensive", 1)[0]
+        summary = [x for x in sec.splitlines() if x.startswith("| `dls-")]
+        assert len(summary) == 8, summary
+        # +25 % reaches "more than +20.2 %" and "+8.0 %" but not "more than +30 %" (8 SSDs).
+        assert summary[0] == "| `dls-4ssd` | without parity, DLS against RR | ≥ +20.2 % | +25.0 % [+25.0, +25.0] | reproduced |"
+        assert summary[1].endswith("| reproduced |")
+        assert summary[4] == ("| `dls-8ssd` | without parity, DLS against RR | ≥ +30.0 % | +25.0 % [+25.0, +25.0] "
+                              "| direction only (size smaller) |")
+        # Equal IOPS under the other scopes: no direction.
+        assert summary[2].endswith("| +0.0 % [+0.0, +0.0] | inconclusive |") and summary[3].endswith("| inconclusive |")
+        assert sec.count("Sensitivity verdict:") == 8
+        line = next(x for x in sec.splitlines() if x.startswith("| dls-4ssd | financial1"))
+        # Medians over seeds 1-3 (bases 1,010 to 1,030): RR 1,020 with parity, 1,530 without
+        # (+50 %); DLS 1,122 with, 1,912.5 without (1.875 / 1.1 − 1 = +70.5 %).
+        assert "| 1,020 | 1,530 (+50.0 %) |" in line and line.endswith("| 1,122 | 1,912 (+70.5 %) |"), line
+        assert "No sensitivity runs." in dr.page(rows_for(10.0), 3, 1000)
+
+    def test_each_sensitivity_run_sets_its_keys(self):
+        calls = []
+
+        class Done:
+            returncode, stderr = 1, "stop here"
+
+        real = dr.subprocess.run
+        dr.subprocess.run = lambda cmd, **kw: calls.append(cmd) or Done()
+        try:
+            for scheme in ["dls", dr.EGS0, *dr.SENSITIVITY]:
+                dr.run("dls-4ssd", scheme, "w", ["--set", "workload.read_ratio=0.1"], 1, 100, None)
+        finally:
+            dr.subprocess.run = real
+        sets = [[c[i + 1] for i, a in enumerate(c) if a == "--set" and c[i + 1].startswith("array.")
+                 and "replay" not in c[i + 1] and "queue_depth" not in c[i + 1]] for c in calls]
+        assert sets[0] == ["array.allocation=dls"]
+        assert sets[1] == ["array.allocation=egs", "array.egs_theta=0"]
+        assert sets[2:] == list(dr.SENSITIVITY.values())
+
+
 class RunChecks(unittest.TestCase):
     def test_a_failed_run_stops_the_page_naming_it(self):
         rows = rows_for(25.0)
