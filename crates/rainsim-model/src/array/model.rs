@@ -232,6 +232,19 @@ mod tests {
         assert_eq!((d.ssd_delay(), d.ssd_min_delay()), (0.0, 0.0));
     }
 
+    /// Under the outstanding scope only completion removes a batch: the
+    /// array's `advance` before each choice leaves the sums alone, whatever
+    /// window is configured.
+    #[test]
+    fn outstanding_batches_do_not_expire() {
+        let mut d = ChannelDelays::new(1, 1).with_scope(DelayScope::Outstanding, 10);
+        three_programs(&mut d);
+        d.advance(u64::MAX / 2);
+        assert_eq!(d.delay_ns[0], 723_300.0);
+        d.done(0, 241_100.0);
+        assert_eq!(d.delay_ns[0], 482_200.0);
+    }
+
     #[test]
     fn cumulative_batches_stay_in_the_sum() {
         let mut d = ChannelDelays::new(1, 1).with_scope(DelayScope::Cumulative, 0);

@@ -225,3 +225,85 @@ fn a_relative_extends_is_found_beside_the_file() {
     assert!(err.contains("gone.toml") && err.contains("extended by") && err.contains("orphan.toml"), "{err}");
     assert!(err.contains(p(&sub.join("gone.toml"))), "the path looked for: {err}");
 }
+
+/// The configuration keys the README's key table names: every backticked
+/// name in a row's first cell, `a.{x,y}` read as `a.x` and `a.y`.
+fn readme_keys() -> std::collections::BTreeSet<String> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md")).unwrap();
+    let mut keys = std::collections::BTreeSet::new();
+    for line in text.lines().filter(|l| l.starts_with("| `")) {
+        let first = line.split('|').nth(1).unwrap_or("");
+        for name in first.split('`').skip(1).step_by(2) {
+            match name.split_once('{') {
+                Some((head, rest)) => {
+                    for leaf in rest.trim_end_matches('}').split(',') {
+                        keys.insert(format!("{head}{}", leaf.trim()));
+                    }
+                }
+                None => {
+                    keys.insert(name.to_string());
+                }
+            }
+        }
+    }
+    keys
+}
+
+fn leaf_keys(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+    for (k, v) in t {
+        match v {
+            toml::Value::Table(sub) => leaf_keys(sub, &format!("{prefix}{k}."), out),
+            _ => out.push(format!("{prefix}{k}")),
+        }
+    }
+}
+
+/// Every key `config show` prints for every preset, and the optional array
+/// and fault keys once set, has its row in the README's key table: a new
+/// key without documentation fails here.
+#[test]
+fn every_configuration_key_is_documented_in_the_readme() {
+    let documented = readme_keys();
+    let presets = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")).unwrap();
+    let mut shows: Vec<Vec<String>> = presets
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            let name = p.file_stem()?.to_str()?.to_string();
+            (p.extension()? == "toml").then(|| vec!["--config".into(), name])
+        })
+        .collect();
+    assert!(shows.len() >= 10, "the presets were found: {}", shows.len());
+    let optional =
+        ["array.delay_scope=window", "array.delay_window_ns=5", "array.parity=false", "array.allocation=dls"];
+    let failing = [
+        "array.fail_device=1",
+        "array.fail_at_ns=5",
+        "array.replace_after_ns=9",
+        "array.rebuild=written",
+        "array.rebuild_stripes=4",
+    ];
+    for sets in [&optional[..], &failing[..]] {
+        let mut args = vec!["--config".to_string(), "dls-4ssd".to_string()];
+        args.extend(sets.iter().flat_map(|s| ["--set".to_string(), s.to_string()]));
+        shows.push(args);
+    }
+    shows.push(
+        ["--set", "fault.channel=1", "--set", "fault.second_channel=2", "--set", "fault.second_at_ns=9"]
+            .map(String::from)
+            .to_vec(),
+    );
+    let mut missing = std::collections::BTreeSet::new();
+    let mut seen = 0;
+    for args in &shows {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut keys = Vec::new();
+        leaf_keys(&show(&args), "", &mut keys);
+        seen += keys.len();
+        missing.extend(keys.into_iter().filter(|k| !documented.contains(k)));
+    }
+    assert!(seen > 1000, "config show printed keys ({seen})");
+    assert!(missing.is_empty(), "keys without a row in the README's key table: {missing:?}");
+    for k in ["array.delay_scope", "array.delay_window_ns", "array.parity", "ldpc.rber.gamma"] {
+        assert!(documented.contains(k), "{k}");
+    }
+}
