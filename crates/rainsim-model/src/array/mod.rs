@@ -16,7 +16,8 @@
 //!
 //! The stripe has S chunks (S − 1 data + parity), position j of every
 //! stripe on device j, parity rotating one position per stripe (the layout
-//! of `raid::stripe` with channels = width = S). A chunk is one or more
+//! of `raid::stripe` with channels = width = S); with `array.parity =
+//! false`, S data chunks and no parity. A chunk is one or more
 //! device pages; its slot is its run of device logical pages.
 //!
 //! The RAID layer works on *units* ([`params::ArrayParams::unit_bytes`]):

@@ -290,6 +290,8 @@ mod tests {
             let used = 365.0 * use_life_years(gib, 3000, written, elapsed) - life_days(gib, 3000, written, elapsed);
             assert!((used - days).abs() <= 1e-9 * days.max(1.0) * 3000.0, "{used} against {days}");
         }
+        // Nothing written, or no time yet to take a rate over: no estimate.
         assert!(use_life_years(gib, 3000, 0, day).is_infinite());
+        assert!(use_life_years(gib, 3000, gib, 0).is_infinite());
     }
 }

@@ -154,3 +154,26 @@ fn eq11_and_eq12_of_every_device_span_the_same_time() {
     assert!(first >= r.execution_time_ns as f64 * (1.0 - 1e-9), "{first} ns against {}", r.execution_time_ns);
     assert!(first < 1e9, "the run is well under a second: {first} ns");
 }
+
+/// The capacity the command line generates workloads over (computed from
+/// the configuration, before any device is built) is the built array's,
+/// with parity and without, under static and free placement, with chunks
+/// of one page and of four.
+#[test]
+fn the_configured_capacity_is_the_built_arrays() {
+    for (alloc, parity, chunk_kib) in [
+        (Allocation::Static, true, 0),
+        (Allocation::Static, false, 0),
+        (Allocation::Rr, true, 16),
+        (Allocation::Dls, false, 16),
+    ] {
+        let mut cfg = array_cfg(5, alloc);
+        let p = cfg.array.as_mut().unwrap();
+        (p.parity, p.chunk_kib) = (parity, chunk_kib);
+        let built = Array::new(&cfg, false).unwrap();
+        let l = built.stripe_layout();
+        let per_stripe = if parity { 4 } else { 5 };
+        assert_eq!(l.logical_pages(), l.stripes as u64 * per_stripe, "{alloc:?}, parity {parity}");
+        assert_eq!(rainsim_model::run::capacity_bytes(&cfg), built.capacity_bytes(), "{alloc:?}, parity {parity}");
+    }
+}
