@@ -113,3 +113,64 @@ fn extreme_geometry_products_are_refused() {
         assert!(e.contains("geometry."), "{e}");
     }
 }
+
+/// The `[array]` keys and their likely values (a few devices, so a case
+/// stays fast), beside the generic values of [`value`].
+const ARRAY_SETS: &[(&str, &[&str])] = &[
+    ("array.devices", &["2", "3", "4", "5", "8"]),
+    ("array.chunk_kib", &["0", "2", "4", "8", "3"]),
+    ("array.allocation", &["\"static\"", "\"rr\"", "\"egs\"", "\"dls\""]),
+    ("array.spare", &["0", "0.05", "0.5", "0.95"]),
+    ("array.replay", &["\"open\"", "\"closed\""]),
+    ("array.queue_depth", &["1", "4", "64"]),
+    ("array.egs_theta", &["0", "0.1", "5"]),
+    ("array.dls_batch", &["1", "4", "64"]),
+    ("array.parity", &["false", "true"]),
+    ("array.delay_scope", &["\"outstanding\"", "\"cumulative\"", "\"window\""]),
+    ("array.delay_window_ns", &["1", "1000000", "4611686018427387904"]),
+    ("array.fail_device", &["0", "1", "3"]),
+    ("array.fail_at_ns", &["0", "2000000"]),
+    ("array.replace_after_ns", &["0", "1000000"]),
+    ("array.rebuild_stripes", &["1", "16"]),
+    ("raid.level", &["\"raid5\"", "\"none\""]),
+    ("raid.stripe_width", &["2", "4", "16"]),
+];
+
+fn array_sets() -> impl Strategy<Value = Vec<(String, String)>> {
+    let one = (0..ARRAY_SETS.len()).prop_flat_map(|i| {
+        let (key, values) = ARRAY_SETS[i];
+        let listed = proptest::sample::select(values).prop_map(str::to_string);
+        (Just(key.to_string()), prop_oneof![3 => listed, 1 => value()])
+    });
+    proptest::collection::vec(one, 1..6)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random `[array]` overrides on a small `dls-4ssd`: resolved, then the
+    /// whole array built and run on 150 requests. Nothing may panic; a
+    /// refused configuration names a key.
+    #[test]
+    fn random_array_overrides_run_or_name_a_key(kv in array_sets()) {
+        let mut sets: Vec<String> = vec!["geometry.blocks_per_plane=16".into(), "workload.requests=150".into()];
+        sets.extend(kv.iter().map(|(k, v)| format!("{k}={v}")));
+        let cfg = match resolve(&Request { config: Some("dls-4ssd"), sets: &sets, ..Default::default() }) {
+            Ok(cfg) => cfg,
+            Err(e) => {
+                let msg = e.to_string();
+                let named = kv.iter().any(|(k, _)| msg.contains(k.as_str()) || msg.contains(k.rsplit('.').next().unwrap()))
+                    || msg.contains("--set");
+                prop_assert!(named, "error names no key: {msg}\nsets: {sets:?}");
+                return Ok(());
+            }
+        };
+        let cap = rainsim_model::run::capacity_bytes(&cfg);
+        let Ok(trace) = rainsim_trace::generate(&cfg.workload, cap, cfg.seed) else { return Ok(()) };
+        if cfg.array.is_some() {
+            if let Err(e) = rainsim::simulate_array(&cfg, &trace, "baseline", false, &mut |_| {}, None) {
+                prop_assert!(!e.to_string().is_empty());
+            }
+        }
+    }
+}
