@@ -7,6 +7,13 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
+echo "== cargo fmt --check (the code's formatting is rustfmt's, by rustfmt.toml)"
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+else
+  echo "!! WARNING: rustfmt is missing (rustup component add rustfmt): formatting NOT checked" >&2
+fi
+
 echo "== cargo test --workspace --locked"
 cargo test --workspace --locked
 

@@ -406,8 +406,9 @@ fn reads_of_unwritten_pages_are_counted_by_page_and_by_request() {
     // Page 0 written, then read with page 1 (one unwritten page, the request
     // reads flash); pages 5-7 (three, wholly unwritten); page 9 (one, wholly).
     let reqs = [r(0, 0, 1, Op::Write), r(1, 0, 2, Op::Read), r(2, 5, 3, Op::Read), r(3, 9, 1, Op::Read)];
-    let rep = rainsim_model::run::simulate(&cfg, &reqs, rainsim_model::run::RunOptions::new("baseline", false, &mut |_| {}))
-        .unwrap();
+    let rep =
+        rainsim_model::run::simulate(&cfg, &reqs, rainsim_model::run::RunOptions::new("baseline", false, &mut |_| {}))
+            .unwrap();
     assert_eq!((rep.host.unmapped_reads, rep.host.unmapped_read_requests), (5, 2));
     let note = rep.notes.iter().find(|n| n.contains("never-written")).expect("a note names them");
     assert!(note.contains("5 page reads") && note.contains("2 of the 3 read requests"), "{note}");

@@ -169,7 +169,8 @@ fn closed_loop_keeps_queue_depth_requests_in_flight() {
 /// does not use and the device sections an array report leaves out.
 #[test]
 fn an_array_report_says_what_its_devices_and_its_raid_leave_undone() {
-    let reqs: Vec<Request> = (0..40).map(|i| req(i * 100_000, (i * 7919) % 400, 1 + (i % 3) as u32, Op::Write)).collect();
+    let reqs: Vec<Request> =
+        (0..40).map(|i| req(i * 100_000, (i * 7919) % 400, 1 + (i % 3) as u32, Op::Write)).collect();
     let notes = |c: &Config| {
         let mut a = Array::new(c, false).unwrap();
         a.run(&reqs, &mut |_| {}).unwrap();

@@ -247,10 +247,7 @@ fn a_failure_due_after_a_later_runs_last_request_does_not_happen() {
     assert_eq!(failed_at(&a), None, "after a run of no requests");
     // A run whose requests lie between the last one's end and the failure
     // time: the dropped failure left the array's clock where it was.
-    let second: Vec<Request> = first
-        .iter()
-        .map(|&q| Request { time_ns: q.time_ns + AT / 2, ..q })
-        .collect();
+    let second: Vec<Request> = first.iter().map(|&q| Request { time_ns: q.time_ns + AT / 2, ..q }).collect();
     a.run(&second, &mut |_| {}).unwrap();
     assert_eq!(failed_at(&a), None, "after a run that ends before the failure time");
     a.run(&third, &mut |_| {}).unwrap();

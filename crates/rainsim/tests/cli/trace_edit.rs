@@ -153,7 +153,8 @@ fn merge_numbers_each_inputs_devices_apart() {
             "200,rainsim,2,Read,512,512,0"
         ]
     );
-    let msg = rainsim(["trace", "merge", p(&a), p(&b), "--distinct-devices", "--device", "0", p(&dir.join("x"))]).fails();
+    let msg =
+        rainsim(["trace", "merge", p(&a), p(&b), "--distinct-devices", "--device", "0", p(&dir.join("x"))]).fails();
     assert!(msg.contains("give one of them"), "{msg}");
     assert!(!dir.join("x").exists());
 }
