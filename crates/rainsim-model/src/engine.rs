@@ -24,8 +24,15 @@ pub fn cpu_seconds() -> f64 {
             return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
         }
     }
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
-    let Some(rest) = stat.rsplit(')').next() else { return 0.0 };
+    std::fs::read_to_string("/proc/self/stat").map_or(0.0, |stat| stat_cpu_seconds(&stat))
+}
+
+/// User plus system time in a `/proc/PID/stat` line, in seconds (its
+/// ticks are the kernel's USER_HZ, 100 on Linux); 0 if the line lacks them.
+fn stat_cpu_seconds(stat: &str) -> f64 {
+    // The command name, in parentheses, may hold blanks and ')': the fields
+    // are counted from the last ')'.
+    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
     let f: Vec<&str> = rest.split_whitespace().collect();
     let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
     // Fields 14 and 15 (utime, stime) are at 11 and 12 after the ')'.

@@ -147,3 +147,47 @@ fn wheel_and_far_heap_keep_global_order() {
         false,
     );
 }
+
+/// The process's CPU clock, which `bench` divides by: it only runs
+/// forward, by nanoseconds (not the 10 ms ticks of `/proc`, the fallback),
+/// and spinning 20 ms of CPU moves it by about that much (at least the
+/// spin; less than ten times it, whatever else the test binary's threads
+/// do meanwhile).
+#[test]
+fn cpu_seconds_is_this_process_in_fine_steps() {
+    let spin = |secs: f64| {
+        let (start, mut x) = (cpu_seconds(), 1u64);
+        while cpu_seconds() - start < secs {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        x
+    };
+    spin(0.001);
+    let (before, wall) = (cpu_seconds(), std::time::Instant::now());
+    assert!(before > 0.0, "a process that has run has used CPU: {before}");
+    // The first step of the clock seen from here: under a millisecond.
+    let mut next = cpu_seconds();
+    while next == before {
+        next = cpu_seconds();
+    }
+    assert!(next > before && next - before < 1e-3, "a step of {} s", next - before);
+    spin(0.02);
+    let (used, elapsed) = (cpu_seconds() - before, wall.elapsed().as_secs_f64());
+    assert!(used >= 0.02 && used < 0.2, "20 ms of spinning counted as {used} s");
+    // A process's CPU time is at most its wall time on every core.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    assert!(used <= cores * elapsed + 0.01, "{used} s of CPU in {elapsed} s on {cores} cores");
+}
+
+/// The `/proc/PID/stat` fallback: utime and stime (fields 14 and 15) in
+/// ticks of 10 ms, counted after the last ')' (a command name may hold
+/// blanks and parentheses); a line without them gives 0.
+#[test]
+fn a_proc_stat_line_gives_user_plus_system_time() {
+    let line = "4242 (my (odd) cmd) R 1 4242 4242 0 -1 4194304 120 0 0 0 250 37 0 0 20 0 1 0 99 1000 50";
+    assert_eq!(stat_cpu_seconds(line), 2.87);
+    let plain = "7 (rainsim) S 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 6 7";
+    assert_eq!(stat_cpu_seconds(plain), 0.03);
+    assert_eq!(stat_cpu_seconds("7 (rainsim) S 1 7"), 0.0, "too few fields");
+    assert_eq!(stat_cpu_seconds("no parenthesis 1 2 3 4 5 6 7 8 9 10 11 12 13"), 0.0);
+}
