@@ -173,7 +173,7 @@ fn cpu_seconds_is_this_process_in_fine_steps() {
     assert!(next > before && next - before < 1e-3, "a step of {} s", next - before);
     spin(0.02);
     let (used, elapsed) = (cpu_seconds() - before, wall.elapsed().as_secs_f64());
-    assert!(used >= 0.02 && used < 0.2, "20 ms of spinning counted as {used} s");
+    assert!((0.02..0.2).contains(&used), "20 ms of spinning counted as {used} s");
     // A process's CPU time is at most its wall time on every core.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     assert!(used <= cores * elapsed + 0.01, "{used} s of CPU in {elapsed} s on {cores} cores");
