@@ -152,27 +152,31 @@ fn wheel_and_far_heap_keep_global_order() {
 /// forward, by nanoseconds (not the 10 ms ticks of `/proc`, the fallback),
 /// and spinning 20 ms of CPU moves it by about that much (at least the
 /// spin; less than ten times it, whatever else the test binary's threads
-/// do meanwhile).
+/// do meanwhile). Every wait is bounded by the wall clock, so that a clock
+/// that stands still fails instead of hanging.
 #[test]
 fn cpu_seconds_is_this_process_in_fine_steps() {
+    let wall = std::time::Instant::now();
+    let within = |limit: f64| wall.elapsed().as_secs_f64() < limit;
     let spin = |secs: f64| {
         let (start, mut x) = (cpu_seconds(), 1u64);
-        while cpu_seconds() - start < secs {
+        while cpu_seconds() - start < secs && within(5.0) {
             x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
         }
         x
     };
     spin(0.001);
-    let (before, wall) = (cpu_seconds(), std::time::Instant::now());
+    let before = cpu_seconds();
     assert!(before > 0.0, "a process that has run has used CPU: {before}");
     // The first step of the clock seen from here: under a millisecond.
     let mut next = cpu_seconds();
-    while next == before {
+    while next == before && within(5.0) {
         next = cpu_seconds();
     }
     assert!(next > before && next - before < 1e-3, "a step of {} s", next - before);
+    let (start, from) = (cpu_seconds(), wall.elapsed().as_secs_f64());
     spin(0.02);
-    let (used, elapsed) = (cpu_seconds() - before, wall.elapsed().as_secs_f64());
+    let (used, elapsed) = (cpu_seconds() - start, wall.elapsed().as_secs_f64() - from);
     assert!((0.02..0.2).contains(&used), "20 ms of spinning counted as {used} s");
     // A process's CPU time is at most its wall time on every core.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;

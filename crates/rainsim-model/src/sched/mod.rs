@@ -41,9 +41,7 @@ pub trait ChannelScheduler {
     fn writes_queued(&self) -> u32;
     /// Programs channel-local die `die` may take: all of the channel's
     /// unless programs are bound to dies.
-    fn writes_queued_for(&self, _die: u32) -> u32 {
-        self.writes_queued()
-    }
+    fn writes_queued_for(&self, die: u32) -> u32;
     /// The channel-local die a program of `chunk` is bound to (`None`: any
     /// die of the channel takes it).
     fn bound_die(&self, _chunk: u32) -> Option<u32> {
