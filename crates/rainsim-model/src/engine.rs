@@ -21,10 +21,15 @@ pub fn cpu_seconds() -> f64 {
         let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: clock_gettime writes one timespec through a valid pointer.
         if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+            return seconds(ts.tv_sec as f64, ts.tv_nsec as f64);
         }
     }
     std::fs::read_to_string("/proc/self/stat").map_or(0.0, |stat| stat_cpu_seconds(&stat))
+}
+
+/// A `timespec`'s seconds and nanoseconds as seconds.
+fn seconds(sec: f64, nsec: f64) -> f64 {
+    sec + nsec * 1e-9
 }
 
 /// User plus system time in a `/proc/PID/stat` line, in seconds (its

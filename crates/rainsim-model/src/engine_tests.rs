@@ -183,6 +183,14 @@ fn cpu_seconds_is_this_process_in_fine_steps() {
     assert!(used <= cores * elapsed + 0.01, "{used} s of CPU in {elapsed} s on {cores} cores");
 }
 
+/// A `timespec` of whole and part seconds.
+#[test]
+fn a_timespec_is_its_seconds_plus_its_nanoseconds() {
+    assert_eq!(seconds(2.0, 5e8), 2.5);
+    assert_eq!(seconds(0.0, 1.0), 1e-9);
+    assert_eq!(seconds(3.0, 0.0), 3.0);
+}
+
 /// The `/proc/PID/stat` fallback: utime and stime (fields 14 and 15) in
 /// ticks of 10 ms, counted after the last ')' (a command name may hold
 /// blanks and parentheses); a line without them gives 0.
