@@ -107,6 +107,48 @@ fn times_at_or_past_the_limit_are_tracked() {
     assert!(q.overrun() > TIME_LIMIT_NS, "the run loop sees the limit passed");
 }
 
+/// A time before now can only come from a wrapped addition: it is recorded
+/// as `SimTime::MAX` (the run stops), and the event is kept at now. Called
+/// past `note_time`, whose debug assertion stops a debug build at the
+/// scheduling itself; a release build takes this path.
+#[test]
+fn a_time_before_now_is_recorded_as_a_wrap() {
+    let mut q = EventQueue::default();
+    q.at(100, 'a');
+    assert_eq!(q.pop(), Some((100, 'a')));
+    assert_eq!(q.note_overrun(TIME_LIMIT_NS + 7), TIME_LIMIT_NS + 7);
+    assert_eq!(q.overrun(), TIME_LIMIT_NS + 7);
+    assert_eq!(q.note_overrun(99), 100, "kept at now");
+    assert_eq!(q.overrun(), SimTime::MAX, "a wrap outranks any time past the limit");
+    assert_eq!(q.note_overrun(TIME_LIMIT_NS + 9), TIME_LIMIT_NS + 9);
+    assert_eq!(q.overrun(), SimTime::MAX, "and stays recorded");
+    // At now is not before now, even at the limit.
+    let mut q = EventQueue::<char>::default();
+    q.advance_to(TIME_LIMIT_NS);
+    assert_eq!(q.note_overrun(TIME_LIMIT_NS), TIME_LIMIT_NS);
+    assert_eq!(q.overrun(), TIME_LIMIT_NS);
+}
+
+/// Where an event waits: within the wheel's span (2^24 ns ahead of the
+/// current slot) on the wheel, beyond it in the far heap, wherever the
+/// clock stands (here past several turns of the wheel). Order does not
+/// tell the two apart; the speed of the common case does.
+#[test]
+fn near_events_go_on_the_wheel_and_far_ones_in_the_heap() {
+    let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
+    let mut q = EventQueue::default();
+    q.at(5 * span + 123, 'a');
+    assert_eq!((q.on_wheel, q.far.len()), (0, 1), "beyond the span from time 0");
+    assert_eq!(q.pop(), Some((5 * span + 123, 'a')));
+    q.at(q.now() + 1_000, 'b');
+    q.at(q.now() + span / 2, 'c');
+    assert_eq!((q.on_wheel, q.far.len()), (2, 0), "both within the span from now");
+    q.at(q.now() + 2 * span, 'd');
+    assert_eq!((q.on_wheel, q.far.len()), (2, 1));
+    let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|e| e.1).collect();
+    assert_eq!(order, ['b', 'c', 'd']);
+}
+
 #[test]
 fn pops_in_time_then_schedule_order() {
     let mut q = EventQueue::default();
