@@ -149,6 +149,26 @@ fn near_events_go_on_the_wheel_and_far_ones_in_the_heap() {
     assert_eq!(order, ['b', 'c', 'd']);
 }
 
+/// The earliest event, once found, is remembered (no search at the next
+/// peek or pop) and replaced by an earlier one scheduled after it, on the
+/// wheel or in the far heap; a later one leaves it.
+#[test]
+fn the_remembered_head_is_the_earliest_event() {
+    let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
+    let mut q = EventQueue::default();
+    q.at(3 * span, 'a');
+    assert_eq!(q.peek_time(), Some(3 * span));
+    let key = |q: &EventQueue<char>| (q.head_key.get() >> 64) as SimTime;
+    q.at(2 * span, 'b');
+    assert_eq!((key(&q), q.head_at.get()), (2 * span, FAR), "an earlier far event");
+    q.at(500, 'c');
+    assert_eq!(key(&q), 500, "an earlier event on the wheel");
+    q.at(700, 'd');
+    assert_eq!(key(&q), 500, "a later one leaves it");
+    let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|e| e.1).collect();
+    assert_eq!(order, ['c', 'd', 'b', 'a']);
+}
+
 #[test]
 fn pops_in_time_then_schedule_order() {
     let mut q = EventQueue::default();
