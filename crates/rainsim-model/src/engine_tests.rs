@@ -149,6 +149,31 @@ fn near_events_go_on_the_wheel_and_far_ones_in_the_heap() {
     assert_eq!(order, ['b', 'c', 'd']);
 }
 
+/// The scan for the next busy slot starts at the current one and runs
+/// round the wheel: a slot just behind the current one in its own bitmap
+/// word holds an event almost a full turn ahead, so a busy slot in the
+/// next word comes first; with nothing else, the wrapped one is found.
+#[test]
+fn the_scan_goes_round_the_wheel_from_the_current_slot() {
+    let slot = |s: u64| s << SLOT_BITS;
+    let (cur, turn) = (64 * 3 + 10, SLOTS as u64);
+    let mut q = EventQueue::default();
+    q.advance_to(slot(cur));
+    q.at(slot(cur + turn - 5), 'w'); // index 64 * 3 + 5: word 3, behind bit 10
+    q.at(slot(64 * 4 + 1), 'n'); // word 4
+    q.at(slot(64 * 3 + 12), 'm'); // word 3, ahead of bit 10
+    let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|e| e.1).collect();
+    assert_eq!(order, ['m', 'n', 'w']);
+    // From a word with nothing after it in the bitmap: the words before it.
+    let mut q = EventQueue::default();
+    let cur = 64 * 63 + 60;
+    q.advance_to(slot(cur));
+    q.at(slot(cur + turn - 2), 'w'); // word 63, behind bit 60
+    q.at(slot(cur + 100), 'b'); // index 4,192 − 4,096 = 96: word 1
+    let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|e| e.1).collect();
+    assert_eq!(order, ['b', 'w']);
+}
+
 /// The earliest event, once found, is remembered (no search at the next
 /// peek or pop) and replaced by an earlier one scheduled after it, on the
 /// wheel or in the far heap; a later one leaves it.
