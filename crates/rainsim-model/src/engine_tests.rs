@@ -159,6 +159,7 @@ fn the_scan_goes_round_the_wheel_from_the_current_slot() {
     let (cur, turn) = (64 * 3 + 10, SLOTS as u64);
     let mut q = EventQueue::default();
     q.advance_to(slot(cur));
+    assert_eq!(q.now(), slot(cur));
     q.at(slot(cur + turn - 5), 'w'); // index 64 * 3 + 5: word 3, behind bit 10
     q.at(slot(64 * 4 + 1), 'n'); // word 4
     q.at(slot(64 * 3 + 12), 'm'); // word 3, ahead of bit 10
@@ -172,6 +173,24 @@ fn the_scan_goes_round_the_wheel_from_the_current_slot() {
     q.at(slot(cur + 100), 'b'); // index 4,192 − 4,096 = 96: word 1
     let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|e| e.1).collect();
     assert_eq!(order, ['b', 'w']);
+}
+
+/// An emptied queue's clock goes back to a given time (events dropped
+/// unhandled do not move it), and events scheduled from there pop in order,
+/// on the wheel from the new time's slot.
+#[test]
+fn an_empty_queue_rewinds_its_clock() {
+    let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
+    let mut q = EventQueue::default();
+    q.at(10 * span, 'x');
+    assert_eq!(q.pop(), Some((10 * span, 'x')));
+    q.rewind_empty(3 * span + 50);
+    assert_eq!(q.now(), 3 * span + 50);
+    q.at(3 * span + 900, 'b');
+    q.at(3 * span + 60, 'a');
+    assert_eq!((q.on_wheel, q.far.len()), (2, 0), "near the rewound clock: on the wheel");
+    let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+    assert_eq!(order, [(3 * span + 60, 'a'), (3 * span + 900, 'b')]);
 }
 
 /// The earliest event, once found, is remembered (no search at the next

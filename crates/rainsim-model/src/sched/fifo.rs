@@ -52,9 +52,11 @@ impl ChannelScheduler for Fifo {
     }
     fn push_read_front(&mut self, die: u32, mut op: FlashOp) {
         // At the head it must also count as the oldest, or without read
-        // priority it would still wait for every older program.
+        // priority it would still wait for every older program, the
+        // channel's and those bound to this die.
         let q = &mut self.reads[die as usize];
-        for front in [q.front(), self.writes.front()].into_iter().flatten() {
+        let bound = self.bound[die as usize].front();
+        for front in [q.front(), self.writes.front(), bound].into_iter().flatten() {
             if !older(op.seq, front.seq) {
                 op.seq = front.seq.wrapping_sub(1);
             }
@@ -203,6 +205,14 @@ mod tests {
         f.push_write(op(u32::MAX, Origin::HostProgram));
         f.push_read_front(0, op(3, Origin::DegradedRead));
         assert_eq!(f.pop_for(0, true).map(|o| o.chunk), Some(3));
+        // Ahead of a program bound to the die too (CR5M's mirror), even
+        // when its sequence number is just below the read's front.
+        let mut f = Fifo::new(1, false);
+        f.push_write_for(0, op(20, Origin::HostProgram));
+        f.push_read(0, op(21, Origin::HostRead));
+        f.push_read_front(0, op(22, Origin::DegradedRead));
+        let got: Vec<u32> = std::iter::from_fn(|| f.pop_for(0, true)).map(|o| o.chunk).collect();
+        assert_eq!(got, vec![22, 20, 21]);
     }
 
     /// A background read waits for every other read of its die and every
