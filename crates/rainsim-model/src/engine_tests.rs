@@ -137,8 +137,10 @@ fn a_time_before_now_is_recorded_as_a_wrap() {
 fn near_events_go_on_the_wheel_and_far_ones_in_the_heap() {
     let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
     let mut q = EventQueue::default();
+    assert!(q.is_empty());
     q.at(5 * span + 123, 'a');
     assert_eq!((q.on_wheel, q.far.len()), (0, 1), "beyond the span from time 0");
+    assert!(!q.is_empty() && q.len() == 1, "an event in the far heap is pending");
     assert_eq!(q.pop(), Some((5 * span + 123, 'a')));
     q.at(q.now() + 1_000, 'b');
     q.at(q.now() + span / 2, 'c');
