@@ -231,6 +231,9 @@ mod tests {
             let expect = if prio { vec![3, 2, 1] } else { vec![2, 3, 1] };
             assert_eq!(got, expect, "read_priority = {prio}");
             assert_eq!((f.reads_queued(), f.reads_queued_for(0)), (1, 0));
+            // The count that spares the common path a look at the
+            // background queues is theirs: none left.
+            assert_eq!((f.background_count, f.pop_for(1, true).map(|o| o.seq)), (0, Some(4)));
         }
         let mut f = Fifo::new(1, true);
         f.push_write(op(5, Origin::HostProgram));
