@@ -195,3 +195,34 @@ impl<const CHANNELS: bool> HostScheduler for ReadsFirst<CHANNELS> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::HostReq;
+
+    fn held(id: u32, chips: &[u32]) -> HeldRequest {
+        let req = HostReq { arrival: id as u64, offset: 0, size: 4096, write: false, pending: 0 };
+        HeldRequest { id, req, chips: ChipSet::of(chips), channels: ChipSet::of(chips) }
+    }
+
+    /// The count and emptiness follow pushes and pops, and a request whose
+    /// chips conflict with the first batch's opens a second batch, issued
+    /// after the first's (PIQ: chip batches only).
+    #[test]
+    fn the_queue_counts_what_it_holds_and_issues_batch_by_batch() {
+        let mut q = BatchQueue::new(false);
+        assert!(q.is_empty() && q.pop().is_none());
+        assert_eq!(q.len(), 0);
+        q.push(held(1, &[0, 1]));
+        q.push(held(2, &[1]));
+        q.push(held(3, &[2]));
+        assert!(!q.is_empty());
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.shape().len(), 2, "request 2 conflicts with request 1 on chip 1");
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop()).map(|r| r.id).collect();
+        assert_eq!(order, [1, 3, 2]);
+        assert!(q.is_empty());
+        assert_eq!(q.len(), 0);
+    }
+}
