@@ -20,7 +20,7 @@ fi
 # shared trace samples beside this checkout.
 export RAINSIM_TRACES="${RAINSIM_TRACES:-$(cd .. && pwd)/shared/traces}"
 # The modules the model's premises live in (issue: ftl, raid, policy, ssd,
-# report, verify, flash).
+# report, verify, flash), the event queue and the channel schedulers.
 files=(
   -f 'crates/rainsim-model/src/ftl/**/*.rs'
   -f 'crates/rainsim-model/src/raid/*.rs'
@@ -29,6 +29,8 @@ files=(
   -f 'crates/rainsim-model/src/metrics/report.rs'
   -f 'crates/rainsim-model/src/verify.rs'
   -f 'crates/rainsim-model/src/flash/*.rs'
+  -f 'crates/rainsim-model/src/engine.rs'
+  -f 'crates/rainsim-model/src/sched/*.rs'
 )
 # Run it on an otherwise idle machine: under load the tests slow down and
 # cargo-mutants counts the slowdown as a timeout. The floor of 300 s keeps a
