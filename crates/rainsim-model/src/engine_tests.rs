@@ -1,5 +1,8 @@
 use super::*;
 
+/// The wheel's span: events further ahead than this wait in the far heap.
+const SPAN: u64 = 1 << (SLOT_BITS + WHEEL_BITS);
+
 /// Schedules `n` events at `now + delay(x)` for a pseudo-random x (from
 /// `seed`); after each, when `pop(x)`, pops one, which must be the
 /// smallest (time, id) pending; `peek_every` checks the earliest time
@@ -135,17 +138,16 @@ fn a_time_before_now_is_recorded_as_a_wrap() {
 /// tell the two apart; the speed of the common case does.
 #[test]
 fn near_events_go_on_the_wheel_and_far_ones_in_the_heap() {
-    let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
     let mut q = EventQueue::default();
     assert!(q.is_empty());
-    q.at(5 * span + 123, 'a');
+    q.at(5 * SPAN + 123, 'a');
     assert_eq!((q.on_wheel, q.far.len()), (0, 1), "beyond the span from time 0");
     assert!(!q.is_empty() && q.len() == 1, "an event in the far heap is pending");
-    assert_eq!(q.pop(), Some((5 * span + 123, 'a')));
+    assert_eq!(q.pop(), Some((5 * SPAN + 123, 'a')));
     q.at(q.now() + 1_000, 'b');
-    q.at(q.now() + span / 2, 'c');
+    q.at(q.now() + SPAN / 2, 'c');
     assert_eq!((q.on_wheel, q.far.len()), (2, 0), "both within the span from now");
-    q.at(q.now() + 2 * span, 'd');
+    q.at(q.now() + 2 * SPAN, 'd');
     assert_eq!((q.on_wheel, q.far.len()), (2, 1));
     let order: Vec<char> = std::iter::from_fn(|| q.pop()).map(|e| e.1).collect();
     assert_eq!(order, ['b', 'c', 'd']);
@@ -182,17 +184,16 @@ fn the_scan_goes_round_the_wheel_from_the_current_slot() {
 /// on the wheel from the new time's slot.
 #[test]
 fn an_empty_queue_rewinds_its_clock() {
-    let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
     let mut q = EventQueue::default();
-    q.at(10 * span, 'x');
-    assert_eq!(q.pop(), Some((10 * span, 'x')));
-    q.rewind_empty(3 * span + 50);
-    assert_eq!(q.now(), 3 * span + 50);
-    q.at(3 * span + 900, 'b');
-    q.at(3 * span + 60, 'a');
+    q.at(10 * SPAN, 'x');
+    assert_eq!(q.pop(), Some((10 * SPAN, 'x')));
+    q.rewind_empty(3 * SPAN + 50);
+    assert_eq!(q.now(), 3 * SPAN + 50);
+    q.at(3 * SPAN + 900, 'b');
+    q.at(3 * SPAN + 60, 'a');
     assert_eq!((q.on_wheel, q.far.len()), (2, 0), "near the rewound clock: on the wheel");
     let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-    assert_eq!(order, [(3 * span + 60, 'a'), (3 * span + 900, 'b')]);
+    assert_eq!(order, [(3 * SPAN + 60, 'a'), (3 * SPAN + 900, 'b')]);
 }
 
 /// The earliest event, once found, is remembered (no search at the next
@@ -200,13 +201,12 @@ fn an_empty_queue_rewinds_its_clock() {
 /// wheel or in the far heap; a later one leaves it.
 #[test]
 fn the_remembered_head_is_the_earliest_event() {
-    let span = 1u64 << (SLOT_BITS + WHEEL_BITS);
     let mut q = EventQueue::default();
-    q.at(3 * span, 'a');
-    assert_eq!(q.peek_time(), Some(3 * span));
+    q.at(3 * SPAN, 'a');
+    assert_eq!(q.peek_time(), Some(3 * SPAN));
     let key = |q: &EventQueue<char>| (q.head_key.get() >> 64) as SimTime;
-    q.at(2 * span, 'b');
-    assert_eq!((key(&q), q.head_at.get()), (2 * span, FAR), "an earlier far event");
+    q.at(2 * SPAN, 'b');
+    assert_eq!((key(&q), q.head_at.get()), (2 * SPAN, FAR), "an earlier far event");
     q.at(500, 'c');
     assert_eq!(key(&q), 500, "an earlier event on the wheel");
     q.at(700, 'd');
