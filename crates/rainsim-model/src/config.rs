@@ -253,6 +253,14 @@ impl Config {
         }
         if self.raid.level == RaidLevel::Raid5 {
             let k = self.raid.stripe_width;
+            if g.channels < 3 {
+                return err(format!(
+                    "raid.level = \"raid5\" needs at least 3 channels (a stripe of two data chunks and parity, \
+                     one chunk a channel), but geometry.channels = {}: raise geometry.channels or set \
+                     raid.level = \"none\"",
+                    g.channels
+                ));
+            }
             if k < 3 || k > g.channels {
                 return err(format!(
                     "raid.stripe_width = {k} must be between 3 and geometry.channels = {}",
