@@ -29,7 +29,7 @@ pub enum SimError {
         /// Programs queued on it.
         waiting: u32,
         /// What concentrated the data there, and what to change.
-        cause: &'static str,
+        cause: String,
     },
     /// A die holds only valid data and programs bound to it (no other die of
     /// its channel may take them) wait forever.

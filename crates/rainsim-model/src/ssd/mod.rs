@@ -526,16 +526,29 @@ impl<O: Observer> Ssd<O> {
             if let Some((channel, waiting)) = stall::full_channel(&self.layout, queued, |d| self.takes_writes(d)) {
                 let first = self.layout.first_die(channel);
                 let failed_die = (first..first + self.layout.dies_per_channel).any(|d| self.is_dead(d));
+                let replicated = self.replicas.as_ref().map_or(0, |t| t.len());
                 let cause = if failed_die {
                     "its failed die's chunks went to its other dies, which they outgrew; put a replacement in \
                      (fault.rebuild, fault.replace_after_ns), raise geometry.over_provisioning or lower \
                      precondition.valid"
+                        .to_string()
+                } else if replicated > 0 {
+                    let high = self.repl.as_ref().map_or(0, |r| r.high_water);
+                    let most = self.replicas.as_ref().map_or(0, |t| t.capacity());
+                    format!(
+                        "{replicated} chunks are replicated, each as two copies beside its old slot (kept under \
+                         the parity) until it converts back; conversions start above policy.replicas.high_water \
+                         = {high} replicated chunks and the table holds up to {most}: lower \
+                         policy.replicas.high_water, raise geometry.over_provisioning or lower precondition.valid"
+                    )
                 } else if self.stripes.parity {
                     "the placement of updates concentrated data there; lower precondition.valid, raise \
                      geometry.over_provisioning or use another update placement"
+                        .to_string()
                 } else {
                     "its share of the logical space outgrew it; lower precondition.valid or raise \
                      geometry.over_provisioning"
+                        .to_string()
                 };
                 return Err(SimError::ChannelFull { channel, waiting, cause });
             }

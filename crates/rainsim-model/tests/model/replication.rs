@@ -431,3 +431,39 @@ fn rotating_gc_refuses_replication_that_leaves_the_stripes_die_column() {
         rotating(kind).validate().unwrap_or_else(|e| panic!("{kind}: {e}"));
     }
 }
+
+/// Replicas that outgrow a small device: under FusionRAID with no idle
+/// period, every one-page update stays replicated (two copies beside its old
+/// slot) until the table passes `policy.replicas.high_water` entries. With
+/// the default mark a channel fills and the error blames the replicas and
+/// names the key; with a low mark (the table then holds at most 8 + 64) the
+/// oldest convert back and the same stream completes.
+#[test]
+fn replicas_that_fill_a_channel_are_named_as_the_cause() {
+    let mut c = tiny(4, 1, 1, 48, 8, Some(4));
+    c.geometry.over_provisioning = 0.25;
+    c.ftl.gc_threshold = 0.05;
+    c.policy = scheme("fusionraid").policy;
+    let pages = capacity_bytes(&c) / 4096;
+    // Updates 100 µs apart (no idle period) at pseudo-random pages.
+    let mut x = 12345u64;
+    let reqs: Vec<Request> = (0..6_000)
+        .map(|i| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            write(1_000 + i * 100_000, (x >> 33) % pages)
+        })
+        .collect();
+    let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
+    let e = ssd.run(&reqs, &mut |_| {}).err().expect("the replicas fill a channel").to_string();
+    assert!(
+        e.contains("filled up with valid data")
+            && e.contains("chunks are replicated")
+            && e.contains("policy.replicas.high_water = 65536"),
+        "{e}"
+    );
+    c.policy.replicas.high_water = 8;
+    let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
+    let totals = ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(totals.completed, 6_000);
+    assert!(ssd.obs.replication.conversions_high_water > 0);
+}
