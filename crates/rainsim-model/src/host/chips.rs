@@ -231,3 +231,92 @@ impl ChipState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// A chip set behaves as a set of its members folded into 256 bits:
+        /// membership, the members listed, emptiness, disjointness and union
+        /// against `BTreeSet`.
+        #[test]
+        fn a_chip_set_is_the_set_of_its_folded_members(
+            a in proptest::collection::vec(0u32..700, 0..12),
+            b in proptest::collection::vec(0u32..700, 0..12),
+            probe in 0u32..700,
+        ) {
+            let fold = |v: &[u32]| v.iter().map(|&i| i % ChipSet::BITS).collect::<BTreeSet<u32>>();
+            let (sa, sb) = (ChipSet::of(&a), ChipSet::of(&b));
+            let (ma, mb) = (fold(&a), fold(&b));
+            prop_assert_eq!(sa.contains(probe), ma.contains(&(probe % ChipSet::BITS)));
+            prop_assert_eq!(sa.members().collect::<Vec<_>>(), ma.iter().copied().collect::<Vec<_>>());
+            prop_assert_eq!(sa.is_empty(), ma.is_empty());
+            prop_assert_eq!(sa.disjoint(&sb), ma.is_disjoint(&mb));
+            let mut u = sa;
+            u.union_with(&sb);
+            prop_assert_eq!(u.members().collect::<BTreeSet<_>>(), &ma | &mb);
+        }
+    }
+
+    /// Each of the four words holds its own 64 members.
+    #[test]
+    fn members_in_every_word_are_told_apart() {
+        for i in [0, 63, 64, 127, 128, 191, 192, 255] {
+            let s = ChipSet::of(&[i]);
+            assert_eq!(s.members().collect::<Vec<_>>(), vec![i]);
+            for j in [0, 63, 64, 127, 128, 191, 192, 255] {
+                assert_eq!(s.contains(j), i == j, "{i} {j}");
+                assert_eq!(s.disjoint(&ChipSet::of(&[j])), i != j, "{i} {j}");
+            }
+        }
+    }
+
+    /// Eq. 1 on 4 channels of 2 chips, by hand: chip μ = lpn mod 8 lies on
+    /// channel μ mod 4, chip ⌊μ/4⌋ there (global die 2·(μ mod 4) + ⌊μ/4⌋).
+    fn map() -> ChipMap {
+        ChipMap { page_bytes: 4096, channels: 4, per_channel: 2 }
+    }
+
+    #[test]
+    fn eq1_maps_pages_to_chips_channel_first() {
+        let m = map();
+        assert_eq!(m.chips(), 8);
+        let dies: Vec<u32> = (0..8).map(|mu| m.die_of_chip(mu)).collect();
+        assert_eq!(dies, [0, 2, 4, 6, 1, 3, 5, 7]);
+        assert_eq!((m.chip_of_lpn(13), m.chip_of_lpn(16)), (5, 0));
+        // Pages 6, 7 and 8 (one byte into page 6 to one byte into page 8).
+        let (off, size) = (6 * 4096 + 1, 2 * 4096 + 1);
+        assert_eq!(m.dies(off, size).collect::<Vec<_>>(), [5, 7, 0]);
+        let (chips, channels) = m.sets(off, size);
+        assert_eq!(chips.members().collect::<Vec<_>>(), [0, 6, 7]);
+        assert_eq!(channels.members().collect::<Vec<_>>(), [0, 2, 3]);
+        // A request of 20 pages touches each chip once; one of 0 bytes, its page.
+        assert_eq!(m.dies(4096, 20 * 4096).collect::<BTreeSet<_>>(), (0..8).collect());
+        assert_eq!(m.dies(4096, 20 * 4096).count(), 8);
+        assert_eq!(m.dies(3 * 4096, 0).collect::<Vec<_>>(), [6]);
+    }
+
+    /// NR rises while a request waits and moves to issued when it goes; an
+    /// arrival conflicts when one of its chips has either.
+    #[test]
+    fn chip_state_counts_waiting_issued_and_conflicts() {
+        let mut s = ChipState::new(map());
+        s.arrive(0, 4096, true, true); // chip 0 (die 0), held
+        assert_eq!((s.nr()[0], s.issued()[0]), (1, 0));
+        s.arrive(4096, 4096, false, false); // chip 1 (die 2): no conflict
+        s.arrive(8 * 4096, 4096, false, false); // chip 0 again: waits behind the first
+        assert_eq!(s.conflicts, ConflictCounts { reads: 2, writes: 1, read_conflicts: 1, write_conflicts: 0 });
+        assert_eq!((s.nr()[0], s.issued()[0], s.issued()[2]), (1, 1, 1));
+        s.issue(0, 4096);
+        assert_eq!((s.nr()[0], s.issued()[0]), (0, 2));
+        s.complete(0, 4096);
+        s.complete(8 * 4096, 4096);
+        s.complete(4096, 4096);
+        assert!(s.nr().iter().chain(s.issued()).all(|&n| n == 0));
+        assert!((s.conflicts.ratio() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(ConflictCounts::default().ratio(), 0.0);
+    }
+}
