@@ -47,7 +47,7 @@ fi
 
 echo "== pytest"
 set +e
-"$VPY" -m pytest -q -rs python/tests scripts/test_verdict.py scripts/test_results.py scripts/test_rebuild_results.py scripts/test_array_rebuild_results.py scripts/test_vios_results.py scripts/test_dls_results.py scripts/test_rep_raid_results.py
+"$VPY" -m pytest -q -rs python/tests scripts/test_verdict.py scripts/test_results.py scripts/test_rebuild_results.py scripts/test_array_rebuild_results.py scripts/test_vios_results.py scripts/test_dls_results.py scripts/test_rep_raid_results.py scripts/test_fuzz_runs.py
 rc=$?
 set -e
 if [ "$rc" = 5 ]; then

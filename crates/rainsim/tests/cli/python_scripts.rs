@@ -1,7 +1,8 @@
-//! The unit tests of the results scripts (`scripts/test_*.py`: the verdict
-//! statistics of the results pages), run with `python3 -m unittest` so that
-//! `cargo test --workspace` covers them too. Fails, never skips, when
-//! `python3` is missing.
+//! The unit tests of the scripts (`scripts/test_*.py`: the verdict
+//! statistics of the results pages, the fuzz campaign of whole runs), run
+//! with `python3 -m unittest` so that `cargo test --workspace` covers them
+//! too; the campaign's runs use this build's CLI (`RAINSIM_BIN`). Fails,
+//! never skips, when `python3` is missing.
 
 use std::path::Path;
 use std::process::Command;
@@ -15,6 +16,7 @@ fn results_scripts_unittests() {
         .args(["-m", "unittest", "discover", "-s", "scripts", "-p", "test_*.py"])
         .current_dir(&root)
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("RAINSIM_BIN", env!("CARGO_BIN_EXE_rainsim"))
         .output()
         .unwrap_or_else(|e| {
             panic!("could not run python3 ({e}): the results scripts' unit tests need Python 3.11 or later on PATH")
