@@ -239,4 +239,80 @@ mod tests {
         h.complete(c.0);
         assert_eq!((h.outstanding(), h.waiting()), (0, 0));
     }
+
+    /// PIQ behind one slot on 2 channels of 2 chips (chip μ = lpn mod 4 on
+    /// die 2·(μ mod 2) + ⌊μ/2⌋): reads pass the write that waited first; NR
+    /// counts each waiting request on its chip's die until it is issued; a
+    /// write to the busy chip is Table 1's one conflict.
+    #[test]
+    fn piq_issues_reads_first_and_tracks_nr_and_conflicts() {
+        let bench = Bench::new(2, 2);
+        let view = bench.view();
+        let pb = bench.layout.page_bytes as u64;
+        let mut h =
+            HostInterface::new(1, HostSchedulerKind::Piq.build()).with_chips(ChipMap::new(&bench.layout), false);
+        let r = |t, lpn: u64, op| Request { time_ns: t, offset: lpn * pb, size: 4096, device: 0, op };
+        let a = h.arrive(&r(0, 0, Op::Write)).0; // die 0, takes the slot
+        let b = h.arrive(&r(1, 0, Op::Write)).0; // die 0: waits, conflicts with a
+        let c = h.arrive(&r(2, 1, Op::Read)).0; // die 2
+        let d = h.arrive(&r(3, 2, Op::Read)).0; // die 1
+        assert_eq!(h.nr(), [1, 1, 1, 0]);
+        assert_eq!(h.waiting(), 3);
+        let k = h.conflicts().expect("PIQ tracks chips");
+        assert_eq!((k.reads, k.writes, k.read_conflicts, k.write_conflicts), (2, 2, 0, 1));
+        let mut order = Vec::new();
+        let mut done = a;
+        for _ in 0..3 {
+            h.complete(done);
+            done = h.next_waiting(&view).expect("a request waits");
+            order.push(done);
+        }
+        assert_eq!(order, [c, d, b]);
+        assert_eq!(h.nr(), [0; 4]);
+        h.complete(done);
+        assert_eq!((h.next_waiting(&view), h.outstanding(), h.waiting()), (None, 0, 0));
+    }
+
+    /// FIFO keeps no chip state unless the report or the allocator asks.
+    #[test]
+    fn fifo_tracks_chips_only_when_asked() {
+        let bench = Bench::new(2, 2);
+        let map = || ChipMap::new(&bench.layout);
+        let h = HostInterface::new(1, HostSchedulerKind::Fifo.build()).with_chips(map(), false);
+        assert!(h.nr().is_empty() && h.conflicts().is_none());
+        let h = HostInterface::new(1, HostSchedulerKind::Fifo.build()).with_chips(map(), true);
+        assert_eq!((h.nr().len(), h.conflicts()), (4, Some(ConflictCounts::default())));
+    }
+
+    /// PIQ and VIOS hold reads and writes in two batch queues; VIOS splits a
+    /// chip batch by channel.
+    #[test]
+    fn reads_first_holds_two_queues_of_batches() {
+        let bench = Bench::new(2, 2);
+        let view = bench.view();
+        let held = |id, write, chips: &[u32], channels: &[u32]| HeldRequest {
+            id,
+            req: HostReq { arrival: id as u64, offset: 0, size: 4096, write, pending: 0 },
+            chips: ChipSet::of(chips),
+            channels: ChipSet::of(channels),
+        };
+        let ids = |shape: &[batches::BatchShape]| -> Vec<Vec<Vec<u32>>> {
+            shape.iter().map(|(_, cbs)| cbs.iter().map(|(_, ids)| ids.clone()).collect()).collect()
+        };
+        let mut piq = piq::Piq::default();
+        let mut vios = vios::Vios::default();
+        assert!(piq.wants_chips() && vios.wants_chips());
+        for (id, write, chips, channels) in [(1, true, [0], [0]), (2, false, [1], [1]), (3, false, [2], [1])] {
+            piq.hold(held(id, write, &chips, &channels));
+            vios.hold(held(id, write, &chips, &channels));
+        }
+        assert_eq!((piq.waiting(), vios.waiting()), (3, 3));
+        let (reads, writes) = piq.shape();
+        assert_eq!((ids(&reads), ids(&writes)), (vec![vec![vec![2, 3]]], vec![vec![vec![1]]]));
+        // Requests 2 and 3 share channel 1: one chip batch, two channel batches.
+        assert_eq!(ids(&vios.shape().0), vec![vec![vec![2], vec![3]]]);
+        let order: Vec<u32> = std::iter::from_fn(|| piq.next(&view)).map(|r| r.id).collect();
+        assert_eq!(order, [2, 3, 1]);
+        assert_eq!(piq.waiting(), 0);
+    }
 }
