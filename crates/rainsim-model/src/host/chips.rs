@@ -261,9 +261,15 @@ mod tests {
         }
     }
 
-    /// Each of the four words holds its own 64 members.
+    /// Each of the four words holds its own 64 members; a set meeting
+    /// another at the same bit of two words is not disjoint from it (the
+    /// words' intersections are OR-ed, not XOR-ed).
     #[test]
     fn members_in_every_word_are_told_apart() {
+        for (i, j) in [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)] {
+            let s = ChipSet::of(&[64 * i + 5, 64 * j + 5]);
+            assert!(!s.disjoint(&s) && !s.disjoint(&ChipSet::of(&[64 * j + 5])), "words {i} and {j}");
+        }
         for i in [0, 63, 64, 127, 128, 191, 192, 255] {
             let s = ChipSet::of(&[i]);
             assert_eq!(s.members().collect::<Vec<_>>(), vec![i]);
