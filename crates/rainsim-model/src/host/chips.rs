@@ -299,6 +299,13 @@ mod tests {
         let (chips, channels) = m.sets(off, size);
         assert_eq!(chips.members().collect::<Vec<_>>(), [0, 6, 7]);
         assert_eq!(channels.members().collect::<Vec<_>>(), [0, 2, 3]);
+        // A request ending on a page boundary does not reach the next page.
+        let (chips, channels) = m.sets(4096, 2 * 4096);
+        assert_eq!(
+            (chips.members().collect::<Vec<_>>(), channels.members().collect::<Vec<_>>()),
+            (vec![1, 2], vec![1, 2])
+        );
+        assert_eq!(m.dies(4096, 2 * 4096).collect::<Vec<_>>(), [2, 4]);
         // A request of 20 pages touches each chip once; one of 0 bytes, its page.
         assert_eq!(m.dies(4096, 20 * 4096).collect::<BTreeSet<_>>(), (0..8).collect());
         assert_eq!(m.dies(4096, 20 * 4096).count(), 8);
