@@ -331,5 +331,7 @@ mod tests {
         assert!(s.nr().iter().chain(s.issued()).all(|&n| n == 0));
         assert!((s.conflicts.ratio() - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(ConflictCounts::default().ratio(), 0.0);
+        let c = ConflictCounts { reads: 3, writes: 1, read_conflicts: 1, write_conflicts: 1 };
+        assert_eq!(c.ratio(), 0.5);
     }
 }
