@@ -55,6 +55,16 @@ ARRAY = [('array.devices', ['2', '3', '4', '5']), ('array.chunk_kib', ['4', '8',
          ('array.parity', ['false', 'true']), ('array.delay_scope', ['"outstanding"', '"cumulative"', '"window"'])]
 
 
+def some(rng, table, p, keep=lambda _: True):
+    """`key=value` for each key of `table` drawn with probability `p` (and kept)."""
+    return [f'{k}={rng.choice(vals)}' for k, vals in table if rng.random() < p and keep(k)]
+
+
+def with_sets(args, sets):
+    """`args` followed by a `--set` of each of `sets`."""
+    return args + [x for kv in sets for x in ('--set', kv)]
+
+
 def device_case(rng, traces, max_requests):
     """`rainsim run` arguments of one device: (args, features)."""
     preset = rng.choice(PRESETS)
@@ -110,14 +120,10 @@ def device_case(rng, traces, max_requests):
         s.append(f'workload.requests={rng.randint(min(500, max_requests), max_requests)}')
         s.append(f'workload.mean_interarrival_ns={rng.choice([20000, 100000, 500000, 2000000])}')
         s.append(f'workload.read_ratio={rng.choice([0.0, 0.3, 0.7, 1.0])}')
-    for k, vals in EXTRA:
-        if rng.random() < 0.15 and (faulted or not k.startswith('fault.')):
-            s.append(f'{k}={rng.choice(vals)}')
+    s += some(rng, EXTRA, 0.15, lambda k: faulted or not k.startswith('fault.'))
     if rng.random() < 0.5:
         args.append('--verify')
-    for kv in s:
-        args += ['--set', kv]
-    return args
+    return with_sets(args, s)
 
 
 def array_case(rng, traces, max_requests):
@@ -126,9 +132,7 @@ def array_case(rng, traces, max_requests):
     s = [f'geometry.blocks_per_plane={rng.randint(12, 48)}', f'geometry.pages_per_block={rng.choice([16, 32, 64])}',
          f'seed={rng.randint(1, 10**6)}', f'precondition.valid={rng.choice([0.0, 0.3, 0.6])}',
          f'workload.requests={rng.randint(min(300, max_requests), min(5000, max_requests))}']
-    for k, vals in ARRAY:
-        if rng.random() < 0.4:
-            s.append(f'{k}={rng.choice(vals)}')
+    s += some(rng, ARRAY, 0.4)
     if rng.random() < 0.3:
         # A member fails (refused unless the layout keeps parity over devices).
         s += [f'array.fail_device={rng.choice([0, 1])}', f'array.fail_at_ns={rng.choice([0, 2000000, 50000000])}']
@@ -140,9 +144,7 @@ def array_case(rng, traces, max_requests):
         args += ['--trace', str(traces / rng.choice(TRACES))]
     if rng.random() < 0.3:
         args.append('--verify')
-    for kv in s:
-        args += ['--set', kv]
-    return args
+    return with_sets(args, s)
 
 
 def draw(rng, traces, max_requests):
