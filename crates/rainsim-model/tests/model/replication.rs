@@ -454,7 +454,7 @@ fn replicas_that_fill_a_channel_are_named_as_the_cause() {
         })
         .collect();
     let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
-    let e = ssd.run(&reqs, &mut |_| {}).err().expect("the replicas fill a channel").to_string();
+    let e = ssd.run(&reqs, &mut |_| {}).expect_err("the replicas fill a channel").to_string();
     assert!(
         e.contains("filled up with valid data")
             && e.contains("chunks are replicated")
