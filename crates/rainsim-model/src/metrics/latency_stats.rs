@@ -314,9 +314,29 @@ mod tests {
         }
     }
 
+    /// Latencies of 1 to 1,000 ns (exact in a histogram of 3 significant
+    /// digits): the q quantile is the ⌈q·n⌉-th smallest, the mean 500.5; the
+    /// maximum caps a quantile of a wider bucket.
+    #[test]
+    fn quantiles_and_mean_of_known_samples() {
+        let s = stats_of(&(1..=1000).rev().collect::<Vec<u64>>());
+        let want = [(0.001, 1), (0.5, 500), (0.99, 990), (0.999, 999), (1.0, 1000)];
+        for (q, v) in want {
+            assert_eq!(s.quantile(q), v, "quantile {q}");
+        }
+        assert_eq!(s.at_quantiles(&want.map(|w| w.0)).iter().map(|g| g.0).collect::<Vec<_>>(), want.map(|w| w.1));
+        assert_eq!(s.mean(), 500.5);
+        // Near 1 ms a bucket is 512 ns wide; the sample's bucket ends above
+        // it, and the exact maximum caps the answer.
+        let wide = stats_of(&[1_000_003]);
+        assert!(wide.hist().value_at_quantile(0.5) > 1_000_003);
+        assert_eq!((wide.quantile(0.5), wide.mean()), (1_000_003, 1_000_003.0));
+    }
+
     /// An empty histogram: every quantile is 0.
     #[test]
     fn quantiles_of_nothing_are_zero() {
+        assert_eq!((LatencyStats::default().quantile(0.5), LatencyStats::default().mean()), (0, 0.0));
         let got = LatencyStats::default().at_quantiles(&[0.5, 0.99]);
         assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 0]);
     }
