@@ -137,6 +137,33 @@ mod tests {
         assert!(ln_gamma(1.0).abs() < 1e-13);
     }
 
+    /// Below 1/2 (the reflection) against the recurrence Γ(x + 1) = x·Γ(x)
+    /// and Γ(1/4) = 3.625 609 908 221 908 3.
+    #[test]
+    fn ln_gamma_below_one_half() {
+        for x in [0.1, 0.25, 0.3, 0.49] {
+            assert!(close(ln_gamma(x), ln_gamma(x + 1.0) - f64::ln(x), 1e-12), "x = {x}");
+        }
+        assert!(close(ln_gamma(0.25), 3.625_609_908_221_908_3f64.ln(), 1e-13));
+    }
+
+    /// Integer a: Q(n, x) = e^(−x) Σ_{k<n} x^k / k!, on both sides of x = a + 1
+    /// (the series below it, the continued fraction above).
+    #[test]
+    fn gamma_q_of_integer_a_is_the_poisson_tail() {
+        for n in [2u32, 3, 5] {
+            for x in [0.3, 1.0, 2.5, 3.9, 4.0, 6.5, 20.0] {
+                let (mut term, mut sum) = (1.0, 1.0);
+                for k in 1..n {
+                    term *= x / k as f64;
+                    sum += term;
+                }
+                let want = (-x).exp() * sum;
+                assert!(close(gamma_q(n as f64, x), want, 1e-11), "Q({n}, {x}) = {} ≠ {want}", gamma_q(n as f64, x));
+            }
+        }
+    }
+
     #[test]
     fn chi2_p_values_match_tables() {
         // Two degrees of freedom: Q(1, x/2) = e^(−x/2) exactly.
@@ -162,6 +189,10 @@ mod tests {
         assert_eq!(chi2_uniform(&[7, 7, 7, 7]).p_value, 1.0);
         assert_eq!(chi2_uniform(&[0, 0]).p_value, 1.0);
         assert_eq!(chi2_uniform(&[5]).dof, 0);
+        // Two channels: (100 + 100) / 20 = 10, dof 1, p = Q(1/2, 5) = erfc(√5).
+        let c = chi2_uniform(&[10, 30]);
+        assert_eq!((c.statistic, c.dof), (10.0, 1));
+        assert!(close(c.p_value, 1.565_402_258_002_549_5e-3, 1e-9), "{}", c.p_value);
         // The paper's magnitudes (millions) give p = 0, not NaN.
         assert_eq!(chi2_uniform(&[1_000_000_000, 10, 10, 10, 10, 10]).p_value, 0.0);
     }
