@@ -32,8 +32,7 @@ fn resolving_validates_and_collects_notes() {
     let e = DeviceSetup::resolve(&c).err().expect("a stripe wider than the channels");
     assert!(e.to_string().contains("raid.stripe_width = 5"), "{e}");
     // Too few channels for any stripe: the channels are named, not an empty range.
-    let mut c = tiny(2, 1, 1, 64, 16, Some(3));
-    c.raid.stripe_width = 3;
+    let c = tiny(2, 1, 1, 64, 16, Some(3));
     let e = DeviceSetup::resolve(&c).err().expect("RAID-5 on two channels");
     assert!(
         e.to_string().contains("needs at least 3 channels") && e.to_string().contains("geometry.channels = 2"),
