@@ -12,7 +12,7 @@ to change). A panic, a run past the timeout, or a report that does not parse is 
 finding: it is written to OUT/findings.jsonl with the exact command, and the script
 exits 1.
 
-    python3 scripts/fuzz_runs.py --cases 10000 --seed 7      # about 5 minutes on 2 cores
+    python3 scripts/fuzz_runs.py --cases 10000 --seed 7      # about 6 minutes on 2 cores
     python3 scripts/fuzz_runs.py --bin target/debug/rainsim --cases 20 --max-requests 1000
 
 The same seed draws the same cases. Trace cases read the shared samples from
