@@ -283,36 +283,4 @@ mod tests {
         let h = HostInterface::new(1, HostSchedulerKind::Fifo.build()).with_chips(map(), true);
         assert_eq!((h.nr().len(), h.conflicts()), (4, Some(ConflictCounts::default())));
     }
-
-    /// PIQ and VIOS hold reads and writes in two batch queues; VIOS splits a
-    /// chip batch by channel.
-    #[test]
-    fn reads_first_holds_two_queues_of_batches() {
-        let bench = Bench::new(2, 2);
-        let view = bench.view();
-        let held = |id, write, chips: &[u32], channels: &[u32]| HeldRequest {
-            id,
-            req: HostReq { arrival: id as u64, offset: 0, size: 4096, write, pending: 0 },
-            chips: ChipSet::of(chips),
-            channels: ChipSet::of(channels),
-        };
-        let ids = |shape: &[batches::BatchShape]| -> Vec<Vec<Vec<u32>>> {
-            shape.iter().map(|(_, cbs)| cbs.iter().map(|(_, ids)| ids.clone()).collect()).collect()
-        };
-        let mut piq = piq::Piq::default();
-        let mut vios = vios::Vios::default();
-        assert!(piq.wants_chips() && vios.wants_chips());
-        for (id, write, chips, channels) in [(1, true, [0], [0]), (2, false, [1], [1]), (3, false, [2], [1])] {
-            piq.hold(held(id, write, &chips, &channels));
-            vios.hold(held(id, write, &chips, &channels));
-        }
-        assert_eq!((piq.waiting(), vios.waiting()), (3, 3));
-        let (reads, writes) = piq.shape();
-        assert_eq!((ids(&reads), ids(&writes)), (vec![vec![vec![2, 3]]], vec![vec![vec![1]]]));
-        // Requests 2 and 3 share channel 1: one chip batch, two channel batches.
-        assert_eq!(ids(&vios.shape().0), vec![vec![vec![2], vec![3]]]);
-        let order: Vec<u32> = std::iter::from_fn(|| piq.next(&view)).map(|r| r.id).collect();
-        assert_eq!(order, [2, 3, 1]);
-        assert_eq!(piq.waiting(), 0);
-    }
 }
