@@ -105,6 +105,18 @@ class Draws(unittest.TestCase):
                 self.assertFalse(any(f'--scheme {s}' in t for s in fz.REPLICATING), t)
 
 
+class Registry(unittest.TestCase):
+    def test_the_schemes_are_the_registered_ones(self):
+        """The draw's scheme lists are those of configs/schemes (a new scheme is drawn)."""
+        import tomllib
+        schemes = {p.stem: tomllib.loads(p.read_text()) for p in (ROOT / 'configs' / 'schemes').glob('*.toml')}
+        self.assertEqual(sorted(fz.SCHEMES), sorted(schemes))
+        replicating = {k for k, v in schemes.items() if v['policy'].get('replication', 'none') != 'none'}
+        self.assertEqual(fz.REPLICATING, replicating)
+        presets = {p.stem for p in (ROOT / 'configs').glob('*.toml')}
+        self.assertLessEqual(set(fz.PRESETS), presets)
+
+
 class RealCli(unittest.TestCase):
     def test_a_short_campaign_finds_nothing(self):
         target = Path(os.environ.get('CARGO_TARGET_DIR') or ROOT / 'target')
