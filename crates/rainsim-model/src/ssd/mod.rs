@@ -455,7 +455,7 @@ impl<O: Observer> Ssd<O> {
     /// Runs `ev`; false when it failed (`self.error`) or a scheduled time
     /// passed the limit. A flag rather than a `Result`, so that the common
     /// path moves no error value.
-    #[inline]
+    #[inline(always)]
     fn run_event(&mut self, ev: Ev, requests: &mut dyn Iterator<Item = Request>) -> bool {
         match ev {
             Ev::Arrival => {
