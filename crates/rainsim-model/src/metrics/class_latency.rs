@@ -73,3 +73,38 @@ pub struct Latency {
     /// All requests.
     pub all: ClassLatency,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_to(n: u64) -> LatencyStats {
+        let mut s = LatencyStats::default();
+        (1..=n).for_each(|v| s.record(v));
+        s
+    }
+
+    /// 1 to 1,000 ns: each percentile is its rank, by hand; the CDF has the
+    /// asked points and the tail's, each value once, with its share below.
+    #[test]
+    fn percentiles_and_cdf_of_one_to_a_thousand() {
+        let c = ClassLatency::new(&one_to(1000), 4, true);
+        assert_eq!((c.count, c.mean_ns, c.max_ns, c.sum_ns), (1000, 500.5, 1000, 500_500));
+        let p = [c.p50_ns, c.p90_ns, c.p99_ns, c.p99_9_ns, c.p99_99_ns, c.p99_999_ns];
+        assert_eq!(p, [500, 900, 990, 999, 1000, 1000]);
+        let want = [(250, 0.25), (500, 0.5), (750, 0.75), (990, 0.99), (995, 0.995), (999, 0.999), (1000, 1.0)];
+        assert_eq!(c.cdf, want.to_vec());
+        // Fewer than two points asked: two (the median and the tail).
+        let two = ClassLatency::new(&one_to(1000), 1, true);
+        assert_eq!(two.cdf[0], (500, 0.5));
+        assert_eq!(two.cdf.len(), 5, "the median, then 990, 995, 999 and 1,000 ns");
+    }
+
+    #[test]
+    fn no_cdf_for_all_or_an_empty_class() {
+        assert!(ClassLatency::new(&one_to(10), 20, false).cdf.is_empty());
+        let empty = ClassLatency::new(&LatencyStats::default(), 20, true);
+        assert!(empty.cdf.is_empty());
+        assert_eq!((empty.count, empty.p99_ns, empty.max_ns), (0, 0, 0));
+    }
+}

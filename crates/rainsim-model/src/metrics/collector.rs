@@ -344,3 +344,7 @@ impl Observer for Collector {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "collector_tests.rs"]
+mod tests;

@@ -103,3 +103,29 @@ pub struct SecondFailure {
     /// The first lost chunk ids (at most 20).
     pub first_chunks: Vec<u32>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_to(n: u64) -> LatencyStats {
+        let mut s = LatencyStats::default();
+        (1..=n).for_each(|v| s.record(v));
+        s
+    }
+
+    /// A percentile needs 10 samples beyond it: 1,000 requests give p99 but
+    /// not p99.9, 999 give neither; values in µs (1 to `n` ns recorded).
+    #[test]
+    fn percentiles_only_with_ten_samples_beyond() {
+        let p = PhaseLatency::of(&one_to(1000));
+        assert_eq!((p.count, p.mean_us), (1000, 0.5005));
+        assert_eq!((p.p99_us, p.p99_9_us, p.p99_99_us), (Some(0.99), None, None));
+        let p = PhaseLatency::of(&one_to(999));
+        assert_eq!(p.p99_us, None, "9.99 samples beyond p99");
+        let p = PhaseLatency::of(&one_to(10_000));
+        assert!(p.p99_9_us.is_some() && p.p99_99_us.is_none());
+        let r = PhaseReport::of(&[one_to(1000), LatencyStats::default()]);
+        assert_eq!((r.read.count, r.write.count, r.write.mean_us), (1000, 0, 0.0));
+    }
+}

@@ -18,3 +18,13 @@ pub mod stats;
 pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
+
+#[cfg(test)]
+mod tests {
+    /// Reports leave out a zero count and keep any other.
+    #[test]
+    fn only_zero_is_zero() {
+        assert!(super::is_zero(&0));
+        assert!(!super::is_zero(&1) && !super::is_zero(&u64::MAX));
+    }
+}

@@ -24,3 +24,18 @@ impl Default for ReportOptions {
         ReportOptions { cdf_points: 200, conflicts: false }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `conflicts` is written into a config only while on.
+    #[test]
+    fn conflicts_are_serialised_only_when_on() {
+        let off = serde_json::to_value(ReportOptions::default()).expect("serialises");
+        assert!(off.get("conflicts").is_none());
+        assert_eq!(off["cdf_points"], 200);
+        let on = serde_json::to_value(ReportOptions { conflicts: true, ..Default::default() }).expect("serialises");
+        assert_eq!(on["conflicts"], true);
+    }
+}

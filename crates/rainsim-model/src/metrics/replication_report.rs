@@ -123,3 +123,72 @@ pub struct ReplicationReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stripe_map_entries_end: Option<u64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each probe lands in its own counter, by hand.
+    #[test]
+    fn probes_count_where_they_belong() {
+        use ReplicationProbe as P;
+        let mut c = ReplicationCounters::default();
+        for p in [
+            P::Replicated { new: true },
+            P::Replicated { new: false },
+            P::Replicated { new: true },
+            P::TableFull,
+            P::Converted,
+            P::Converted,
+            P::ReplicaRead,
+            P::Reorganized { case_b: false, swapped: true },
+            P::Reorganized { case_b: false, swapped: false },
+            P::Reorganized { case_b: true, swapped: true },
+            P::Reorganized { case_b: true, swapped: true },
+            P::Reorganized { case_b: true, swapped: false },
+            P::ConvertStarted { reason: 0 },
+            P::ConvertStarted { reason: 1 },
+            P::ConvertStarted { reason: 1 },
+            P::ConvertStarted { reason: 2 },
+            P::GcMoves { valid: 5, semi_valid: 3, semi_invalid: 2, replica: 1 },
+            P::GcMoves { valid: 1, semi_valid: 1, semi_invalid: 1, replica: 4 },
+            P::ReorgTime(700),
+            P::ReorgTime(50),
+        ] {
+            c.record(p);
+        }
+        let want = ReplicationCounters {
+            replica_writes: 3,
+            new_replicas: 2,
+            table_full: 1,
+            replica_reads: 1,
+            converted_chunks: 2,
+            conversions_idle: 1,
+            conversions_high_water: 2,
+            conversions_full_stripe: 1,
+            reorg_case_a: 2,
+            reorg_case_b: 3,
+            reorg_case_a_swapped: 1,
+            reorg_case_b_swapped: 2,
+            gc_moves_valid: 6,
+            gc_moves_semi_valid: 4,
+            gc_moves_semi_invalid: 3,
+            gc_moves_replica: 5,
+            reorg_ns: 750,
+        };
+        assert_eq!(c, want);
+    }
+
+    /// The swapped counts appear in a report only when not zero, so that
+    /// reports from before any-chunk matching read as they did.
+    #[test]
+    fn zero_swaps_are_left_out_of_the_report() {
+        let mut c = ReplicationCounters::default();
+        let json = serde_json::to_value(c).expect("serialises");
+        assert!(json.get("reorg_case_a_swapped").is_none() && json.get("reorg_case_b_swapped").is_none());
+        assert_eq!(json["reorg_case_a"], 0, "the other counters are always there");
+        c.record(ReplicationProbe::Reorganized { case_b: true, swapped: true });
+        let json = serde_json::to_value(c).expect("serialises");
+        assert_eq!((json["reorg_case_b_swapped"].as_u64(), json.get("reorg_case_a_swapped")), (Some(1), None));
+    }
+}

@@ -104,6 +104,7 @@ mod tests {
     #[test]
     fn rows_keep_channel_sets_of_any_width_and_slots_are_reused() {
         let mut log = RequestLog::new(130);
+        assert!(log.is_empty());
         log.op(3, 129, false);
         log.op(3, 0, false);
         log.op(3, 64, true);
@@ -124,5 +125,10 @@ mod tests {
         assert_eq!(log.latency_ns, vec![15, 28, 1, 0]);
         assert_eq!(log.arrival_ns, vec![10, 12, 30, 50]);
         assert_eq!(log.size, vec![4096, 8192, 512, 4096]);
+        assert!(!log.is_empty());
+        // A slot just past the table (4 slots so far) with no operation: an
+        // empty row, the table untouched.
+        log.done(4, Op::Read, 60, 61, 512);
+        assert!(log.channels_of(4).is_empty() && !log.degraded[4]);
     }
 }
