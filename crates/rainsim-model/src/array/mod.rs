@@ -504,3 +504,7 @@ impl Array {
         self.params.replay == Replay::Closed
     }
 }
+
+#[cfg(test)]
+#[path = "needed_slots_tests.rs"]
+mod needed_slots_tests;

@@ -98,6 +98,11 @@ impl ChannelDelays {
         }
     }
 
+    /// Dies a channel has in the model.
+    pub fn dies(&self) -> usize {
+        self.dies
+    }
+
     /// The state summing the batches `scope` names (`window_ns`: the
     /// window of [`DelayScope::Window`]).
     pub fn with_scope(mut self, scope: DelayScope, window_ns: SimTime) -> Self {

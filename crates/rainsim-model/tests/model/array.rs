@@ -187,3 +187,51 @@ fn an_array_report_says_what_its_devices_and_its_raid_leave_undone() {
     assert!(n[1].starts_with("policy.parity_update = \"adaptive\" acts inside each device"), "{n:?}");
     assert!(n[2].starts_with("an array report holds no per-device ldpc section"), "{n:?}");
 }
+
+/// A stop flag set (here by the progress callback, as the CLI's signal
+/// handler would) ends the array's run at the next progress call with
+/// `Interrupted`, naming the requests completed; unset, the run completes.
+#[test]
+fn a_stop_flag_ends_the_arrays_run_at_the_next_progress_call() {
+    use rainsim_model::SimError;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut cfg = array_cfg(4, Allocation::Static);
+    cfg.workload.requests = 20_000;
+    let cap = Array::new(&cfg, false).unwrap().capacity_bytes();
+    let reqs = rainsim_trace::synthetic::generate(&cfg.workload, cap, cfg.seed).unwrap().requests;
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut a = Array::new(&cfg, false).unwrap();
+    a.set_stop(stop.clone());
+    let mut calls = Vec::new();
+    let got = a.run(&reqs, &mut |n| {
+        calls.push(n);
+        stop.store(true, Ordering::Relaxed);
+    });
+    match got {
+        Err(SimError::Interrupted { completed }) => {
+            assert!(completed > 0 && completed < 20_000, "{completed}");
+            assert_eq!(calls, vec![completed], "stopped at the first progress call");
+        }
+        other => panic!("not interrupted: {other:?}"),
+    }
+    let mut a = Array::new(&cfg, false).unwrap();
+    a.set_stop(Arc::new(AtomicBool::new(false)));
+    a.run(&reqs, &mut |_| {}).unwrap();
+    assert_eq!(a.completed(), 20_000);
+}
+
+/// Under verify each unit's data token is its latest write's: 0 until
+/// written, new with every write; without verify there are none.
+#[test]
+fn a_units_token_changes_with_each_write() {
+    let cfg = array_cfg(5, Allocation::Static);
+    let mut a = Array::new(&cfg, true).unwrap();
+    a.run(&[req(0, 3, 1, Op::Write)], &mut |_| {}).unwrap();
+    let first = a.token(3).expect("verify keeps tokens");
+    assert!(first != 0 && a.token(50) == Some(0), "{first}: a unit of an untouched stripe has none");
+    a.run(&[req(10_000_000, 3, 1, Op::Write)], &mut |_| {}).unwrap();
+    let second = a.token(3).unwrap();
+    assert!(second != 0 && second != first);
+    assert_eq!(Array::new(&cfg, false).unwrap().token(3), None);
+}

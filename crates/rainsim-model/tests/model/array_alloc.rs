@@ -495,3 +495,51 @@ fn verify_refuses_free_placement_and_catches_a_parity_bug_in_the_static_layout()
     let e = a.run(&reqs, &mut |_| {}).expect_err("verify catches it").to_string();
     assert!(e.contains("parity does not match"), "{e}");
 }
+
+/// Free placement moves chunks wherever the policy likes, so some stripes
+/// end with two chunks on one device: the count the report gives is the
+/// count of such stripes found from every chunk's location.
+#[test]
+fn co_resident_stripes_are_the_stripes_with_two_chunks_on_a_device() {
+    for alloc in [Allocation::Rr, Allocation::Egs, Allocation::Dls] {
+        let cfg = array_cfg(5, alloc);
+        let mut a = Array::new(&cfg, false).unwrap();
+        a.run(&rewrites(8, 50_000), &mut |_| {}).unwrap();
+        let l = a.stripe_layout();
+        let w = l.width;
+        let by_hand = (0..l.stripes)
+            .filter(|&s| {
+                let devices: Vec<u32> = (0..w).filter_map(|p| a.location(s * w + p)).map(|(d, _)| d).collect();
+                (1..devices.len()).any(|i| devices[..i].contains(&devices[i]))
+            })
+            .count() as u64;
+        assert!(by_hand > 0, "{alloc:?}: the rewrites moved chunks onto their partners' devices");
+        assert_eq!(a.co_resident_stripes(), by_hand, "{alloc:?}");
+    }
+}
+
+/// `array.egs_write_weight` set overrides Eq. 6 over 7: device 0 has three
+/// reads outstanding, device 1 one write. Weighed 3.95 by default the write
+/// is the heavier load (device 0 takes the chunk); weighed 2 it is the
+/// lighter (device 1 does).
+#[test]
+fn an_egs_write_weight_set_overrides_the_default() {
+    let one = ServiceTimes::new(50, 2048, 1, 20_000, 200_000);
+    let d = [load(3, 0, 100), load(0, 1, 100)];
+    let v = ArrayView { now: 1, devices: &d, capacity_bytes: 1 << 30, pe_limit: 3000, service: one, failed: None };
+    for (weight, device) in [(0.0, 0), (2.0, 1)] {
+        let params = ArrayParams { allocation: Allocation::Egs, egs_write_weight: weight, ..Default::default() };
+        let mut egs = rainsim_model::array::alloc::build(&params, &one);
+        assert_eq!(egs.choose(&v, &[true, true]).unwrap().device, device, "weight {weight}");
+    }
+}
+
+/// A device has room while any of its channels has a free slot.
+#[test]
+fn room_is_a_free_slot_on_any_channel() {
+    let mut d = load(0, 0, 0);
+    for (free, room) in [(vec![0, 0], false), (vec![0, 1], true), (vec![3, 0], true)] {
+        d.free = free;
+        assert_eq!(d.has_room(), room, "{:?}", d.free);
+    }
+}

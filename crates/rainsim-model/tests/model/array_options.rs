@@ -177,3 +177,21 @@ fn the_configured_capacity_is_the_built_arrays() {
         assert_eq!(rainsim_model::run::capacity_bytes(&cfg), built.capacity_bytes(), "{alloc:?}, parity {parity}");
     }
 }
+
+/// Free placement keeps `spare` of every device's slots free: the array's
+/// stripes are ⌊slots × (1 − spare)⌋, the slots those of the static layout,
+/// which uses every one.
+#[test]
+fn free_placement_keeps_the_spare_share_of_the_slots() {
+    let stat = array_cfg(4, Allocation::Static);
+    let (slots, all) = rainsim_model::array::shape(&stat, stat.array.as_ref().unwrap());
+    assert_eq!(all as u64, slots, "the static layout uses every slot");
+    for spare in [0.1, 0.25] {
+        let mut cfg = array_cfg(4, Allocation::Rr);
+        cfg.array.as_mut().unwrap().spare = spare;
+        let (s, usable) = rainsim_model::array::shape(&cfg, cfg.array.as_ref().unwrap());
+        assert_eq!(s, slots);
+        assert_eq!(usable as u64, (slots as f64 * (1.0 - spare)) as u64, "spare {spare}");
+        assert!((usable as u64) < slots);
+    }
+}

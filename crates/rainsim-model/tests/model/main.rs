@@ -3,6 +3,7 @@
 mod ageing;
 mod array;
 mod array_alloc;
+mod array_build;
 mod array_direct;
 mod array_member_fault;
 mod array_options;
