@@ -225,6 +225,21 @@ mod tests {
         [0, 1, 2].map(|_| d.issue(0, None, 0, true, &t))
     }
 
+    /// Each channel has its own dies: a program on channel 0's die 1 does
+    /// not hold back a read of channel 1's die 1, and a die past the
+    /// channel's count is taken as none given (the earliest free die).
+    #[test]
+    fn dies_belong_to_their_channel() {
+        let t = times();
+        let mut d = ChannelDelays::new(2, 2);
+        assert_eq!(d.issue(0, Some(1), 0, true, &t), 0.0);
+        assert_eq!(d.issue(1, Some(1), 0, false, &t), 0.0, "channel 1's die 1 is free");
+        assert_eq!(d.issue(0, Some(1), 0, false, &t), 241_100.0, "channel 0's die 1 is not");
+        // Channel 1: die 1 busy until 61,100 (its read), die 0 free, the bus
+        // free at 41,100.
+        assert_eq!(d.issue(1, Some(2), 0, false, &t), 41_100.0, "die 2 does not exist: die 0, after the bus");
+    }
+
     #[test]
     fn outstanding_batches_leave_the_sum_when_done() {
         let mut d = ChannelDelays::new(1, 1);
