@@ -313,5 +313,6 @@ mod tests {
         // Nothing written, or no time yet to take a rate over: no estimate.
         assert!(use_life_years(gib, 3000, 0, day).is_infinite());
         assert!(use_life_years(gib, 3000, gib, 0).is_infinite());
+        assert_eq!((life_days(gib, 3000, 0, day), life_days(gib, 3000, gib, 0)), (f64::INFINITY, f64::INFINITY));
     }
 }
