@@ -23,8 +23,9 @@ fn write(offset: u64, size: u32) -> Request {
 
 /// 100 stripes (400 page units under static placement, 100 chunk units
 /// under free placement): a request marks every stripe from its first byte's
-/// to its last's, a size of 0 its first byte's, and one running past the
-/// end is cut at the last stripe.
+/// to its last's (one ending on a stripe's last byte does not touch the
+/// next), a size of 0 its first byte's, and one running past the end is cut
+/// at the last stripe.
 #[test]
 fn every_stripe_a_trace_touches_once() {
     let reqs = [
@@ -32,12 +33,13 @@ fn every_stripe_a_trace_touches_once() {
         write(3 * ROW - 1, 2),
         write(7 * ROW + 100, 0),
         write(2 * ROW + 5, 10),
+        write(5 * ROW - 10, 10), // ends on stripe 4's last byte
         write(99 * ROW + 10, 5 * ROW as u32),
     ];
     for (allocation, units) in [(Allocation::Static, 400), (Allocation::Rr, 100)] {
         let (cfg, a) = setup(allocation, MapTrace::Reads);
         let got = needed_slots(&cfg, &a, units, &reqs);
-        let want: Vec<Request> = [0u64, 2, 3, 7, 99]
+        let want: Vec<Request> = [0u64, 2, 3, 4, 7, 99]
             .iter()
             .map(|&s| Request { time_ns: 0, offset: s * CHUNK, size: CHUNK as u32, device: 0, op: Op::Read })
             .collect();
