@@ -25,7 +25,7 @@ fn a_warm_up_on_the_trace_is_refused_and_a_synthetic_one_is_not() {
     assert!(Array::new(&cfg, false).is_ok(), "no warm-up asked for");
     cfg.warmup.device_writes = 0.05;
     let e = refusal(&cfg);
-    assert!(e.contains("warmup.workload = \"synthetic\""), "{e}");
+    assert!(e.contains("in an array the trace is the array's") && e.contains("\"synthetic\""), "{e}");
     cfg.warmup.workload = WarmupWorkload::Synthetic;
     assert!(Array::new(&cfg, false).is_ok());
 }
