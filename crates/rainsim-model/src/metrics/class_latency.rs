@@ -77,12 +77,7 @@ pub struct Latency {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn one_to(n: u64) -> LatencyStats {
-        let mut s = LatencyStats::default();
-        (1..=n).for_each(|v| s.record(v));
-        s
-    }
+    use crate::metrics::latency_stats::one_to;
 
     /// 1 to 1,000 ns: each percentile is its rank, by hand; the CDF has the
     /// asked points and the tail's, each value once, with its share below.

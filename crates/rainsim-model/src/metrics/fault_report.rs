@@ -107,12 +107,7 @@ pub struct SecondFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn one_to(n: u64) -> LatencyStats {
-        let mut s = LatencyStats::default();
-        (1..=n).for_each(|v| s.record(v));
-        s
-    }
+    use crate::metrics::latency_stats::one_to;
 
     /// A percentile needs 10 samples beyond it: 1,000 requests give p99 but
     /// not p99.9, 999 give neither; values in µs (1 to `n` ns recorded).

@@ -175,6 +175,14 @@ impl LatencyStats {
     }
 }
 
+/// 1 to `n` ns, one sample each: the tests' sample whose ranks are known.
+#[cfg(test)]
+pub(crate) fn one_to(n: u64) -> LatencyStats {
+    let mut s = LatencyStats::default();
+    (1..=n).for_each(|v| s.record(v));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
