@@ -182,3 +182,25 @@ impl Core {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raid::array_params::ArrayParams;
+
+    /// The replacement is the array's device, fresh: nothing valid or
+    /// invalid (the precondition keys' defaults would age it), no warm-up,
+    /// a seed past every member's.
+    #[test]
+    fn the_replacement_is_fresh_with_a_seed_of_its_own() {
+        let mut cfg = Config::default();
+        cfg.seed = 10;
+        cfg.warmup.device_writes = 0.5;
+        let a = ArrayParams { devices: 5, fail_device: Some(2), ..Default::default() };
+        let c = replacement_config(&cfg, &a);
+        assert_eq!((c.precondition.valid, c.precondition.invalid), (0.0, 0.0));
+        assert_eq!(c.warmup.device_writes, 0.0);
+        assert_eq!(c.seed, 10 + 5 + 2, "members have seeds 10 to 14");
+        assert!(c.array.is_none());
+    }
+}
