@@ -193,8 +193,7 @@ mod tests {
     /// a seed past every member's.
     #[test]
     fn the_replacement_is_fresh_with_a_seed_of_its_own() {
-        let mut cfg = Config::default();
-        cfg.seed = 10;
+        let mut cfg = Config { seed: 10, ..Default::default() };
         cfg.warmup.device_writes = 0.5;
         let a = ArrayParams { devices: 5, fail_device: Some(2), ..Default::default() };
         let c = replacement_config(&cfg, &a);
