@@ -367,7 +367,10 @@ impl<O: Observer> Ssd<O> {
         dur
     }
 
-    /// Sensing done: the page waits for the bus, then crosses it.
+    /// Sensing done: the page waits for the bus, then crosses it. (Inlined
+    /// into the event handler, its one caller, as `op_done` is: the call's
+    /// saved registers cost more than the handler's own work.)
+    #[inline(always)]
     pub(crate) fn read_sensed(&mut self, die: u32) {
         let done = self.flash.sensed(die, self.q.now());
         if let Some(op) = &self.flash.dies[die as usize].op {
@@ -377,6 +380,7 @@ impl<O: Observer> Ssd<O> {
     }
 
     /// The die's operation ended: account it, hand the result on, refill.
+    #[inline(always)]
     pub(crate) fn op_done(&mut self, die: u32) {
         let now = self.q.now();
         let ch = self.layout.channel_of_die(die);
