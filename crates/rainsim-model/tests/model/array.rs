@@ -85,6 +85,12 @@ fn under_free_placement_a_chunk_of_pages_is_the_unit_of_array_writes() {
     assert_eq!((programs, reads), (8, 1));
     let r = a.report(&cfg, "baseline", serde_json::Value::Null);
     assert!(r.notes.iter().any(|n| n.contains("array chunks of 16 KiB (4 pages)")), "{:?}", r.notes);
+    // A device's bytes written are the whole chunks it took: 4 pages a
+    // program the array sent, none of them its own.
+    for d in 0..5 {
+        let programs = r.devices[d].data_programs + r.devices[d].parity_programs;
+        assert_eq!(r.devices[d].bytes_written, programs * 4 * PAGE, "device {d}");
+    }
     let mut stat = cfg.clone();
     stat.array.as_mut().unwrap().allocation = Allocation::Static;
     let rows = run(&stat, false, &reqs);
@@ -234,4 +240,33 @@ fn a_units_token_changes_with_each_write() {
     let second = a.token(3).unwrap();
     assert!(second != 0 && second != first);
     assert_eq!(Array::new(&cfg, false).unwrap().token(3), None);
+}
+
+/// The report's rate and balance figures, worked out from what it lists:
+/// one RMW alone takes XOR + program (as above), so the run spans exactly
+/// that and its rate is one request over it; a device that programmed
+/// nothing makes the max/min ratio 0. Over 40 scattered writes every device
+/// programs, and the ratio and the CV are those of each device's data plus
+/// parity programs.
+#[test]
+fn an_array_reports_its_rate_and_its_balance_of_programs() {
+    let c = array_cfg(5, Allocation::Static);
+    let r = run(&c, false, &[req(0, 0, 1, Op::Write)]).report(&c, "x", serde_json::Value::Null);
+    assert_eq!((r.requests, r.execution_time_ns), (1, XOR_NS + PROG_NS));
+    assert!((r.iops - 1e9 / (XOR_NS + PROG_NS) as f64).abs() < 1e-9, "{}", r.iops);
+    assert_eq!(r.balance.max_min_programs, 0.0, "devices 1 to 3 programmed nothing");
+
+    let c = array_cfg(4, Allocation::Static);
+    let reqs: Vec<Request> =
+        (0..40).map(|i| req(i * 100_000, (i * 7919) % 400, 1 + (i % 3) as u32, Op::Write)).collect();
+    let r = run(&c, false, &reqs).report(&c, "x", serde_json::Value::Null);
+    let programs: Vec<f64> = r.devices.iter().map(|d| (d.data_programs + d.parity_programs) as f64).collect();
+    let (lo, hi) = (programs.iter().cloned().fold(f64::MAX, f64::min), programs.iter().cloned().fold(0.0, f64::max));
+    assert!(lo > 0.0 && hi > lo, "{programs:?}");
+    assert_eq!(r.balance.max_min_programs, hi / lo);
+    let mean = programs.iter().sum::<f64>() / 4.0;
+    let sd = (programs.iter().map(|p| (p - mean) * (p - mean)).sum::<f64>() / 4.0).sqrt();
+    assert!((r.balance.cv_programs - sd / mean).abs() < 1e-12, "{} against {}", r.balance.cv_programs, sd / mean);
+    assert_eq!(r.requests, 40);
+    assert!((r.iops - 40e9 / r.execution_time_ns as f64).abs() < 1e-9);
 }

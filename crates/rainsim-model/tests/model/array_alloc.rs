@@ -400,6 +400,18 @@ fn devices_with_their_own_raid_5_keep_a_moved_chunks_old_page_for_its_parity() {
             (mapped_all, here_all) = (mapped_all + n, here_all + here.len());
         }
         assert!(mapped_all > here_all, "{alloc:?}: old pages kept ({mapped_all} mapped, {here_all} living)");
+        // Every page a device programmed counts once in its bytes written:
+        // the array's chunks, the device's own parity and its GC moves.
+        let r = a.report(&cfg, "baseline", serde_json::Value::Null);
+        let mut parity = 0;
+        for (d, dev) in a.devices().iter().enumerate() {
+            let f = device_report(dev, &device_config(&cfg, d as u32), "baseline").flash_ops;
+            assert_eq!(f.host_program * 4096, c.device_bytes[d], "{alloc:?}: device {d}, the array's chunks");
+            let pages = f.host_program + f.parity_program + f.gc_program;
+            assert_eq!(r.devices[d].bytes_written, pages * 4096, "{alloc:?}: device {d}");
+            parity += f.parity_program;
+        }
+        assert!(parity > 0, "{alloc:?}: the devices' own parity programs count");
     }
 }
 
@@ -542,4 +554,26 @@ fn room_is_a_free_slot_on_any_channel() {
         d.free = free;
         assert_eq!(d.has_room(), room, "{:?}", d.free);
     }
+}
+
+/// Members running a replicating scheme program pages of their own beside
+/// the array's chunks (an update's two copies): a member's bytes written
+/// count every page it programmed — the array's chunks, its own copies, its
+/// own parity and its GC moves — once.
+#[test]
+fn a_replicating_members_own_copies_count_in_its_bytes_written() {
+    let mut cfg = slow_reads_closed(Allocation::Rr);
+    (cfg.raid.level, cfg.raid.stripe_width) = (rainsim_model::config::RaidLevel::Raid5, 4);
+    cfg.policy.replication = rainsim_model::policy::replication::ReplicationKind::RepRaid;
+    let mut a = Array::new(&cfg, false).unwrap();
+    a.run(&hot_mix(3000, 48), &mut |_| {}).unwrap();
+    let r = a.report(&cfg, "rep-raid", serde_json::Value::Null);
+    let mut own = 0;
+    for (d, dev) in a.devices().iter().enumerate() {
+        let f = device_report(dev, &device_config(&cfg, d as u32), "rep-raid").flash_ops;
+        own += f.host_program * 4096 - a.counters().device_bytes[d];
+        let pages = f.host_program + f.parity_program + f.gc_program;
+        assert_eq!(r.devices[d].bytes_written, pages * 4096, "device {d}");
+    }
+    assert!(own > 0, "the members programmed copies of their own");
 }
