@@ -192,6 +192,12 @@ fn an_array_report_says_what_its_devices_and_its_raid_leave_undone() {
     assert!(n[0].starts_with("every device: raid.level = none: the read-routing"), "{n:?}");
     assert!(n[1].starts_with("policy.parity_update = \"adaptive\" acts inside each device"), "{n:?}");
     assert!(n[2].starts_with("an array report holds no per-device ldpc section"), "{n:?}");
+    // Every section left out is named, in one note.
+    c.warmup.device_writes = 0.05;
+    c.warmup.workload = rainsim_model::config::WarmupWorkload::Synthetic;
+    c.report.conflicts = true;
+    let n = notes(&c);
+    assert!(n[2].starts_with("an array report holds no per-device ldpc, warmup, conflicts section"), "{n:?}");
 }
 
 /// A stop flag set (here by the progress callback, as the CLI's signal
