@@ -4,7 +4,7 @@
 //! each across the devices.
 
 use super::model::{life_days, use_life_years};
-use super::params::{ArrayParams, Replay};
+use super::params::ArrayParams;
 use super::Array;
 use crate::config::Config;
 use crate::engine::SimTime;
@@ -468,10 +468,5 @@ impl Array {
                 format!("{who}: {n}")
             })
             .collect()
-    }
-
-    /// Whether the run replayed in closed loop.
-    pub fn closed_loop(&self) -> bool {
-        self.params.replay == Replay::Closed
     }
 }
