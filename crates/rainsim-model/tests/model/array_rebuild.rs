@@ -281,3 +281,25 @@ fn a_members_error_names_it_and_whether_it_is_a_replacement() {
         assert_eq!(said, replacement, "device {d}: {e}");
     }
 }
+
+/// An event the failed device scheduled (a collection it started before the
+/// failure, ending after its requests did) is not the replacement's: it is
+/// dropped when it comes due, so the replacement's dies are busy only from
+/// the moment it went in. (Run on the replacement, the old device's end of
+/// collection would close a busy period the new die never began.)
+#[test]
+fn the_failed_devices_own_events_do_not_run_on_its_replacement() {
+    let reqs = xorshift_requests(0x5eed_1234, 3000, 0, 1500, 1000, |_| 4096);
+    let mut c = cfg(3, 5_000_000, 1, Some(4));
+    // Aged, so that the devices collect garbage from the first writes.
+    (c.precondition.valid, c.precondition.invalid) = (0.7, 0.2);
+    let p = c.array.as_mut().unwrap();
+    (p.replay, p.queue_depth) = (Replay::Closed, 16);
+    let (a, r) = run(&c, false, &reqs);
+    let replaced = r.failure.as_ref().unwrap().replaced_at_ns.unwrap();
+    let old = a.retired_device().unwrap();
+    assert!(device_report(old, &c, "baseline").gc.count > 0, "the failed device collected");
+    let new = &a.devices()[3];
+    let first = new.obs.first_activity.expect("the replacement worked");
+    assert!(first >= replaced, "the replacement busy from {first} ns, put in at {replaced} ns");
+}
