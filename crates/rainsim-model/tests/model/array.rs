@@ -276,3 +276,60 @@ fn an_array_reports_its_rate_and_its_balance_of_programs() {
     assert_eq!(r.requests, 40);
     assert!((r.iops - 40e9 / r.execution_time_ns as f64).abs() < 1e-9);
 }
+
+/// A run's requests are checked before any runs: one ending exactly at the
+/// array's capacity and one arriving at 2^62 ns are accepted, one a byte
+/// past it or a nanosecond later is refused by its index.
+#[test]
+fn an_arrays_requests_end_within_its_capacity_and_arrive_by_2_pow_62_ns() {
+    use rainsim_model::SimError;
+    let cfg = array_cfg(4, Allocation::Static);
+    let cap = Array::new(&cfg, false).unwrap().capacity_bytes();
+    let last = |t: u64, size: u32| Request { time_ns: t, offset: cap - PAGE, size, device: 0, op: Op::Read };
+    let go = |reqs: &[Request]| Array::new(&cfg, false).unwrap().run(reqs, &mut |_| {});
+    go(&[req(0, 0, 1, Op::Write), last(1, PAGE as u32)]).unwrap();
+    match go(&[req(0, 0, 1, Op::Write), last(1, PAGE as u32 + 1)]) {
+        Err(SimError::OutOfRange { index: 1, capacity, .. }) => assert_eq!(capacity, cap),
+        other => panic!("a byte past the capacity: {other:?}"),
+    }
+    go(&[req(0, 0, 1, Op::Write), last(1 << 62, PAGE as u32)]).unwrap();
+    match go(&[req(0, 0, 1, Op::Write), last((1 << 62) + 1, PAGE as u32)]) {
+        Err(SimError::TooLate { index: 1, time_ns }) => assert_eq!(time_ns, (1 << 62) + 1),
+        other => panic!("a nanosecond past 2^62: {other:?}"),
+    }
+}
+
+/// The progress callback runs every `PROGRESS_EVENTS` events and once at
+/// the end (at least as often as the arrivals and device operations, each
+/// an event, allow; at most as often as a generous 20 events a request do),
+/// and a later run on the same array counts its own requests: stopped, it
+/// says how many of them completed, not of both runs.
+#[test]
+fn an_arrays_progress_comes_every_progress_events_and_counts_this_runs_requests() {
+    use rainsim_model::ssd::PROGRESS_EVENTS;
+    use rainsim_model::SimError;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut cfg = array_cfg(4, Allocation::Static);
+    cfg.workload.requests = 20_000;
+    let cap = Array::new(&cfg, false).unwrap().capacity_bytes();
+    let reqs = rainsim_trace::synthetic::generate(&cfg.workload, cap, cfg.seed).unwrap().requests;
+    let (first, second) = reqs.split_at(10_000);
+    let mut a = Array::new(&cfg, false).unwrap();
+    let mut calls = 0u64;
+    a.run(first, &mut |_| calls += 1).unwrap();
+    let ops: u64 = a.counters().device_ops.iter().flatten().sum();
+    let least = (10_000 + ops) / PROGRESS_EVENTS + 1;
+    assert!(calls >= least && calls <= 20 * 10_000 / PROGRESS_EVENTS + 2, "{calls} calls, at least {least}");
+    // The second half, moved past the clock where the first run ended.
+    let end = a.counters().last_completion;
+    let second: Vec<Request> = second.iter().map(|r| Request { time_ns: r.time_ns + end, ..*r }).collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    a.set_stop(stop.clone());
+    match a.run(&second, &mut |_| stop.store(true, Ordering::Relaxed)) {
+        // (The first call comes at once: the queue's count runs on from the
+        // first run.)
+        Err(SimError::Interrupted { completed }) => assert_eq!(completed, a.completed() - 10_000),
+        other => panic!("not interrupted: {other:?}"),
+    }
+}
