@@ -243,3 +243,23 @@ fn programs_planned_before_a_failure_never_reach_the_failed_device() {
         |r: &rainsim_model::array::report::ArrayReport| r.devices.iter().map(|d| d.life_days_eq12).collect::<Vec<_>>();
     assert_eq!(life(&rl), life(&rh), "the lifetime does not stretch to the unreached failure time");
 }
+
+/// Which rows of a large chunk a write touches, at the edges: a write
+/// ending 512 bytes short of a stripe's end writes its last row's last unit
+/// in part, so that row is not a full-stripe write but an RCW that reads
+/// the unit to merge it (one pre-read); one from byte 1 of chunk 0 to byte
+/// 0 of chunk 1 touches all four rows of chunk 0 (row 0 and chunk 1's
+/// unit in part): four stripe jobs, not only the row its bytes begin in.
+#[test]
+fn a_write_touches_exactly_the_rows_its_bytes_cover_in_whole_or_in_part() {
+    let stripe = 4 * 16384;
+    let w = |offset: u64, size: u32| Request { time_ns: 0, offset, size, device: 0, op: Op::Write };
+    let a = recorded(&cfg(), &[w(0, stripe - 512)]);
+    assert_eq!((a.counters().stripe_writes, a.counters().prereads), ([3, 0, 1, 0], 1));
+    // The one read is of the part-written unit: row 3 of data index 2.
+    assert!(handed(&a).contains(&(3, Op::Read, 3, 1)), "{:?}", handed(&a));
+    let a = recorded(&cfg(), &[w(1, 16384)]);
+    assert_eq!(a.counters().stripe_writes.iter().sum::<u64>(), 4, "{:?}", a.counters().stripe_writes);
+    let writes: Vec<_> = handed(&a).into_iter().filter(|h| h.1 == Op::Write && h.0 == 0).collect();
+    assert_eq!(writes, [(0, Op::Write, 0, 1), (0, Op::Write, 1, 1), (0, Op::Write, 2, 1), (0, Op::Write, 3, 1)]);
+}
