@@ -6,7 +6,7 @@
 //! rebuild's time is bounded by its rows done one after another, and
 //! `--verify` holds through the failure, the replacement and the rebuild.
 
-use crate::array::{array_cfg, req, PROG_NS, XOR_NS};
+use crate::array::{array_cfg, req, PROG_NS, READ_NS, XOR_NS};
 use crate::xorshift_requests;
 use rainsim_model::array::model::life_days;
 use rainsim_model::array::params::{Allocation, Replay};
@@ -302,4 +302,16 @@ fn the_failed_devices_own_events_do_not_run_on_its_replacement() {
     let new = &a.devices()[3];
     let first = new.obs.first_activity.expect("the replacement worked");
     assert!(first >= replaced, "the replacement busy from {first} ns, put in at {replaced} ns");
+}
+
+/// A replacement due while the failed device still reads goes in when that
+/// read completes, not when a survivor's next request does: device 2 fails
+/// 1 µs into a read of its page (alone in flight there), the replacement is
+/// due 1 ns later, and the next request, a read of device 0, comes 15 ms on.
+#[test]
+fn a_replacement_goes_in_when_the_failed_devices_own_last_request_completes() {
+    let reqs = [req(0, 0, 4, Op::Write), req(5_000_000, 2, 1, Op::Read), req(20_000_000, 0, 1, Op::Read)];
+    let (_, r) = run(&cfg(2, 5_001_000, 1, None), false, &reqs);
+    let f = r.failure.as_ref().unwrap();
+    assert_eq!(f.replaced_at_ns, Some(5_000_000 + READ_NS));
 }

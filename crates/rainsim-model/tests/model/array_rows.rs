@@ -263,3 +263,22 @@ fn a_write_touches_exactly_the_rows_its_bytes_cover_in_whole_or_in_part() {
     let writes: Vec<_> = handed(&a).into_iter().filter(|h| h.1 == Op::Write && h.0 == 0).collect();
     assert_eq!(writes, [(0, Op::Write, 0, 1), (0, Op::Write, 1, 1), (0, Op::Write, 2, 1), (0, Op::Write, 3, 1)]);
 }
+
+/// A read inside a lost chunk of a later stripe rebuilds each unit it
+/// touches from that unit's own row: page 1 of chunk 4 (stripe 1, rows 4 to
+/// 7, on device 0) from byte 512 for two pages touches rows 5, 6 and 7, so
+/// each of devices 1 to 4 reads its page 5, 6 and 7.
+#[test]
+fn a_read_in_a_lost_chunk_of_a_later_stripe_rebuilds_the_rows_it_touches() {
+    let mut a = Array::new(&cfg(), true).unwrap();
+    a.record_device_requests();
+    a.run(&[req(0, 16, 16, Op::Write)], &mut |_| {}).unwrap();
+    a.fail_device(0);
+    let r = Request { time_ns: 20_000_000, offset: 17 * PAGE + 512, size: 2 * PAGE as u32, device: 0, op: Op::Read };
+    a.run(&[r], &mut |_| {}).unwrap();
+    assert_eq!(a.counters().degraded_reads, 3);
+    for (d, rs) in a.device_requests().unwrap().iter().enumerate().skip(1) {
+        let reads: Vec<_> = rs.iter().filter(|r| r.op == Op::Read).map(|r| (r.offset / PAGE, r.size)).collect();
+        assert_eq!(reads, [(5, 4096), (6, 4096), (7, 4096)], "device {d}");
+    }
+}
