@@ -200,6 +200,15 @@ fn an_array_report_says_what_its_devices_and_its_raid_leave_undone() {
     assert!(n[2].starts_with("an array report holds no per-device ldpc, warmup, conflicts section"), "{n:?}");
 }
 
+/// 4 devices and 20,000 requests of the built-in synthetic workload over them.
+fn synthetic_20k() -> (Config, Vec<Request>) {
+    let mut cfg = array_cfg(4, Allocation::Static);
+    cfg.workload.requests = 20_000;
+    let cap = Array::new(&cfg, false).unwrap().capacity_bytes();
+    let reqs = rainsim_trace::synthetic::generate(&cfg.workload, cap, cfg.seed).unwrap().requests;
+    (cfg, reqs)
+}
+
 /// A stop flag set (here by the progress callback, as the CLI's signal
 /// handler would) ends the array's run at the next progress call with
 /// `Interrupted`, naming the requests completed; unset, the run completes.
@@ -208,10 +217,7 @@ fn a_stop_flag_ends_the_arrays_run_at_the_next_progress_call() {
     use rainsim_model::SimError;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let mut cfg = array_cfg(4, Allocation::Static);
-    cfg.workload.requests = 20_000;
-    let cap = Array::new(&cfg, false).unwrap().capacity_bytes();
-    let reqs = rainsim_trace::synthetic::generate(&cfg.workload, cap, cfg.seed).unwrap().requests;
+    let (cfg, reqs) = synthetic_20k();
     let stop = Arc::new(AtomicBool::new(false));
     let mut a = Array::new(&cfg, false).unwrap();
     a.set_stop(stop.clone());
@@ -310,10 +316,7 @@ fn an_arrays_progress_comes_every_progress_events_and_counts_this_runs_requests(
     use rainsim_model::SimError;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    let mut cfg = array_cfg(4, Allocation::Static);
-    cfg.workload.requests = 20_000;
-    let cap = Array::new(&cfg, false).unwrap().capacity_bytes();
-    let reqs = rainsim_trace::synthetic::generate(&cfg.workload, cap, cfg.seed).unwrap().requests;
+    let (cfg, reqs) = synthetic_20k();
     let (first, second) = reqs.split_at(10_000);
     let mut a = Array::new(&cfg, false).unwrap();
     let mut calls = 0u64;
