@@ -315,3 +315,25 @@ fn a_replacement_goes_in_when_the_failed_devices_own_last_request_completes() {
     let f = r.failure.as_ref().unwrap();
     assert_eq!(f.replaced_at_ns, Some(5_000_000 + READ_NS));
 }
+
+/// A read of a large chunk the rebuild has reached in part: with chunks of 4
+/// pages, device 0 fails at 10 ms and its replacement goes in at 11 ms,
+/// rebuilding one page row at a time; at 16.1 ms rows 0 to 5 are back and
+/// row 6 is not. A read of chunk 4 (stripe 1, rows 4 to 7, on device 0)
+/// from byte 512 of its row 5 for 4 KiB reads its part of row 5 from the
+/// replacement (3,584 bytes from byte 512 of slot 5) and rebuilds row 6
+/// from its stripe.
+#[test]
+fn a_read_of_a_chunk_rebuilt_in_part_reads_its_rebuilt_rows_and_rebuilds_the_rest() {
+    let mut c = cfg(0, 10_000_000, 1_000_000, Some(1));
+    c.array.as_mut().unwrap().chunk_kib = 16;
+    let offset = 4 * 16384 + 4096 + 512;
+    let read = Request { time_ns: 16_100_000, offset, size: 4096, device: 0, op: Op::Read };
+    let mut a = Array::new(&c, true).unwrap();
+    a.record_device_requests();
+    a.run(&[req(0, 0, 32, Op::Write), read], &mut |_| {}).unwrap();
+    assert_eq!(a.counters().degraded_reads, 1, "row 6 rebuilt for the read");
+    let reads: Vec<_> =
+        a.device_requests().unwrap()[0].iter().filter(|q| q.op == Op::Read).map(|q| (q.offset, q.size)).collect();
+    assert_eq!(reads, [(5 * 4096 + 512, 3584)], "row 5's part, from the replacement");
+}
