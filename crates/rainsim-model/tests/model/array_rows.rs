@@ -249,7 +249,10 @@ fn programs_planned_before_a_failure_never_reach_the_failed_device() {
 /// in part, so that row is not a full-stripe write but an RCW that reads
 /// the unit to merge it (one pre-read); one from byte 1 of chunk 0 to byte
 /// 0 of chunk 1 touches all four rows of chunk 0 (row 0 and chunk 1's
-/// unit in part): four stripe jobs, not only the row its bytes begin in.
+/// unit in part): four stripe jobs, not only the row its bytes begin in;
+/// and one from byte 0 of chunk 1 to byte 1 of chunk 2, whose last byte's
+/// offset in its chunk (1) is its first chunk's number, touches the four
+/// rows too.
 #[test]
 fn a_write_touches_exactly_the_rows_its_bytes_cover_in_whole_or_in_part() {
     let stripe = 4 * 16384;
@@ -262,6 +265,12 @@ fn a_write_touches_exactly_the_rows_its_bytes_cover_in_whole_or_in_part() {
     assert_eq!(a.counters().stripe_writes.iter().sum::<u64>(), 4, "{:?}", a.counters().stripe_writes);
     let writes: Vec<_> = handed(&a).into_iter().filter(|h| h.1 == Op::Write && h.0 == 0).collect();
     assert_eq!(writes, [(0, Op::Write, 0, 1), (0, Op::Write, 1, 1), (0, Op::Write, 2, 1), (0, Op::Write, 3, 1)]);
+    let a = recorded(&cfg(), &[w(16384, 16384 + 2)]);
+    // Rows 1–3 have one unit of four written (chunk 1's): RMWs; row 0 two,
+    // one of them in part: 3 pre-reads either way, and a tie goes to RCW.
+    assert_eq!(a.counters().stripe_writes, [0, 3, 1, 0]);
+    let writes: Vec<_> = handed(&a).into_iter().filter(|h| h.1 == Op::Write && h.0 == 1).collect();
+    assert_eq!(writes, [(1, Op::Write, 0, 1), (1, Op::Write, 1, 1), (1, Op::Write, 2, 1), (1, Op::Write, 3, 1)]);
 }
 
 /// A read inside a lost chunk of a later stripe rebuilds each unit it
