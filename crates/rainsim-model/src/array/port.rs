@@ -120,7 +120,6 @@ impl Core {
         self.counters.device_ops[d][kind] += 1;
         let bytes = self.unit_bytes;
         self.counters.device_bytes[d] += bytes;
-        self.loads[d].written_bytes += bytes;
         self.issue(owner, chunk, device, slot, (slot as u64 * bytes, bytes as u32), true);
     }
 
@@ -163,7 +162,8 @@ impl Core {
     }
 
     /// Bytes programmed per device: what the array wrote plus what the
-    /// device added itself (GC moves, its own parity).
+    /// device added itself (GC moves, its own parity). The policies read
+    /// `written_bytes` only through `allocate`, which refreshes it first.
     fn refresh_written(&mut self) {
         let page = self.page_bytes as u64;
         for (d, dev) in self.devices.iter().enumerate() {
@@ -177,3 +177,7 @@ impl Core {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "port_tests.rs"]
+mod tests;
