@@ -494,3 +494,7 @@ impl Core {
         self.fail(SimError::Unsupported(format!("array RAID layer: {a:?}")));
     }
 }
+
+#[cfg(test)]
+#[path = "issue_tests.rs"]
+mod issue_tests;

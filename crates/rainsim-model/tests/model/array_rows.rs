@@ -146,6 +146,22 @@ fn verify_holds_row_by_row_and_catches_a_parity_bug() {
     }
 }
 
+/// Verify names the stripe whose parity fails and, with chunks of several
+/// pages, its page row: page 2 of chunk 4 is row 2 of array stripe 1; with
+/// chunks of one page, page 6 is stripe 1 (chunk 6), which has no rows.
+#[test]
+fn verify_names_the_stripe_and_the_page_row_whose_parity_fails() {
+    let fails = |cfg: &Config, lpn: u64| {
+        let mut a = Array::new(cfg, true).unwrap();
+        a.inject_fault(Fault::ParityMissesChunk);
+        a.run(&[req(0, lpn, 1, Op::Write)], &mut |_| {}).expect_err("verify catches it").to_string()
+    };
+    let e = fails(&cfg(), 16 + 2);
+    assert!(e.contains("array stripe 1, page row 2: parity does not match its data"), "{e}");
+    let e = fails(&array_cfg(5, Allocation::Static), 6);
+    assert!(e.contains("array stripe 1: parity does not match its data"), "{e}");
+}
+
 #[test]
 fn every_page_written_is_one_data_program_and_every_row_job_one_parity_program() {
     // Conservation over a random mix of sizes and alignments: the data pages

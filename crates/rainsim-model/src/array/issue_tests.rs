@@ -1,0 +1,62 @@
+//! `Core::issue` under DLS: a read is charged to the die its page is on
+//! (Alg. 1 line 15), found through the member's own mapping.
+
+use super::super::params::{Allocation, ArrayParams};
+use super::super::Array;
+use crate::config::{Config, MapTrace, RaidLevel};
+use crate::flash::op::Owner;
+use rainsim_trace::{Op, Request};
+
+const PAGE: u64 = 4096;
+
+/// 3 devices of 4 channels × 2 dies, chunk = page, under DLS, 2 ms reads,
+/// every chunk of the first 120 mapped.
+fn dls_array() -> Array {
+    let mut c = Config::default();
+    c.geometry.channels = 4;
+    c.geometry.chips_per_channel = 1;
+    c.geometry.dies_per_chip = 2;
+    c.geometry.planes_per_die = 1;
+    c.geometry.blocks_per_plane = 32;
+    c.geometry.pages_per_block = 32;
+    c.geometry.page_bytes = PAGE as u32;
+    c.precondition.valid = 0.0;
+    c.precondition.invalid = 0.0;
+    c.precondition.map_trace = MapTrace::Footprint;
+    c.raid.level = RaidLevel::None;
+    c.timing.read_ns = 2_000_000;
+    c.array = Some(ArrayParams { devices: 3, allocation: Allocation::Dls, ..Default::default() });
+    let reqs: Vec<Request> = (0..120)
+        .map(|i| Request { time_ns: 0, offset: i * PAGE, size: PAGE as u32, device: 0, op: Op::Read })
+        .collect();
+    Array::for_requests(&c, false, &reqs).unwrap()
+}
+
+/// Two reads at once of two slots of device 0 on one channel whose pages
+/// are on one die: the second waits for that die (a whole read, T_flash_r),
+/// not only for the bus, as it would on the channel's other, idle die. The
+/// slots are on a channel other than device page 0's, so a read charged to
+/// the wrong page (page 0) or to no die shows.
+#[test]
+fn a_read_waits_for_the_die_its_page_is_on() {
+    let mut a = dls_array();
+    let core = &mut a.core;
+    let dev = &core.devices[0];
+    let (ch0, _) = dev.die_of_page(0).expect("page 0 is mapped");
+    let on_die: Vec<(u32, u32, u32)> = (0..120u32)
+        .filter_map(|c| {
+            let (d, slot) = core.map.get(c)?;
+            let ch = core.map.channel(slot);
+            let (pch, die) = dev.die_of_page(slot as u64)?;
+            (d == 0 && pch == ch && ch != ch0).then_some((c, slot, ch * 8 + die))
+        })
+        .collect();
+    let (c1, s1, key) = on_die[0];
+    let &(c2, s2, _) = on_die[1..].iter().find(|x| x.2 == key).expect("two slots of device 0 on one die");
+    let ch = key / 8;
+    let t = core.service;
+    core.issue(Owner::HostRead(0), c1, 0, s1, (s1 as u64 * PAGE, PAGE as u32), false);
+    core.issue(Owner::HostRead(1), c2, 0, s2, (s2 as u64 * PAGE, PAGE as u32), false);
+    let waited = core.loads[0].delays.delay_ns[ch as usize];
+    assert!((waited - t.flash_r_ns).abs() < 1e-6, "the second read waited {waited} ns, T_flash_r is {}", t.flash_r_ns);
+}
