@@ -1,8 +1,10 @@
-//! `Core::issue` under DLS: a read is charged to the die its page is on
-//! (Alg. 1 line 15), found through the member's own mapping.
+//! How the array hands work to its members: under DLS a read is charged
+//! to the die its page is on (Alg. 1 line 15), found through the member's
+//! own mapping; and the members' events wait in the array's queue ranked
+//! after its own.
 
 use super::super::params::{Allocation, ArrayParams};
-use super::super::Array;
+use super::super::{Array, ArrayEv};
 use crate::config::{Config, MapTrace, RaidLevel};
 use crate::flash::op::Owner;
 use rainsim_trace::{Op, Request};
@@ -59,4 +61,32 @@ fn a_read_waits_for_the_die_its_page_is_on() {
     core.issue(Owner::HostRead(1), c2, 0, s2, (s2 as u64 * PAGE, PAGE as u32), false);
     let waited = core.loads[0].delays.delay_ns[ch as usize];
     assert!((waited - t.flash_r_ns).abs() < 1e-6, "the second read waited {waited} ns, T_flash_r is {}", t.flash_r_ns);
+}
+
+/// At one instant the array's own events run before its devices', and
+/// device 0's before device 1's (ranks 0, 1, 2), whatever the order they
+/// were scheduled in: device 1's read is issued first, then device 0's,
+/// then an arrival is scheduled at the time both finish sensing.
+#[test]
+fn at_one_instant_the_arrays_own_events_run_first_then_the_devices_by_index() {
+    let mut a = dls_array();
+    let core = &mut a.core;
+    for d in [1, 0] {
+        let c = (0..120u32).find(|&c| core.map.get(c).is_some_and(|(dev, _)| dev == d)).unwrap();
+        let slot = core.map.get(c).unwrap().1;
+        core.issue(Owner::HostRead(d), c, d, slot, (slot as u64 * PAGE, PAGE as u32), false);
+        core.take_events();
+    }
+    let t = core.q.peek_time().expect("both reads scheduled their sensing");
+    core.q.at(t, ArrayEv::Arrival);
+    let mut order = Vec::new();
+    while let Some((at, e)) = core.q.pop() {
+        if at == t {
+            order.push(match e {
+                ArrayEv::Device(tag, _) => format!("device {}", tag & 0xffff),
+                other => format!("{other:?}"),
+            });
+        }
+    }
+    assert_eq!(order, ["Arrival", "device 0", "device 1"]);
 }

@@ -337,3 +337,29 @@ fn a_read_of_a_chunk_rebuilt_in_part_reads_its_rebuilt_rows_and_rebuilds_the_res
         a.device_requests().unwrap()[0].iter().filter(|q| q.op == Op::Read).map(|q| (q.offset, q.size)).collect();
     assert_eq!(reads, [(5 * 4096 + 512, 3584)], "row 5's part, from the replacement");
 }
+
+/// In verify mode a degraded read checks what it rebuilt against the
+/// unit's latest token: with parity that leaves out the chunk a write
+/// wrote, the read of logical chunk 6 (stripe 1's third data chunk: unit 7,
+/// its parity at position 3) after its device failed (at 10 ms, no
+/// replacement within the run) stops the run with that check's error,
+/// before the end-of-run parity check would.
+#[test]
+fn verify_catches_a_degraded_read_that_rebuilds_a_stale_chunk() {
+    let plain = Array::new(&array_cfg(5, Allocation::Static), false).unwrap();
+    let l = plain.stripe_layout();
+    let unit = l.width + l.data_pos(1, 2);
+    assert_eq!((unit, l.parity_pos(1)), (7, 3));
+    let home = plain.location(unit).unwrap().0;
+    let mut c = array_cfg(5, Allocation::Static);
+    let p = c.array.as_mut().unwrap();
+    (p.fail_device, p.fail_at_ns) = (Some(home), Some(10_000_000));
+    let mut a = Array::new(&c, true).unwrap();
+    a.inject_fault(Fault::ParityMissesChunk);
+    let e = a
+        .run(&[req(0, 6, 1, Op::Write), req(20_000_000, 6, 1, Op::Read)], &mut |_| {})
+        .expect_err("verify catches it")
+        .to_string();
+    assert_eq!(a.counters().degraded_reads, 1);
+    assert!(e.contains("array degraded read of chunk 7 rebuilt"), "{e}");
+}
