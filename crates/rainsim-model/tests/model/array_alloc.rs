@@ -168,8 +168,12 @@ fn egs_takes_the_least_weighted_load_among_devices_within_the_wear_slack() {
     // Device 2 wrote far more than the mean × 1.1: out; device 1 is next.
     let d = [load(1, 2, 100), load(6, 0, 100), load(0, 1, 400)];
     assert_eq!(view(&d).map(|c| c.device), Some(1));
-    // The slack is relative: 1,150 is within 1.1 × the mean of 1,050.
+    // The slack is relative, above the mean: 1,150 is within 1.1 × a mean
+    // of 1,050; with a mean of 1,000, 1,000 is within (so is 850) and
+    // 1,150 is not.
     let d = [load(1, 2, 1000), load(6, 0, 1000), load(0, 1, 1150)];
+    assert_eq!(view(&d).map(|c| c.device), Some(2));
+    let d = [load(1, 2, 850), load(6, 0, 1150), load(0, 1, 1000)];
     assert_eq!(view(&d).map(|c| c.device), Some(2));
 }
 
