@@ -307,3 +307,50 @@ fn a_read_in_a_lost_chunk_of_a_later_stripe_rebuilds_the_rows_it_touches() {
         assert_eq!(reads, [(5, 4096), (6, 4096), (7, 4096)], "device {d}");
     }
 }
+
+/// A device read that crosses a page boundary reads both pages, whatever
+/// its bytes' offsets: chunk 4 (stripe 1, device 0's pages 4 to 7) read
+/// from its start to byte 4 of its second row (the last byte's offset in
+/// its page is the first page's number), then from byte 5 for a page (the
+/// first byte's offset is the last page's number). Each is one device
+/// request of two pages.
+#[test]
+fn a_device_read_across_a_page_boundary_reads_both_pages() {
+    let mut a = Array::new(&cfg(), false).unwrap();
+    a.record_device_requests();
+    a.run(&[req(0, 16, 4, Op::Write)], &mut |_| {}).unwrap();
+    let reads = |a: &Array| -> u64 {
+        let o = rainsim_model::flash::op::Origin::HostRead as usize;
+        a.devices()[0].obs.channels.iter().map(|c| c.ops[o]).sum()
+    };
+    let before = reads(&a);
+    let r = |t: u64, offset: u64, size: u32| Request { time_ns: t, offset, size, device: 0, op: Op::Read };
+    a.run(&[r(10_000_000, 16 * PAGE, PAGE as u32 + 5), r(20_000_000, 16 * PAGE + 5, PAGE as u32)], &mut |_| {})
+        .unwrap();
+    let on0: Vec<_> =
+        a.device_requests().unwrap()[0].iter().filter(|q| q.op == Op::Read).map(|q| (q.offset, q.size)).collect();
+    assert_eq!(on0[on0.len() - 2..], [(4 * PAGE, PAGE as u32 + 5), (4 * PAGE + 5, PAGE as u32)]);
+    assert_eq!(reads(&a) - before, 4, "two pages each");
+}
+
+/// The same with a chunk of 32 MiB (8,192 pages of 4 KiB): a read from byte
+/// 1 of chunk 0 to byte 0 of its page 4,096 (whose number is 4,096 times
+/// its first byte's offset) reads its 4,097 pages.
+#[test]
+fn a_device_read_of_thousands_of_pages_reads_them_all() {
+    let mut c = Config::default();
+    c.geometry.page_bytes = PAGE as u32;
+    c.precondition.map_trace = rainsim_model::config::MapTrace::Footprint;
+    c.array = Some(rainsim_model::array::params::ArrayParams {
+        devices: 5,
+        chunk_kib: 32 * 1024,
+        allocation: Allocation::Static,
+        ..Default::default()
+    });
+    let reqs = [Request { time_ns: 0, offset: 1, size: 4096 * PAGE as u32, device: 0, op: Op::Read }];
+    let mut a = Array::for_requests(&c, false, &reqs).unwrap();
+    a.run(&reqs, &mut |_| {}).unwrap();
+    let o = rainsim_model::flash::op::Origin::HostRead as usize;
+    let reads: u64 = a.devices()[0].obs.channels.iter().map(|c| c.ops[o]).sum();
+    assert_eq!(reads, 4097);
+}
