@@ -3,31 +3,21 @@
 //! own mapping; and the members' events wait in the array's queue ranked
 //! after its own.
 
-use super::super::params::{Allocation, ArrayParams};
+use super::super::params::Allocation;
 use super::super::{Array, ArrayEv};
-use crate::config::{Config, MapTrace, RaidLevel};
+use crate::config::MapTrace;
 use crate::flash::op::Owner;
+use crate::testkit::tiny_array;
 use rainsim_trace::{Op, Request};
 
 const PAGE: u64 = 4096;
 
-/// 3 devices of 4 channels × 2 dies, chunk = page, under DLS, 2 ms reads,
-/// every chunk of the first 120 mapped.
+/// 3 fresh devices under DLS, 2 ms reads, every chunk of the first 120
+/// mapped.
 fn dls_array() -> Array {
-    let mut c = Config::default();
-    c.geometry.channels = 4;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.dies_per_chip = 2;
-    c.geometry.planes_per_die = 1;
-    c.geometry.blocks_per_plane = 32;
-    c.geometry.pages_per_block = 32;
-    c.geometry.page_bytes = PAGE as u32;
-    c.precondition.valid = 0.0;
-    c.precondition.invalid = 0.0;
+    let mut c = tiny_array(3, Allocation::Dls);
     c.precondition.map_trace = MapTrace::Footprint;
-    c.raid.level = RaidLevel::None;
     c.timing.read_ns = 2_000_000;
-    c.array = Some(ArrayParams { devices: 3, allocation: Allocation::Dls, ..Default::default() });
     let reqs: Vec<Request> = (0..120)
         .map(|i| Request { time_ns: 0, offset: i * PAGE, size: PAGE as u32, device: 0, op: Op::Read })
         .collect();

@@ -1,29 +1,12 @@
 //! What a write-allocation policy sees of a device's bytes written.
 
-use super::super::params::{Allocation, ArrayParams};
+use super::super::params::Allocation;
 use super::super::Array;
-use crate::config::{Config, RaidLevel};
 use crate::flash::op::Origin;
+use crate::testkit::tiny_array;
 use rainsim_trace::{Op, Request};
 
 const PAGE: u64 = 4096;
-
-/// 3 devices of 4 channels × 2 dies, chunk = page, under EGS.
-fn cfg() -> Config {
-    let mut c = Config::default();
-    c.geometry.channels = 4;
-    c.geometry.chips_per_channel = 1;
-    c.geometry.dies_per_chip = 2;
-    c.geometry.planes_per_die = 1;
-    c.geometry.blocks_per_plane = 32;
-    c.geometry.pages_per_block = 32;
-    c.geometry.page_bytes = PAGE as u32;
-    c.precondition.valid = 0.0;
-    c.precondition.invalid = 0.0;
-    c.raid.level = RaidLevel::None;
-    c.array = Some(ArrayParams { devices: 3, allocation: Allocation::Egs, ..Default::default() });
-    c
-}
 
 /// A device's bytes written, as the policy sees them, are the array's
 /// writes to it plus, a page each, its GC moves and its own parity
@@ -32,7 +15,7 @@ fn cfg() -> Config {
 /// 0 nothing of its own.
 #[test]
 fn a_devices_bytes_written_count_its_own_moves_and_parity_a_page_each() {
-    let mut a = Array::new(&cfg(), false).unwrap();
+    let mut a = Array::new(&tiny_array(3, Allocation::Egs), false).unwrap();
     let reqs: Vec<Request> = (0..12)
         .map(|i| Request { time_ns: i * 1_000_000, offset: i * PAGE, size: PAGE as u32, device: 0, op: Op::Write })
         .collect();
