@@ -26,7 +26,9 @@ use crate::engine::SimTime;
 pub struct DeviceLoad {
     /// Eq. 8 channel delays, with the predicted bus and die times.
     pub delays: ChannelDelays,
-    /// Bytes programmed on the device (host data, parity and GC moves).
+    /// Bytes programmed on the device (host data, parity and GC moves), as
+    /// of the array's last write allocation: refreshed before each choice
+    /// (under static placement, which makes none, it stays 0).
     pub written_bytes: u64,
     /// Reads the array has outstanding on the device.
     pub reads: u32,
