@@ -472,6 +472,39 @@ fn warm_up_resets_statistics_but_keeps_policy_histories() {
     assert!((0..4).all(|ch| cold.gc_history_len(ch) == 0));
 }
 
+/// A run's timing figures are of its own CPU time: the loop's CPU seconds
+/// lie within what the process spent during the call (the clock runs a
+/// while first, so that a sum or ratio with its earlier reading stands
+/// out), the request rate is the requests over them, and the warm-up's
+/// page rate is its pages (host, parity and moved) over its CPU seconds.
+#[test]
+fn a_runs_timing_figures_are_rates_of_its_own_cpu_time() {
+    let mut cfg = small(AgeLayout::Uniform, 0.6, 0.1);
+    warm(&mut cfg);
+    let mut w = cfg.workload.clone();
+    w.requests = 2000;
+    let trace = rainsim_trace::generate(&w, capacity_bytes(&cfg), 5).unwrap();
+    let until = cpu_seconds() + 0.3;
+    for _ in 0..1_000_000 {
+        if cpu_seconds() >= until {
+            break;
+        }
+    }
+    let c0 = cpu_seconds();
+    let r =
+        rainsim_model::simulate(&cfg, &trace.requests, rainsim_model::RunOptions::new("baseline", false, &mut |_| {}))
+            .unwrap();
+    let c1 = cpu_seconds();
+    let t = &r.timing;
+    assert!(t.cpu_s > 0.0 && t.cpu_s <= c1 - c0, "{} within {c0}..{c1}", t.cpu_s);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs();
+    assert!(close(t.requests_per_cpu_s * t.cpu_s, 2000.0), "{t:?}");
+    let wu = r.warmup.as_ref().expect("warm-up ran");
+    assert!(t.warmup_cpu_s > 0.0 && t.warmup_cpu_s + t.cpu_s <= c1 - c0, "{t:?}");
+    let pages = (wu.host_pages + wu.parity_pages + wu.pages_moved) as f64;
+    assert!(pages > 0.0 && close(t.warmup_pages_per_cpu_s * t.warmup_cpu_s, pages), "{t:?}, {pages} pages");
+}
+
 #[test]
 fn warm_up_is_deterministic_and_verifiable_with_every_layout_and_scheme() {
     let trace_cfg = small(AgeLayout::Uniform, 0.6, 0.1);

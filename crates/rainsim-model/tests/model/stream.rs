@@ -42,10 +42,21 @@ fn a_streamed_trace_gives_the_held_report() {
     assert_eq!(serde_json::to_string(&held).unwrap(), serde_json::to_string(&streamed).unwrap());
 }
 
-/// Runs that read the requests before time 0 cannot stream, and say why.
+/// Runs that read the requests before time 0 cannot stream, and say why:
+/// mapping what the trace reads, or a warm-up that replays the trace's
+/// writes (not one of synthetic writes, nor a warm-up of no writes).
 #[test]
 fn map_trace_needs_the_requests_held() {
+    use rainsim_model::config::WarmupWorkload;
     let mut cfg = tiny(4, 1, 1, 32, 16, Some(4));
+    assert!(can_stream(&cfg));
+    cfg.warmup.workload = WarmupWorkload::Trace;
+    assert!(can_stream(&cfg), "no warm-up writes");
+    cfg.warmup.device_writes = 1.0;
+    assert!(!can_stream(&cfg), "a warm-up of the trace's writes");
+    cfg.warmup.workload = WarmupWorkload::Synthetic;
+    assert!(can_stream(&cfg), "a synthetic warm-up");
+    cfg.warmup.device_writes = 0.0;
     cfg.precondition.map_trace = rainsim_model::config::MapTrace::Reads;
     assert!(!can_stream(&cfg));
     let e = simulate_stream(&cfg, &mut std::iter::empty(), 0, opts(&mut |_| {})).unwrap_err().to_string();
