@@ -4,10 +4,10 @@
 //! after its own.
 
 use super::super::params::Allocation;
+use super::super::test_config::tiny_array;
 use super::super::{Array, ArrayEv};
 use crate::config::MapTrace;
 use crate::flash::op::Owner;
-use crate::testkit::tiny_array;
 use rainsim_trace::{Op, Request};
 
 const PAGE: u64 = 4096;

@@ -508,3 +508,5 @@ impl Array {
 #[cfg(test)]
 #[path = "needed_slots_tests.rs"]
 mod needed_slots_tests;
+#[cfg(test)]
+mod test_config;

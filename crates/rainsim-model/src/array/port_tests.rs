@@ -1,9 +1,9 @@
 //! What a write-allocation policy sees of a device's bytes written.
 
 use super::super::params::Allocation;
+use super::super::test_config::tiny_array;
 use super::super::Array;
 use crate::flash::op::Origin;
-use crate::testkit::tiny_array;
 use rainsim_trace::{Op, Request};
 
 const PAGE: u64 = 4096;
