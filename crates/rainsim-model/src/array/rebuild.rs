@@ -148,7 +148,6 @@ impl Array {
             bytes: std::mem::take(&mut c.device_bytes[d]),
         };
         self.core.generation[d] = self.core.generation[d].wrapping_add(1);
-        self.core.loads[d].written_bytes = 0;
         let f = self.core.failure.as_mut().expect("replacing a failed device");
         f.replaced_at = Some(now);
         f.retired = Some(retired);
