@@ -308,6 +308,12 @@ fn a_read_in_a_lost_chunk_of_a_later_stripe_rebuilds_the_rows_it_touches() {
     }
 }
 
+/// Page reads device 0 has sensed for the array.
+fn device_0_reads(a: &Array) -> u64 {
+    let o = rainsim_model::flash::op::Origin::HostRead as usize;
+    a.devices()[0].obs.channels.iter().map(|c| c.ops[o]).sum()
+}
+
 /// A device read that crosses a page boundary reads both pages, whatever
 /// its bytes' offsets: chunk 4 (stripe 1, device 0's pages 4 to 7) read
 /// from its start to byte 4 of its second row (the last byte's offset in
@@ -319,18 +325,14 @@ fn a_device_read_across_a_page_boundary_reads_both_pages() {
     let mut a = Array::new(&cfg(), false).unwrap();
     a.record_device_requests();
     a.run(&[req(0, 16, 4, Op::Write)], &mut |_| {}).unwrap();
-    let reads = |a: &Array| -> u64 {
-        let o = rainsim_model::flash::op::Origin::HostRead as usize;
-        a.devices()[0].obs.channels.iter().map(|c| c.ops[o]).sum()
-    };
-    let before = reads(&a);
+    let before = device_0_reads(&a);
     let r = |t: u64, offset: u64, size: u32| Request { time_ns: t, offset, size, device: 0, op: Op::Read };
     a.run(&[r(10_000_000, 16 * PAGE, PAGE as u32 + 5), r(20_000_000, 16 * PAGE + 5, PAGE as u32)], &mut |_| {})
         .unwrap();
     let on0: Vec<_> =
         a.device_requests().unwrap()[0].iter().filter(|q| q.op == Op::Read).map(|q| (q.offset, q.size)).collect();
     assert_eq!(on0[on0.len() - 2..], [(4 * PAGE, PAGE as u32 + 5), (4 * PAGE + 5, PAGE as u32)]);
-    assert_eq!(reads(&a) - before, 4, "two pages each");
+    assert_eq!(device_0_reads(&a) - before, 4, "two pages each");
 }
 
 /// The same with a chunk of 32 MiB (8,192 pages of 4 KiB): a read from byte
@@ -350,7 +352,5 @@ fn a_device_read_of_thousands_of_pages_reads_them_all() {
     let reqs = [Request { time_ns: 0, offset: 1, size: 4096 * PAGE as u32, device: 0, op: Op::Read }];
     let mut a = Array::for_requests(&c, false, &reqs).unwrap();
     a.run(&reqs, &mut |_| {}).unwrap();
-    let o = rainsim_model::flash::op::Origin::HostRead as usize;
-    let reads: u64 = a.devices()[0].obs.channels.iter().map(|c| c.ops[o]).sum();
-    assert_eq!(reads, 4097);
+    assert_eq!(device_0_reads(&a), 4097);
 }
