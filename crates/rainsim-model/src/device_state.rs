@@ -205,4 +205,82 @@ mod tests {
         assert_eq!(h.len(), 2);
         assert_eq!(h.estimate_ns(&t), 745_000.0 * 5.0 + 3_500_000.0);
     }
+
+    #[test]
+    fn a_partly_filled_window_counts_from_its_first_arrival() {
+        let mut w = ArrivalWindow::new(8);
+        w.record(100);
+        // One arrival is no rate.
+        assert_eq!(w.rate_per_ns(200), 0.0);
+        w.record(150);
+        // Two arrivals over [100, 300]: the oldest is the first recorded.
+        assert_eq!(w.rate_per_ns(300), 2.0 / 200.0);
+        w.record(160);
+        assert_eq!(w.rate_per_ns(500), 3.0 / 400.0);
+        // No time since the oldest: no rate rather than a division by 0.
+        let mut z = ArrivalWindow::new(4);
+        z.record(70);
+        z.record(70);
+        assert_eq!(z.rate_per_ns(70), 0.0);
+    }
+
+    #[test]
+    fn a_full_window_forgets_its_oldest_arrival_in_turn() {
+        // Exactly full: the oldest is the first again (the ring's cursor has
+        // come round to it).
+        let mut w = ArrivalWindow::new(3);
+        for t in [10, 20, 30] {
+            w.record(t);
+        }
+        assert_eq!(w.rate_per_ns(40), 3.0 / 30.0);
+        // Each later arrival replaces the oldest: after 40 and 50 the window
+        // holds 30, 40, 50.
+        w.record(40);
+        assert_eq!(w.rate_per_ns(60), 3.0 / 40.0);
+        w.record(50);
+        assert_eq!(w.rate_per_ns(60), 3.0 / 30.0);
+        // Twice round the ring.
+        for t in [60, 70, 80, 90] {
+            w.record(t);
+        }
+        assert_eq!(w.rate_per_ns(100), 3.0 / 30.0);
+    }
+
+    #[test]
+    fn a_window_of_no_arrivals_keeps_none() {
+        let mut w = ArrivalWindow::new(0);
+        for t in [1, 2, 3] {
+            w.record(t);
+        }
+        assert_eq!(w.rate_per_ns(10), 0.0);
+        assert!(w.times.is_empty());
+    }
+
+    #[test]
+    fn gc_history_averages_the_gcs_it_holds() {
+        let t = FlashTiming { read: 50_000, program: 600_000, erase: 3_000_000, xfer: 20_000, command: 200 };
+        let mut h = GcHistory::new(3);
+        assert!(h.is_empty());
+        assert_eq!((h.len(), h.avg_moves()), (0, 0.0));
+        h.record(10, 1);
+        assert!(!h.is_empty());
+        assert_eq!((h.len(), h.avg_moves()), (1, 10.0));
+        h.record(20, 3);
+        assert_eq!((h.len(), h.avg_moves()), (2, 15.0));
+        // Eq. 7: (t_read + t_write) · 15 moves + t_erase · 2 erases.
+        assert_eq!(h.estimate_ns(&t), 650_000.0 * 15.0 + 3_000_000.0 * 2.0);
+        // The ring replaces its oldest in turn: after 30, 40 and 50 it holds
+        // 30, 40, 50 (10 and 20 out, in that order).
+        h.record(30, 1);
+        h.record(40, 2);
+        assert_eq!((h.len(), h.avg_moves()), (3, 30.0));
+        h.record(50, 3);
+        assert_eq!((h.len(), h.avg_moves()), (3, 40.0));
+        assert_eq!(h.estimate_ns(&t), 650_000.0 * 40.0 + 3_000_000.0 * 2.0);
+        // A history of no GCs keeps none.
+        let mut none = GcHistory::new(0);
+        none.record(5, 1);
+        assert!(none.is_empty());
+        assert_eq!(none.estimate_ns(&t), 3_000_000.0);
+    }
 }

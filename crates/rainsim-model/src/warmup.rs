@@ -221,7 +221,7 @@ impl WarmupWorkload {
 
 #[cfg(test)]
 mod tests {
-    use super::{needed_stripes, WarmupWorkload};
+    use super::{needed_stripes, replay, WarmupWorkload};
     use crate::ftl::precondition::params::MapTrace;
     use crate::raid::stripe::StripeLayout;
     use rainsim_trace::{Op, Request};
@@ -254,6 +254,119 @@ mod tests {
         assert_eq!(f.stripes, vec![0, 63, 64, 127, 200]);
         assert_eq!(f.pages, 2 + 6 + 3 + 1);
         assert!(needed_stripes(&l, 1024, MapTrace::None, &reqs).stripes.is_empty());
+    }
+
+    /// 4 channels of 2 dies (8 blocks of 8 pages a die), RAID-5 stripes of
+    /// 3 data chunks and parity, 4 KiB pages.
+    fn device(stripes: u32) -> (crate::ftl::Ftl, StripeLayout) {
+        (crate::testkit::small_ftl(4, 2, 1, stripes as u64 * 4), StripeLayout::new(4, 4, true, stripes))
+    }
+
+    /// Programs the blocks of `ftl` have taken since they were fresh.
+    fn programs(ftl: &crate::ftl::Ftl) -> u64 {
+        let ppb = ftl.layout.pages_per_block as u64;
+        ftl.blocks.iter().map(|b| b.erases as u64 * ppb + b.written as u64).sum()
+    }
+
+    #[test]
+    fn replay_writes_whole_requests_with_their_stripes_parity_until_the_target() {
+        const P: u64 = 4096;
+        let (mut ftl, l) = device(16);
+        let mut gcs = 0;
+        // Pages 0..2 (stripe 0's data), then page 3 alone (stripe 1) and
+        // pages 5..6 (stripe 1 to 2): per cycle 6 host pages and 4 parity.
+        let writes = [(0, 3 * P as u32), (3 * P, P as u32), (5 * P, 2 * P as u32)];
+        let rep = replay(&mut ftl, &l, &writes, P as u32, 7, &mut |_, _| gcs += 1).unwrap();
+        // A request is written whole: 7 pages asked, the second cycle's first
+        // request ends at 9.
+        assert_eq!((rep.host_pages, rep.parity_pages), (9, 1 + 1 + 2 + 1));
+        assert_eq!((rep.gc_count, rep.pages_moved, rep.erases, gcs), (0, 0, 0, 0));
+        assert_eq!(rep.waf, (9.0 + 5.0) / 9.0);
+        assert_eq!(rep.moves_per_gc_last_tenth, 0.0);
+        assert_eq!(programs(&ftl), 14);
+        // Every chunk on its home channel, and each channel's dies take its
+        // programs in turn: replayed by hand, the n-th program on a channel
+        // goes to its die n mod 2, and a chunk sits where its last went.
+        let mut on_channel = [0u32; 4];
+        let mut last_die = std::collections::BTreeMap::new();
+        let mut program = |chunk: u32| {
+            let ch = l.home_channel(chunk);
+            last_die.insert(chunk, ftl.layout.first_die(ch) + on_channel[ch as usize] % 2);
+            on_channel[ch as usize] += 1;
+        };
+        for (offset, size) in writes.iter().chain(&writes[..1]) {
+            let (first, last) = (offset / P, (offset + *size as u64 - 1) / P);
+            let mut stripe = None;
+            for lpn in first..=last {
+                let (s, chunk) = l.chunk_of_lpn(lpn);
+                if stripe.is_some_and(|t| t != s) {
+                    program(l.parity_chunk(stripe.unwrap()));
+                }
+                stripe = Some(s);
+                program(chunk);
+            }
+            program(l.parity_chunk(stripe.unwrap()));
+        }
+        // Stripe 0 whole, stripe 1 pages 3 and 5, stripe 2 page 6; each parity.
+        assert_eq!(last_die.len(), 4 + 3 + 2);
+        for (&chunk, &die) in &last_die {
+            let ppn = ftl.lookup(chunk).expect("written");
+            assert_eq!(ftl.layout.die_of(ppn), die, "chunk {chunk}");
+        }
+        assert!(on_channel.iter().any(|&n| n >= 3), "some die written twice: {on_channel:?}");
+        // An exact target stops at it: one cycle is 6 host pages.
+        let (mut ftl, l) = device(16);
+        let rep = replay(&mut ftl, &l, &writes, P as u32, 6, &mut |_, _| ()).unwrap();
+        assert_eq!((rep.host_pages, rep.parity_pages), (6, 4));
+        // Nothing to replay, or a target of 0: nothing written.
+        let rep = replay(&mut ftl, &l, &[], P as u32, 100, &mut |_, _| ()).unwrap();
+        assert_eq!((rep.host_pages, rep.waf), (0, 0.0));
+        let rep = replay(&mut ftl, &l, &writes, P as u32, 0, &mut |_, _| ()).unwrap();
+        assert_eq!(rep.host_pages, 0);
+        // Without parity, no parity pages.
+        let mut plain = crate::testkit::small_ftl(4, 2, 1, 64);
+        let rep =
+            replay(&mut plain, &StripeLayout::new(4, 1, false, 64), &writes, P as u32, 6, &mut |_, _| ()).unwrap();
+        assert_eq!((rep.host_pages, rep.parity_pages, rep.waf), (6, 0, 1.0));
+    }
+
+    #[test]
+    fn replay_collects_garbage_and_counts_every_program() {
+        const P: u64 = 4096;
+        // 96 stripes (288 data pages, 384 chunks) on 4 × 2 × 64 = 512
+        // pages, rewritten in a scattered order: the dies fill and collect
+        // many times over, moving valid pages.
+        let (mut ftl, l) = device(96);
+        let writes: Vec<(u64, u32)> = (0..288).map(|i| ((i * 7 % 288) * P, P as u32)).collect();
+        let (mut heard, mut heard_moved, mut heard_erased) = (0u64, 0u64, 0u64);
+        let mut moves = Vec::new();
+        let rep = replay(&mut ftl, &l, &writes, P as u32, 3_000, &mut |ch, w| {
+            assert!(ch < 4);
+            heard += 1;
+            moves.push(w.moved as f64);
+            heard_moved += w.moved as u64;
+            heard_erased += w.erased as u64;
+        })
+        .unwrap();
+        assert_eq!(rep.host_pages, 3_000);
+        // One page a request: each its stripe's parity.
+        assert_eq!(rep.parity_pages, 3_000);
+        assert!(rep.gc_count > 10, "{rep:?}");
+        assert_eq!((rep.gc_count, rep.pages_moved, rep.erases), (heard, heard_moved, heard_erased));
+        // The last tenth of the GCs (rounded down), averaged.
+        let tenth = &moves[moves.len() - moves.len() / 10..];
+        assert!(tenth.len() >= 2 && tenth.len() < moves.len());
+        assert_eq!(rep.moves_per_gc_last_tenth, tenth.iter().sum::<f64>() / tenth.len() as f64);
+        assert!(rep.moves_per_gc_last_tenth > 0.0);
+        // Conservation: every program the blocks took is a host page, a
+        // parity page or a move.
+        assert_eq!(programs(&ftl), rep.host_pages + rep.parity_pages + rep.pages_moved);
+        assert_eq!(rep.waf, (3_000.0 + 3_000.0 + rep.pages_moved as f64) / 3_000.0);
+        // Every chunk is mapped exactly once, and the blocks' valid counts
+        // say so.
+        let valid: u64 = ftl.blocks.iter().map(|b| b.valid as u64).sum();
+        assert_eq!(valid, 384);
+        assert!((0..384).all(|c| ftl.lookup(c).is_some()));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod array_member_fault;
 mod array_options;
 mod array_rebuild;
 mod array_rows;
+mod config_bounds;
 mod controller;
 mod cost_edges;
 mod degraded;

@@ -94,3 +94,61 @@ fn the_free_block_checks_allowance_ends_a_billionth_of_a_block_short_of_two() {
     let e = at(hair).validate().expect_err("a hair under the allowance").to_string();
     assert!(e.contains("free blocks per plane; at least 2 are needed"), "{e}");
 }
+
+/// A stripe's positions are bits of one 64-bit word: 64 chunks are the
+/// widest stripe, whatever the channels.
+#[test]
+fn a_stripe_is_at_most_sixty_four_chunks() {
+    let c = tiny(64, 1, 1, 16, 8, Some(64));
+    let s = DeviceSetup::resolve(&c).unwrap_or_else(|e| panic!("64 chunks: {e}"));
+    assert_eq!(s.stripes.width, 64);
+    let e = DeviceSetup::resolve(&tiny(65, 1, 1, 16, 8, Some(65))).err().expect("65 chunks");
+    assert_eq!(e.to_string(), "invalid configuration: raid.stripe_width must be at most 64");
+    // 65 channels with a narrower stripe are fine.
+    DeviceSetup::resolve(&tiny(65, 1, 1, 16, 8, Some(64))).unwrap_or_else(|e| panic!("65 channels: {e}"));
+}
+
+/// Each note's condition, on its own and with the one thing that lifts it
+/// changed: a RAID-5 stripe over every channel leaves degraded updates
+/// nowhere to go; without RAID each stripe policy, and replication, has
+/// nothing to act on; adaptive parity updates assume read priority.
+#[test]
+fn each_note_names_the_setup_it_warns_of() {
+    use rainsim_model::policy::spec::{ParityUpdateKind, ReadRoutingKind, UpdatePlacementKind};
+    use rainsim_model::policy::ReplicationKind;
+    let notes = |raid: Option<u32>, f: &dyn Fn(&mut rainsim_model::config::Config)| {
+        let mut c = tiny(4, 1, 1, 16, 8, raid);
+        f(&mut c);
+        DeviceSetup::resolve(&c).unwrap_or_else(|e| panic!("{e}")).notes
+    };
+    let starts = |n: &[String], prefix: &str| n.len() == 1 && n[0].starts_with(prefix);
+    assert!(notes(Some(4), &|_| ()).is_empty());
+    assert!(notes(None, &|_| ()).is_empty());
+    // Degraded updates: a stripe over all 4 channels, not one over 3.
+    let degraded = |c: &mut rainsim_model::config::Config| c.policy.update_placement = UpdatePlacementKind::Degraded;
+    assert!(starts(&notes(Some(4), &degraded), "degraded updates need a channel outside the stripe"));
+    assert!(notes(Some(3), &degraded).is_empty());
+    // Without RAID: each stripe policy alone.
+    let plain_policy = "raid.level = none: the read-routing, update-placement and parity-update policies";
+    assert!(starts(&notes(None, &degraded), plain_policy));
+    assert!(starts(&notes(None, &|c| c.policy.read_routing = ReadRoutingKind::GcTolerant), plain_policy));
+    assert!(starts(&notes(None, &|c| c.policy.parity_update = ParityUpdateKind::Bpu), plain_policy));
+    assert!(notes(Some(4), &|c| c.policy.read_routing = ReadRoutingKind::GcTolerant).is_empty());
+    // Replication without RAID.
+    let rep = |c: &mut rainsim_model::config::Config| c.policy.replication = ReplicationKind::Cr5m;
+    let n = notes(None, &|c| {
+        rep(c);
+        c.geometry.dies_per_chip = 2;
+    });
+    assert!(starts(&n, "raid.level = none: policy.replication = \"cr5m\""), "{n:?}");
+    // Adaptive parity updates without read priority (read priority on is
+    // the default).
+    let adaptive = |c: &mut rainsim_model::config::Config| c.policy.parity_update = ParityUpdateKind::Adaptive;
+    assert!(notes(Some(4), &adaptive).is_empty());
+    let n = notes(Some(4), &|c| {
+        adaptive(c);
+        c.policy.read_priority = false;
+    });
+    assert!(starts(&n, "the adaptive parity update assumes pre-reads are served before queued writes"), "{n:?}");
+    assert!(notes(Some(4), &|c| c.policy.read_priority = false).is_empty());
+}
