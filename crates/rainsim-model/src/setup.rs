@@ -183,12 +183,21 @@ mod tests {
 
     #[test]
     fn memory_estimate_follows_the_formula() {
-        let cfg = Config::default();
+        // The documented figures, written out: 16 MiB + 12 B a page + 384
+        // KiB a channel + 8 B a core + 64 B a request (+ 8 B a page with
+        // verify).
+        let mut cfg = Config::default();
+        cfg.controller.cores = 3;
         let e = memory_estimate(&cfg, 1000, false);
-        let want = MEM_FIXED_BYTES + 12 * cfg.physical_pages() + 8 * (384 << 10) + 64 * 1000;
+        let pages = cfg.physical_pages();
+        let want = 16 * 1024 * 1024 + 12 * pages + 8 * 384 * 1024 + 3 * 8 + 64 * 1000;
         assert_eq!(e.bytes, want);
         assert_eq!(e.parts[0].0, "geometry (physical pages)");
-        assert!(memory_estimate(&cfg, 1000, true).bytes > e.bytes);
+        assert_eq!(memory_estimate(&cfg, 1000, true).bytes, want + 8 * pages);
+        // The terms, largest first, sum to the total less the fixed cost.
+        let sizes: Vec<u64> = e.parts.iter().map(|p| p.1).collect();
+        assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{:?}", e.parts);
+        assert_eq!(sizes.iter().sum::<u64>() + 16 * 1024 * 1024, e.bytes);
         let mut big = cfg.clone();
         big.geometry.channels = 65535;
         assert_eq!(memory_estimate(&big, 0, false).parts[0].0, "geometry (physical pages)");
