@@ -123,15 +123,12 @@ fn simulate_with(
     report.timing = RunTiming {
         wall_s,
         cpu_s,
-        requests_per_cpu_s: if cpu_s > 0.0 { total as f64 / cpu_s } else { 0.0 },
+        requests_per_cpu_s: RunTiming::per_cpu_second(total as u64, cpu_s),
         setup_s,
         warmup_cpu_s: ssd.warmup_cpu_s,
-        warmup_pages_per_cpu_s: match &report.warmup {
-            Some(w) if ssd.warmup_cpu_s > 0.0 => {
-                (w.host_pages + w.parity_pages + w.pages_moved) as f64 / ssd.warmup_cpu_s
-            }
-            _ => 0.0,
-        },
+        warmup_pages_per_cpu_s: report.warmup.as_ref().map_or(0.0, |w| {
+            RunTiming::per_cpu_second(w.host_pages + w.parity_pages + w.pages_moved, ssd.warmup_cpu_s)
+        }),
     };
     Ok((report, ssd.obs.requests.take()))
 }

@@ -182,7 +182,8 @@ pub fn simulate_array(
     report.timing.wall_s = wall_s;
     report.timing.cpu_s = cpu_s;
     report.timing.setup_s = setup_s;
-    report.timing.requests_per_cpu_s = if cpu_s > 0.0 { trace.requests.len() as f64 / cpu_s } else { 0.0 };
+    report.timing.requests_per_cpu_s =
+        rainsim_model::metrics::report::RunTiming::per_cpu_second(trace.requests.len() as u64, cpu_s);
     Ok(report)
 }
 

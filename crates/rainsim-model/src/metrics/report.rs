@@ -292,6 +292,18 @@ pub struct RunTiming {
     pub warmup_pages_per_cpu_s: f64,
 }
 
+impl RunTiming {
+    /// `count` per CPU second over `cpu_s`; 0 when no CPU time was measured
+    /// (a coarse clock can read 0 for a short run: no rate, not infinity).
+    pub fn per_cpu_second(count: u64, cpu_s: f64) -> f64 {
+        if cpu_s > 0.0 {
+            count as f64 / cpu_s
+        } else {
+            0.0
+        }
+    }
+}
+
 /// The report of one run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Report {
@@ -559,8 +571,19 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::{cv, lifetime};
+    use super::{cv, lifetime, RunTiming};
     use crate::testkit::small_ftl;
+
+    /// A rate over a measured CPU time, and none (0, not infinity or NaN)
+    /// when the clock read no time at all.
+    #[test]
+    fn a_rate_per_cpu_second_needs_cpu_time() {
+        assert_eq!(RunTiming::per_cpu_second(300, 1.5), 200.0);
+        assert_eq!(RunTiming::per_cpu_second(0, 2.0), 0.0);
+        assert_eq!(RunTiming::per_cpu_second(300, 0.0), 0.0);
+        assert_eq!(RunTiming::per_cpu_second(0, 0.0), 0.0);
+        assert_eq!(RunTiming::per_cpu_second(300, -0.01), 0.0);
+    }
 
     /// Population σ over μ, worked by hand: 2, 4, 4, 4, 5, 5, 7, 9 have
     /// μ = 5 and σ = 2; 1 and 3 have μ = 2, σ = 1. No samples, or μ = 0,
