@@ -340,11 +340,10 @@ impl Config {
             return err(format!("warmup.device_writes = {} must be between 0 (off) and 1000", w.device_writes));
         }
         let free = 1.0 - p.valid - p.invalid;
-        // With a rounding allowance: 1 − 0.65 − 0.1 of 8 blocks is 2, not 1.9999999999999996.
-        if p.free_margin.is_none()
-            && (p.valid > 0.0 || p.invalid > 0.0)
-            && free * (g.blocks_per_plane as f64) < 2.0 - 1e-9
-        {
+        // With a rounding allowance: 1 − 0.65 − 0.1 of 8 blocks is 2, not
+        // 1.9999999999999996. Nothing preconditioned passes: the spare-block
+        // check above leaves every plane at least 2 blocks.
+        if p.free_margin.is_none() && free * (g.blocks_per_plane as f64) < 2.0 - 1e-9 {
             return err(format!(
                 "preconditioning leaves {:.1} free blocks per plane; at least 2 are needed — lower precondition.valid or .invalid",
                 free * g.blocks_per_plane as f64

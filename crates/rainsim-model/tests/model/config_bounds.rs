@@ -291,6 +291,15 @@ fn preconditioning_fractions() {
     // Valid pages at most the host-visible share: 1 − 0.15.
     ok(&pre(0.85, 0.0), "valid = usable");
     refused(&pre(0.86, 0.0), "precondition.valid = 0.86 exceeds the host-visible fraction", "valid > usable");
+    // Nothing preconditioned on the smallest plane the spare-block check
+    // allows (2 blocks, half spare): both blocks free, enough.
+    let least = with(tiny(4, 1, 1, 2, 16, Some(4)), |c| c.geometry.over_provisioning = 0.5);
+    assert_eq!(
+        (least.precondition.valid, least.precondition.invalid, least.precondition.free_margin),
+        (0.0, 0.0, None)
+    );
+    ok(&least, "2 free blocks");
+    refused(&with(least, |c| c.precondition.invalid = 0.01), "leaves 2.0 free blocks per plane", "1.98 free");
 }
 
 #[test]
