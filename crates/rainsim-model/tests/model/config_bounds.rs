@@ -35,6 +35,11 @@ fn refused(c: &Config, fragment: &str, what: &str) {
     }
 }
 
+/// A key's field of a configuration.
+type Field = fn(&mut Config) -> &mut u32;
+/// Sets a key of a configuration to a value.
+type SetU64 = fn(&mut Config, u64);
+
 /// `c` after `f`.
 fn with(mut c: Config, f: impl FnOnce(&mut Config)) -> Config {
     f(&mut c);
@@ -50,7 +55,7 @@ fn the_defaults_and_the_tests_devices_are_valid() {
 
 #[test]
 fn every_geometry_dimension_must_be_at_least_one() {
-    let dims: [(&str, fn(&mut Config) -> &mut u32); 6] = [
+    let dims: [(&str, Field); 6] = [
         ("geometry.channels", |c| &mut c.geometry.channels),
         ("geometry.chips_per_channel", |c| &mut c.geometry.chips_per_channel),
         ("geometry.dies_per_chip", |c| &mut c.geometry.dies_per_chip),
@@ -165,7 +170,7 @@ fn raid5_needs_three_channels_and_a_stripe_within_them() {
 #[test]
 fn controller_and_policy_times_are_bounded() {
     for (key, f) in [
-        ("policy.degraded.decision_ns", (|c, v| c.policy.degraded.decision_ns = v) as fn(&mut Config, u64)),
+        ("policy.degraded.decision_ns", (|c, v| c.policy.degraded.decision_ns = v) as SetU64),
         ("policy.adaptive.decision_ns", |c, v| c.policy.adaptive.decision_ns = v),
     ] {
         ok(&with(base(), |c| f(c, MAX_TIMING_NS)), key);
@@ -183,7 +188,7 @@ fn timing_and_size_keys_are_bounded() {
     ok(&mb(1), "1 MB/s");
     ok(&mb(1_000_000), "1 TB/s");
     refused(&mb(1_000_001), "timing.channel_mb_s = 1000001", "over 1 TB/s");
-    let times: [(&str, fn(&mut Config, u64)); 7] = [
+    let times: [(&str, SetU64); 7] = [
         ("timing.read_ns", |c, v| c.timing.read_ns = v),
         ("timing.program_ns", |c, v| c.timing.program_ns = v),
         ("timing.erase_ns", |c, v| c.timing.erase_ns = v),
