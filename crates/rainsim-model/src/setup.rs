@@ -61,9 +61,8 @@ impl DeviceSetup {
             return Err(ConfigError("raid.stripe_width must be at most 64".into()));
         }
         let nstripes = crate::config::stripe_count(layout.pages() as u64, cfg.geometry.over_provisioning, width) as u32;
-        if nstripes == 0 {
-            return Err(ConfigError("the device has no host-visible capacity".into()));
-        }
+        // `Config::validate` refused a device without one whole stripe.
+        debug_assert!(nstripes > 0, "validate let through a device with no logical capacity");
         let mut stripes = StripeLayout::new(layout.channels, width, parity, nstripes);
         if cfg.ftl.rotating_gc && parity {
             // Rotating GC (ssd/rotating_gc.rs) binds each stripe to one die column.
