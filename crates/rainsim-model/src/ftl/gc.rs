@@ -326,3 +326,7 @@ impl Ftl {
         self.count_free(plane, gblock, true);
     }
 }
+
+#[cfg(test)]
+#[path = "gc_tests.rs"]
+mod tests;
