@@ -153,7 +153,8 @@ impl Ftl {
         let Some(victim) = self.victim(plane) else { return Ok(work) };
         let first = self.layout.first_block(plane);
         let start = self.gather_valid(first + victim);
-        self.apply_gc_hook(plane, start, hook);
+        debug_assert_eq!(start, 0, "the victim's pages are all of `moves`");
+        self.apply_gc_hook(plane, hook);
         self.relocate_to_active(plane, start)?;
         self.erase(plane, victim);
         // `moves` held only this victim's pages (cleared above).
@@ -220,35 +221,35 @@ impl Ftl {
         Ok(())
     }
 
-    /// Asks the GC hook which gathered pages `self.moves[start..]` need not
-    /// move; unmaps those and leaves the rest to move.
-    fn apply_gc_hook(&mut self, plane: u32, start: usize, ext: Option<&mut (dyn GcHook + '_)>) {
+    /// Asks the GC hook which of the victim's gathered pages (all of
+    /// `self.moves`) need not move; unmaps those and leaves the rest to move.
+    fn apply_gc_hook(&mut self, plane: u32, ext: Option<&mut (dyn GcHook + '_)>) {
         match ext {
-            Some(h) => self.drop_by(plane, start, h),
+            Some(h) => self.drop_by(plane, h),
             None => {
                 if !self.gc_hook.wants_pages() {
                     return;
                 }
                 // MoveAll is zero-sized: swapping it in allocates nothing.
                 let mut own = std::mem::replace(&mut self.gc_hook, Box::new(gc_hook::MoveAll));
-                self.drop_by(plane, start, &mut *own);
+                self.drop_by(plane, &mut *own);
                 self.gc_hook = own;
             }
         }
     }
 
-    fn drop_by(&mut self, plane: u32, start: usize, hook: &mut (dyn GcHook + '_)) {
+    fn drop_by(&mut self, plane: u32, hook: &mut (dyn GcHook + '_)) {
         if !hook.wants_pages() {
             return;
         }
         let mut dropped = std::mem::take(&mut self.dropped);
         dropped.clear();
         let valid: Vec<(Ppn, u32)> =
-            self.moves[start..].iter().map(|&(p, _)| (p, self.map.owner(p).expect("gathered as valid"))).collect();
+            self.moves.iter().map(|&(p, _)| (p, self.map.owner(p).expect("gathered as valid"))).collect();
         hook.drop_pages(plane, &valid, &self.map, &mut dropped);
         if !dropped.is_empty() {
             for &i in dropped.iter().rev() {
-                let (ppn, _) = self.moves.remove(start + i);
+                let (ppn, _) = self.moves.remove(i);
                 self.map.unmap(ppn);
                 self.invalidate(ppn);
             }
