@@ -199,6 +199,109 @@ mod tests {
         assert_eq!(o.iter().collect::<Vec<_>>(), want);
     }
 
+    /// An order of keys `(s, s)` for `s` in `0..n`.
+    fn order_of(n: u64) -> Order {
+        let mut o = Order::default();
+        for s in 0..n {
+            o.insert(s, s as u32);
+        }
+        o
+    }
+
+    /// A key removed from the middle stays as a tombstone; inserted again,
+    /// it comes back to life in place instead of joining beside it.
+    #[test]
+    fn a_key_inserted_again_revives_its_tombstone() {
+        let mut o = order_of(10);
+        o.remove(5, 5);
+        assert_eq!((o.keys.len(), o.dead), (10, 1));
+        o.insert(5, 5);
+        assert_eq!((o.keys.len(), o.dead), (10, 0));
+        assert_eq!(o.iter().collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
+    }
+
+    /// Tombstones never stay at either end: removing the newest keys pops
+    /// them and every tombstone they uncover, as removing the oldest does.
+    #[test]
+    fn the_ends_are_always_live_keys() {
+        let mut o = order_of(10);
+        o.remove(7, 7);
+        o.remove(8, 8);
+        assert_eq!((o.keys.len(), o.dead), (10, 2));
+        o.remove(9, 9);
+        assert_eq!((o.keys.len(), o.dead, o.popped), (7, 0, 0), "9 popped, then the tombstones of 8 and 7");
+        o.remove(1, 1);
+        o.remove(0, 0);
+        assert_eq!((o.keys.len(), o.dead, o.popped), (5, 0, 2));
+        assert_eq!(o.iter().collect::<Vec<_>>(), vec![2, 3, 4, 5, 6]);
+    }
+
+    /// A removal names a live key; one that is absent, or already removed,
+    /// is a caller's error and stops the run instead of removing another.
+    #[test]
+    #[should_panic(expected = "the entry is in the order")]
+    fn removing_an_absent_key_is_refused() {
+        let mut o = order_of(10);
+        o.remove(4, 5);
+    }
+
+    #[test]
+    #[should_panic(expected = "the entry is in the order")]
+    fn removing_a_key_twice_is_refused() {
+        let mut o = order_of(10);
+        o.remove(4, 4);
+        o.remove(4, 4);
+    }
+
+    /// The sweep runs exactly when the tombstones are more than 64 and
+    /// more than the live keys: with 100 keys at the 65th removal from the
+    /// middle (the 64 binds), with 200 at the 101st (the half binds).
+    #[test]
+    fn the_sweep_runs_at_its_bounds_exactly() {
+        for (n, at) in [(100u64, 65usize), (200, 101)] {
+            let mut o = order_of(n);
+            for (i, s) in (1..n - 1).enumerate() {
+                o.remove(s, s as u32);
+                let removed = i + 1;
+                if removed < at {
+                    assert_eq!(
+                        (o.keys.len(), o.dead),
+                        (n as usize, removed),
+                        "{n} keys, {removed} removed: no sweep yet"
+                    );
+                } else {
+                    assert_eq!((o.keys.len(), o.dead), (n as usize - at, 0), "{n} keys: the sweep at {at}");
+                    break;
+                }
+            }
+        }
+    }
+
+    /// `find_from` passes over tombstones and chunks its predicate refuses,
+    /// and gives the index of the key it finds.
+    #[test]
+    fn find_from_gives_the_first_live_key_that_passes() {
+        let mut o = order_of(10);
+        o.remove(3, 3);
+        assert_eq!(o.find_from(2, |c| c != 2), Some((4, (4, 4))));
+        assert_eq!(o.find_from(0, |c| c > 7), Some((8, (8, 8))));
+        assert_eq!(o.find_from(9, |c| c < 9), None);
+    }
+
+    /// A mark kept across a sweep (which moves every key after a
+    /// tombstone) finds its key by a search, not at its old index.
+    #[test]
+    fn a_mark_kept_across_a_sweep_finds_its_key() {
+        let mut o = order_of(200);
+        let mark = o.mark(o.find_from(0, |c| c == 150));
+        for s in 1..=101 {
+            o.remove(s, s as u32);
+        }
+        assert_eq!(o.dead, 0, "swept");
+        let i = o.index_of(mark);
+        assert_eq!((i, o.keys[i].of()), (49, (150, 150)));
+    }
+
     proptest::proptest! {
         /// The order against a search tree of the same keys: any mix of
         /// insertions (mostly the newest, some older), removals (mostly the
@@ -253,6 +356,50 @@ mod tests {
                     let want = o.keys.partition_point(|e| e.of() < k);
                     proptest::prop_assert_eq!(o.search_front(k), want, "front {:?}", k);
                     proptest::prop_assert_eq!(o.search_back(k), want, "back {:?}", k);
+                }
+            }
+        }
+
+        /// Wherever it was taken, and whatever happened since (keys off
+        /// either end, from the middle, older keys inserted, sweeps), a
+        /// mark at a key gives the index a search for its key gives.
+        #[test]
+        fn a_mark_gives_the_index_a_search_gives(ops in proptest::collection::vec((0u8..6, 0u64..400), 1..300)) {
+            let mut o = Order::default();
+            let mut live: Vec<u64> = Vec::new();
+            let mut serial = 0u64;
+            let mut marks = Vec::new();
+            for (what, x) in ops {
+                match what {
+                    0 | 1 => {
+                        serial += 1;
+                        let s = 10 * serial;
+                        o.insert(s, 0);
+                        live.push(s);
+                    }
+                    2 => {
+                        // An older version, not on the tens.
+                        let s = x * 7 + 1;
+                        if s % 10 != 0 && !live.contains(&s) {
+                            o.insert(s, 0);
+                            live.push(s);
+                            live.sort_unstable();
+                        }
+                    }
+                    3 | 4 if !live.is_empty() => {
+                        let s = if what == 3 { live[0] } else { live[x as usize % live.len()] };
+                        o.remove(s, 0);
+                        live.retain(|&v| v != s);
+                    }
+                    _ => {
+                        let from = (x as usize).min(o.keys.len());
+                        if let Some(found) = o.find_from(from, |_| true) {
+                            marks.push(o.mark(Some(found)));
+                        }
+                    }
+                }
+                for m in &marks {
+                    proptest::prop_assert_eq!(o.index_of(*m), o.search_front(m.key), "mark at {:?}", m.key);
                 }
             }
         }
