@@ -74,7 +74,8 @@ fn gc_and_wear_levelling_keep_the_counts() {
             erased += work.erased;
             if work.wl_moved > 0 {
                 swapped += 1;
-                let plane = (0..ftl.blocks.len()).find(|&b| ftl.blocks[b].erases != before[b]).unwrap() / 8;
+                let erased_now = (0..ftl.blocks.len()).find(|&b| ftl.blocks[b].erases != before[b]).unwrap();
+                let plane = erased_now as u32 / ftl.layout.blocks_per_plane;
                 swapped_planes.insert(plane);
             }
             assert_eq!(kept(&ftl), counted(&ftl), "after a collection, round {round}");
