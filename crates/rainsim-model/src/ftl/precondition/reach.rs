@@ -175,6 +175,9 @@ mod tests {
         // The same segments by name (the forward map's pages set-up writes).
         let bits = Reach::Requests(&reqs).touched(&st, 4096, 1).segments.expect("held requests name them");
         assert_eq!(bits, vec![1 << 0 | 1 << 3 | 1 << 4 | 1 << 31]);
+        // A request ending on a segment's last byte stays in that segment.
+        let edge = [request(2 * seg - 4096, 4096)];
+        assert_eq!(Reach::Requests(&edge).touched(&st, 4096, 1).segments, Some(vec![1 << 1]));
         // An address past the logical space counts in the last segment, as
         // the device clips it; an empty trace reaches nothing.
         let past = [request(1 << 40, 4096)];
