@@ -184,6 +184,9 @@ mod tests {
         assert_eq!(Reach::Requests(&past).touched(&st, 4096, 1).share, 1.0 / 32.0);
         assert_eq!(Reach::Requests(&[]).touched(&st, 4096, 1).share, 0.0);
         assert_eq!(Reach::Unknown.touched(&st, 4096, 1).share, 0.0);
+        // A layout without data pages (no stripes) has nothing to touch.
+        let none = Reach::Requests(&reqs).touched(&StripeLayout::new(8, 8, true, 0), 4096, 1);
+        assert_eq!((none.share, none.segments), (0.0, Some(Vec::new())));
     }
 
     /// A synthetic spec: the expected share against the formula's extremes.
