@@ -77,7 +77,8 @@ impl Reach<'_> {
         };
         match *self {
             Reach::Unknown => Touched { share: 0.0, segments: None },
-            Reach::Requests(requests) if pages > 0 && dps > 0 => {
+            // (Some logical page means some data chunk a stripe: dps > 0.)
+            Reach::Requests(requests) if pages > 0 => {
                 requests.iter().for_each(|r| mark(r.offset, r.size));
                 seen.into_touched(segments)
             }
@@ -87,7 +88,6 @@ impl Reach<'_> {
                 let map_pages = (stripes.chunks() * 4).div_ceil(4096);
                 if share >= EAGER_SHARE
                     || pages == 0
-                    || dps == 0
                     || spec.requests > STREAM_REQUESTS_PER_MAP_PAGE.saturating_mul(map_pages)
                 {
                     return Touched { share, segments: None };
