@@ -208,6 +208,17 @@ mod tests {
         let skew = SyntheticSpec { requests: 256, hot_fraction: 0.2, hot_access: 0.8, ..all };
         let want = (52.0 * (1.0 - (-204.8f64 / 52.0).exp()) + 205.0 * (1.0 - (-51.2f64 / 205.0).exp())) / 256.0;
         assert!((share(skew) - want).abs() < 1e-9, "{want}");
+        // A footprint in GiB of one and of two whole segments (7 data pages
+        // of 4 KiB × 2^8 stripes = 7 MiB), one request, one region.
+        let region = |mib: f64| SyntheticSpec {
+            footprint_gib: Some(mib / 1024.0),
+            requests: 1,
+            hot_fraction: 0.0,
+            hot_access: 0.0,
+            ..Default::default()
+        };
+        assert_eq!(share(region(7.0)), (1.0 - (-1.0f64).exp()) / 256.0);
+        assert_eq!(share(region(14.0)), 2.0 * (1.0 - (-0.5f64).exp()) / 256.0);
     }
 
     /// A short stream is read through: its segments are those of the same
@@ -232,6 +243,8 @@ mod tests {
             assert!((last..256).all(|g| bits[g / 64] >> (g % 64) & 1 == 0), "seed {seed}");
             assert!(got.share > 0.2 && got.share <= 0.31, "{}", got.share);
         }
+        let at_bound = SyntheticSpec { requests: 5_120, ..spec.clone() };
+        assert!(Reach::Synthetic(&at_bound, 1).touched(&st, 4096, 8).segments.is_some(), "read: at the bound");
         let long = SyntheticSpec { requests: 5_121, ..spec.clone() };
         assert!(Reach::Synthetic(&long, 1).touched(&st, 4096, 8).segments.is_none(), "too long to read");
         let wide = SyntheticSpec { footprint: 1.0, requests: 5_000, ..spec };
