@@ -246,6 +246,30 @@ mod tests {
         }
     }
 
+    /// Stripes bound to die columns (rotating GC), checked by hand: chunk
+    /// j of stripe s goes to channel (s·k + j) mod m, on the die of its
+    /// stripe's column, and each die's chunks go round its planes in turn.
+    #[test]
+    fn a_bound_deal_keeps_stripes_on_their_column_and_turns_each_die_round_its_planes() {
+        for (channels, width, dies, planes) in [(4, 4, 2, 2), (5, 3, 3, 2), (4, 2, 2, 3)] {
+            let lay = layout(channels, dies, planes);
+            let st = StripeLayout::new(channels, width, width > 1, 60).with_columns(dies);
+            let mut turns = vec![0u32; lay.dies() as usize];
+            let mut columns = std::collections::BTreeSet::new();
+            deal(&st, &lay, &[5, 59], 30, |chunk, plane| {
+                let (s, j) = (chunk / width, chunk % width);
+                let col = st.column(s).expect("bound");
+                columns.insert(col);
+                let die = (s * width + j) % channels * dies + col;
+                assert_eq!(plane, die * planes + turns[die as usize] % planes, "chunk {chunk}, m={channels}");
+                turns[die as usize] += 1;
+            });
+            assert_eq!(turns.iter().sum::<u32>(), 30 * width);
+            assert!(columns.len() > 1, "more than one column: {columns:?}");
+            assert!(turns.iter().any(|&t| t > planes), "some die turns round its planes");
+        }
+    }
+
     /// Every stripe taken once, the forced ones among them, and each
     /// one's first channel is (s·k) mod m.
     #[test]
