@@ -245,3 +245,72 @@ fn plane_counts_do_not_depend_on_the_segments() {
         }
     }
 }
+
+/// A deal over one channel of two planes whose slots lie in the given runs.
+fn with_runs(planes: [&[(Ppn, u32)]; 2]) -> LazyDeal {
+    let lay = layout(1, 1, 2);
+    let st = StripeLayout::new(1, 1, false, 0);
+    LazyDeal::build_in(&st, &lay, &[], 0, 0).with_slots(planes.into_iter())
+}
+
+/// A plane's slots in runs out of page order: each slot is found at the
+/// page its run puts it, with the pages left in that run; the page just
+/// past a run holds no slot, and neither is there a slot past the last.
+#[test]
+fn slot_runs_find_each_slot_and_nothing_past_a_run() {
+    let runs: &[(Ppn, u32)] = &[(10, 3), (2, 4), (40, 1)];
+    let d = with_runs([runs, &[]]);
+    // By hand: slots 0–2 on pages 10–12, 3–6 on 2–5, 7 on 40.
+    let pages = [10, 11, 12, 2, 3, 4, 5, 40];
+    let left = [3, 2, 1, 4, 3, 2, 1, 1];
+    let run = [0, 0, 0, 1, 1, 1, 1, 2];
+    for k in 0..8 {
+        assert_eq!(d.slots.cursor(0, k as u32), (pages[k], left[k], run[k]), "slot {k}");
+    }
+    assert_eq!(d.slots.cursor(0, 8), (0, 0, 3), "past the last slot");
+    let ppp = d.ppp;
+    for ppn in 0..ppp {
+        let want = pages.iter().position(|&p| p == ppn).map(|k| k as u32);
+        assert_eq!(d.slots.slot_at(0, ppn), want, "page {ppn}");
+    }
+    for ppn in ppp..2 * ppp {
+        assert_eq!(d.slots.slot_at(1, ppn), None, "page {ppn} of the plane without slots");
+    }
+}
+
+/// The packed flag, which picks the arithmetic lay-out, holds exactly
+/// when every plane's slots are one run from its first page, or none.
+#[test]
+fn the_packed_path_is_taken_only_for_one_run_from_each_planes_first_page() {
+    let ppp = layout(1, 1, 2).pages_per_block * 16;
+    let cases: [([&[(Ppn, u32)]; 2], bool); 5] = [
+        ([&[(0, 5)], &[(ppp, 7)]], true),
+        ([&[], &[(ppp, 7)]], true),
+        ([&[], &[]], true),
+        ([&[(0, 5)], &[(ppp + 8, 7)]], false),
+        ([&[(0, 5)], &[(ppp, 3), (ppp + 8, 2)]], false),
+    ];
+    for (planes, packed) in cases {
+        assert_eq!(with_runs(planes).slots.packed, packed, "{planes:?}");
+    }
+}
+
+/// `build` sizes segments so that the per-segment counts stay near
+/// 2^COUNT_ENTRIES_LOG2 entries: at most that many (plus one row), and more
+/// than half of it unless segments are at their floor of 2^MIN_SEGMENT_LOG2
+/// stripes.
+#[test]
+fn segments_keep_the_counts_near_their_budget() {
+    for (m, k, stripes) in [(8, 4, 1 << 24), (16, 8, 3 << 21), (5, 3, 1_000_000), (8, 4, 100)] {
+        let st = StripeLayout::new(m, k, true, stripes);
+        let d = LazyDeal::build(&st, &layout(m, 1, 1), &[], stripes as u64);
+        let entries = d.segments() * m as usize;
+        let case = format!("{m} channels, {stripes} stripes, segments of 2^{}", d.zbits);
+        assert!(entries <= (1 << COUNT_ENTRIES_LOG2) + m as usize, "{case}: {entries} entries");
+        if d.zbits > MIN_SEGMENT_LOG2 {
+            assert!(entries > 1 << (COUNT_ENTRIES_LOG2 - 1), "{case}: {entries} entries");
+        } else {
+            assert!(stripes as u64 * m as u64 <= 1 << (COUNT_ENTRIES_LOG2 + MIN_SEGMENT_LOG2), "{case}");
+        }
+    }
+}
