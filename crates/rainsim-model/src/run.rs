@@ -189,7 +189,22 @@ pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> R
 /// [`simulate`] gives it but for `timing`: for a caller that built and ran the
 /// device itself.
 pub fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
-    let mut report = Report::build(
+    let mut report = measured_report(ssd, cfg, scheme, trace);
+    report.notes.splice(0..0, std::mem::take(&mut ssd.notes));
+    report.precondition = std::mem::take(&mut ssd.prep);
+    report.warmup = ssd.warmup.take();
+    report.fault = ssd.fault_report();
+    report.process_variation =
+        ssd.ftl.pv.as_ref().map(|pv| crate::metrics::pv_report::PvReport::new(pv, &ssd.ftl, &ssd.obs.pv_programs));
+    report.conflicts = ssd.host_conflicts().map(|c| crate::metrics::pv_report::ConflictReport::new(&c));
+    report.replication = ssd.replication_report(cfg.policy.replication.name());
+    report
+}
+
+/// What a device's observers and FTL measured (the report without the
+/// notes, preconditioning, warm-up and the sections its run moves out).
+pub(crate) fn measured_report(ssd: &Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
+    Report::build(
         &ssd.obs,
         &ssd.ftl,
         ReportInputs {
@@ -203,16 +218,7 @@ pub fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: se
             pe_cycle_limit: cfg.ftl.pe_cycle_limit,
             ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
         },
-    );
-    report.notes.splice(0..0, std::mem::take(&mut ssd.notes));
-    report.precondition = std::mem::take(&mut ssd.prep);
-    report.warmup = ssd.warmup.take();
-    report.fault = ssd.fault_report();
-    report.process_variation =
-        ssd.ftl.pv.as_ref().map(|pv| crate::metrics::pv_report::PvReport::new(pv, &ssd.ftl, &ssd.obs.pv_programs));
-    report.conflicts = ssd.host_conflicts().map(|c| crate::metrics::pv_report::ConflictReport::new(&c));
-    report.replication = ssd.replication_report(cfg.policy.replication.name());
-    report
+    )
 }
 
 /// Host-visible capacity of the device (or, with `[array]`, the array) `cfg`

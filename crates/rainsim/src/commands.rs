@@ -406,42 +406,37 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
             w
         }
     };
-    let mut speeds = Vec::new();
-    let mut first: Option<Report> = None;
     if let (Some(_), Some(held)) = (&cfg.array, trace.held()) {
         return bench_array(&cfg, held, scheme, runs);
     }
-    for i in 0..runs {
-        let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped", None)?;
-        let t = std::mem::take(&mut report.timing);
-        print_run(i, &t)?;
-        if t.warmup_cpu_s > 0.0 {
-            outln!(
-                "run {}: warm-up {:.3} s CPU, {:.0} flash page writes per CPU-second",
-                i + 1,
-                t.warmup_cpu_s,
-                t.warmup_pages_per_cpu_s
-            );
-        }
-        speeds.push(t.requests_per_cpu_s);
-        match &first {
-            None => {
+    let speeds = timed_runs(
+        runs,
+        |i| {
+            let mut report = simulate(&cfg, &trace, scheme, false, true, "bench stopped", None)?;
+            let t = std::mem::take(&mut report.timing);
+            print_run(i, &t)?;
+            if t.warmup_cpu_s > 0.0 {
                 outln!(
-                    "device: {:.0} GiB physical, GC count {}, erases {}, WAF {:.3}, read p99.9 {}, write p99.9 {}",
-                    physical_gib(&cfg),
-                    report.channels.iter().map(|c| c.gc_count).sum::<u64>(),
-                    report.flash_ops.erase,
-                    report.waf,
-                    summary::ns(report.latency.read.p99_9_ns as f64),
-                    summary::ns(report.latency.write.p99_9_ns as f64)
+                    "run {}: warm-up {:.3} s CPU, {:.0} flash page writes per CPU-second",
+                    i + 1,
+                    t.warmup_cpu_s,
+                    t.warmup_pages_per_cpu_s
                 );
-                first = Some(report);
             }
-            Some(f) if *f != report => return Err("two runs of the same input gave different reports".into()),
-            Some(_) => {}
-        }
-    }
-    speeds.sort_by(f64::total_cmp);
+            Ok((report, t.requests_per_cpu_s))
+        },
+        |report| {
+            format!(
+                "device: {:.0} GiB physical, GC count {}, erases {}, WAF {:.3}, read p99.9 {}, write p99.9 {}",
+                physical_gib(&cfg),
+                report.channels.iter().map(|c| c.gc_count).sum::<u64>(),
+                report.flash_ops.erase,
+                report.waf,
+                summary::ns(report.latency.read.p99_9_ns as f64),
+                summary::ns(report.latency.write.p99_9_ns as f64)
+            )
+        },
+    )?;
     outln!(
         "speed: best {:.0}, median {:.0} host requests per CPU-second over {} runs",
         speeds[speeds.len() - 1],
@@ -500,36 +495,31 @@ fn bench_load(cfg: &Config, path: &Path, runs: u32) -> Result<Trace, Box<dyn std
 
 /// `rainsim bench` of an array configuration.
 fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
-    let mut speeds = Vec::new();
-    let mut first = None;
-    for i in 0..runs {
-        let mut report = rainsim::simulate_array(cfg, trace, scheme, false, &mut |_| {}, None)
-            .map_err(|e| -> Box<dyn std::error::Error> { e })?;
-        let t = std::mem::take(&mut report.timing);
-        print_run(i, &t)?;
-        speeds.push(t.requests_per_cpu_s);
-        match &first {
-            None => {
-                let d = &report.devices;
-                outln!(
-                    "devices: {} × {:.0} GiB physical, GC count {}, erases {}, WAF {:.3} to {:.3}, read p99.9 {}, \
-                     write p99.9 {}",
-                    d.len(),
-                    physical_gib(cfg),
-                    d.iter().map(|m| m.gc).sum::<u64>(),
-                    d.iter().map(|m| m.erases).sum::<u64>(),
-                    d.iter().map(|m| m.waf).fold(f64::INFINITY, f64::min),
-                    d.iter().map(|m| m.waf).fold(f64::NEG_INFINITY, f64::max),
-                    summary::ns(report.latency.read.p99_9_ns as f64),
-                    summary::ns(report.latency.write.p99_9_ns as f64)
-                );
-                first = Some(report);
-            }
-            Some(f) if *f != report => return Err("two runs of the same input gave different reports".into()),
-            Some(_) => {}
-        }
-    }
-    speeds.sort_by(f64::total_cmp);
+    let speeds = timed_runs(
+        runs,
+        |i| {
+            let mut report = rainsim::simulate_array(cfg, trace, scheme, false, &mut |_| {}, None)
+                .map_err(|e| -> Box<dyn std::error::Error> { e })?;
+            let t = std::mem::take(&mut report.timing);
+            print_run(i, &t)?;
+            Ok((report, t.requests_per_cpu_s))
+        },
+        |report| {
+            let d = &report.devices;
+            format!(
+                "devices: {} × {:.0} GiB physical, GC count {}, erases {}, WAF {:.3} to {:.3}, read p99.9 {}, \
+                 write p99.9 {}",
+                d.len(),
+                physical_gib(cfg),
+                d.iter().map(|m| m.gc).sum::<u64>(),
+                d.iter().map(|m| m.erases).sum::<u64>(),
+                d.iter().map(|m| m.waf).fold(f64::INFINITY, f64::min),
+                d.iter().map(|m| m.waf).fold(f64::NEG_INFINITY, f64::max),
+                summary::ns(report.latency.read.p99_9_ns as f64),
+                summary::ns(report.latency.write.p99_9_ns as f64)
+            )
+        },
+    )?;
     let a = cfg.array.as_ref().expect("an array");
     outln!(
         "array of {} devices × {} channels: speed best {:.0}, median {:.0} host requests per CPU-second over {} runs",
@@ -540,6 +530,32 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         speeds.len()
     );
     print_peak_rss(cfg.physical_pages() * a.devices as u64)
+}
+
+/// Runs `run(i)` for each of `runs` rounds, each giving its report and
+/// speed; prints `describe` of the first report and checks every later one
+/// is identical to it. The speeds come back sorted.
+fn timed_runs<R: PartialEq>(
+    runs: u32,
+    mut run: impl FnMut(u32) -> Result<(R, f64), Box<dyn std::error::Error>>,
+    describe: impl Fn(&R) -> String,
+) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
+    let mut speeds = Vec::new();
+    let mut first: Option<R> = None;
+    for i in 0..runs {
+        let (report, speed) = run(i)?;
+        speeds.push(speed);
+        match &first {
+            None => {
+                outln!("{}", describe(&report));
+                first = Some(report);
+            }
+            Some(f) if *f != report => return Err("two runs of the same input gave different reports".into()),
+            Some(_) => {}
+        }
+    }
+    speeds.sort_by(f64::total_cmp);
+    Ok(speeds)
 }
 
 /// One line per `bench` run: set-up, simulation time and speed.

@@ -11,7 +11,7 @@ use crate::engine::SimTime;
 use crate::metrics::class_latency::{ClassLatency, Latency};
 use crate::metrics::collector::Collector;
 use crate::metrics::fault_report::PhaseReport;
-use crate::metrics::report::{cv, Report, ReportInputs};
+use crate::metrics::report::{cv, Report};
 use serde::Serialize;
 
 /// One device of the array.
@@ -209,21 +209,7 @@ pub struct ArrayReport {
 
 /// A device's full report (timing left empty), as a single run would give it.
 pub fn device_report(ssd: &Ssd, cfg: &Config, scheme: &str) -> Report {
-    Report::build(
-        &ssd.obs,
-        &ssd.ftl,
-        ReportInputs {
-            scheme,
-            seed: cfg.seed,
-            config: serde_json::to_value(cfg).expect("config serialises"),
-            trace: serde_json::Value::Null,
-            dies_per_channel: ssd.layout().dies_per_channel,
-            capacity_bytes: ssd.capacity_bytes(),
-            cdf_points: cfg.report.cdf_points,
-            pe_cycle_limit: cfg.ftl.pe_cycle_limit,
-            ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
-        },
-    )
+    crate::run::measured_report(ssd, cfg, scheme, serde_json::Value::Null)
 }
 
 type Ssd = crate::ssd::Ssd<Collector>;
