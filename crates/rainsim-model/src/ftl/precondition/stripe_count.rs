@@ -53,6 +53,18 @@ mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
 
+    /// The greatest common divisor, against the largest number dividing
+    /// both found by trial (with gcd(a, 0) = a).
+    #[test]
+    fn gcd_is_the_largest_common_divisor() {
+        for a in 0..40usize {
+            for b in 0..40usize {
+                let want = (1..=a.max(b)).filter(|d| a % d == 0 && b % d == 0).max().unwrap_or(0);
+                assert_eq!(gcd(a, b), want, "gcd({a}, {b})");
+            }
+        }
+    }
+
     /// The floor sum is the sum it names, on values small enough to add up.
     #[test]
     fn floor_sum_adds_up() {
