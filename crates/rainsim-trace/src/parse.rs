@@ -609,6 +609,80 @@ mod tests {
         assert!(LineParser::new(Format::Disksim, None).is_err());
     }
 
+    /// A wrong field count names the separator and, for SPC (extra columns
+    /// allowed), says "at least".
+    #[test]
+    fn a_wrong_field_count_names_the_separator_and_spcs_least() {
+        let mut spc = LineParser::new(Format::Spc, None).unwrap();
+        assert_eq!(
+            spc.parse(b"0,657728,8192,R").unwrap_err(),
+            "expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found 4"
+        );
+        let mut disksim = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
+        assert_eq!(
+            disksim.parse(b"11413000 0 657728 16").unwrap_err(),
+            "expected 5 whitespace-separated fields (arrival_time device lba_sectors size_sectors type), found 4"
+        );
+    }
+
+    /// Only times with a decimal point read in whole ns are counted as
+    /// rounded (the reader's note that the file may be in ms); times in ms,
+    /// and whole or exponent ns, are exact.
+    #[test]
+    fn only_decimal_times_read_as_whole_ns_count_as_rounded() {
+        let read = |p: &mut LineParser, line: &[u8]| match p.parse(line) {
+            Ok(Parsed::Request(r)) => r.time_ns,
+            other => panic!("{other:?}"),
+        };
+        let mut ns = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
+        assert_eq!(read(&mut ns, b"7 0 8 8 1"), 7);
+        assert_eq!(read(&mut ns, b"1e3 0 8 8 1"), 1000);
+        assert_eq!(ns.rounded_ns, 0);
+        assert_eq!(read(&mut ns, b"1.5 0 8 8 1"), 2);
+        assert_eq!(read(&mut ns, b"2.25 0 8 8 1"), 2);
+        assert_eq!(ns.rounded_ns, 2);
+        // DiskSim in ms and msr-window (ms): 1.5 ms and 223.412 ms, exact.
+        let mut ms = LineParser::new(Format::Disksim, Some(TimeUnit::Ms)).unwrap();
+        assert_eq!(read(&mut ms, b"1.5 0 8 8 1"), 1_500_000);
+        let mut window = LineParser::new(Format::MsrWindow, None).unwrap();
+        assert_eq!(read(&mut window, b"223.412 0 3159347200 36864 0"), 223_412_000);
+        assert_eq!((ms.rounded_ns, window.rounded_ns), (0, 0));
+    }
+
+    /// A bad size names its unit: bytes in MSR, 512-byte sectors in DiskSim.
+    #[test]
+    fn a_bad_size_names_its_unit() {
+        let mut msr = LineParser::new(Format::Msr, None).unwrap();
+        assert_eq!(
+            msr.parse(b"128166385295514663,hm,0,Write,9056014336,2k,2833").unwrap_err(),
+            "field 6 (Size): expected a positive integer (bytes), found `2k`"
+        );
+        let mut disksim = LineParser::new(Format::Disksim, Some(TimeUnit::Ns)).unwrap();
+        assert_eq!(
+            disksim.parse(b"11413000 0 657728 2k 1").unwrap_err(),
+            "field 4 (size_sectors): expected a positive integer (512-byte sectors), found `2k`"
+        );
+    }
+
+    /// Zero written with an exponent (as printf's `%e` writes it) is a
+    /// time of 0, not a negative one.
+    #[test]
+    fn zero_with_an_exponent_is_zero_not_negative() {
+        assert_eq!(parse_scaled(b"0.000000e+00", 9), Ok(0));
+        assert_eq!(parse_scaled(b"0e0", 6), Ok(0));
+        assert_eq!(parse_scaled(b"1.500000e+00", 9), Ok(1_500_000_000));
+    }
+
+    /// A field quoted in an error is shown whole up to 40 bytes, and cut
+    /// with an ellipsis after that.
+    #[test]
+    fn a_quoted_field_is_whole_up_to_40_bytes_and_cut_after() {
+        let forty = "x".repeat(40);
+        assert_eq!(show(forty.as_bytes()), format!("`{forty}`"));
+        assert_eq!(show(format!("{forty}y").as_bytes()), format!("`{forty}…`"));
+        assert_eq!(show(b"abc"), "`abc`");
+    }
+
     #[test]
     fn systor_blank_iotype_has_no_direction() {
         let mut p = LineParser::new(Format::Systor, None).unwrap();
