@@ -330,6 +330,18 @@ mod tests {
         assert!(wrap(&mut v, 50, 100).is_err());
     }
 
+    /// 1,050 bytes of pages of 100: only the first 1,000 bytes count. A
+    /// request is beyond when any of its bytes is past byte 1,000 (one of
+    /// size 0 counts as one byte); none beyond gives an empty list.
+    #[test]
+    fn beyond_capacity_marks_requests_past_the_last_whole_page() {
+        let inside = [rq(0, 0, 1000), rq(0, 990, 10), rq(0, 500, 0), rq(0, 999, 1)];
+        assert_eq!(beyond_capacity(&inside, 1050, 100).unwrap(), Vec::<bool>::new());
+        let mixed = [rq(0, 990, 10), rq(0, 990, 11), rq(0, 1000, 0), rq(0, 0, 1), rq(0, u64::MAX - 5, 8)];
+        assert_eq!(beyond_capacity(&mixed, 1050, 100).unwrap(), [false, true, true, false, true]);
+        assert!(beyond_capacity(&mixed, 99, 100).is_err(), "less than a page");
+    }
+
     #[test]
     fn compact_cases() {
         // Pages touched: {3}, {7,8}, {8}, {100}, {3}.
@@ -352,6 +364,42 @@ mod tests {
         assert!(repeat(&mut one, 0).is_err());
         truncate(&mut v, 4);
         assert_eq!(v.len(), 4);
+    }
+
+    /// The mean gap is rounded to the nearest ns: 11 ns over 4 gaps is
+    /// 2.75, so 3, and a copy follows 11 + 3 = 14 ns after the original.
+    #[test]
+    fn repeat_rounds_the_mean_gap_to_the_nearest_ns() {
+        let mut v = vec![rq(0, 0, 1), rq(1, 1, 1), rq(2, 2, 1), rq(3, 3, 1), rq(11, 4, 1)];
+        repeat(&mut v, 2).unwrap();
+        let t: Vec<u64> = v.iter().map(|r| r.time_ns).collect();
+        assert_eq!(t, [0, 1, 2, 3, 11, 14, 15, 16, 17, 25]);
+    }
+
+    /// Copies may reach u64::MAX ns exactly, not one ns past it. Two
+    /// requests `s` apart give a period of 2s, so the last of 2 copies is
+    /// at 3s, and the last of 3 at 5s.
+    #[test]
+    fn repeat_times_may_reach_u64_max_but_not_pass_it() {
+        let s = u64::MAX / 3; // 3s = u64::MAX exactly
+        let mut v = vec![rq(0, 0, 1), rq(s, 1, 1)];
+        repeat(&mut v, 2).unwrap();
+        assert_eq!(v.iter().map(|r| r.time_ns).collect::<Vec<_>>(), [0, s, 2 * s, u64::MAX]);
+        let mut v = vec![rq(1, 0, 1), rq(s + 1, 1, 1)];
+        let e = repeat(&mut v, 2).unwrap_err().to_string();
+        assert!(e.contains("repeat 2: times overflow 64 bits"), "{e}");
+        // From 0: the last copy's shift (4s) fits, its last request (5s) does not.
+        let s = u64::MAX / 4;
+        let mut v = vec![rq(0, 0, 1), rq(s, 1, 1)];
+        assert!(repeat(&mut v, 3).is_err());
+        assert_eq!(v.len(), 2, "nothing added on an error");
+    }
+
+    #[test]
+    fn repeating_no_requests_gives_none() {
+        let mut v: Vec<Request> = Vec::new();
+        repeat(&mut v, 3).unwrap();
+        assert!(v.is_empty());
     }
 
     #[test]
