@@ -171,6 +171,62 @@ mod tests {
         }
     }
 
+    /// A line over the limit that has no line break yet in the buffer (a
+    /// binary file, say) is named by its own number, not the line before.
+    #[test]
+    fn a_long_line_without_a_break_names_its_own_line() {
+        let mut text = b"ok\n".to_vec();
+        text.extend(std::iter::repeat_n(b'7', 2 * MAX_LINE_BYTES));
+        for cap in [4096, 1 << 16] {
+            let mut r = BufReader::with_capacity(cap, &text[..]);
+            let err = each_line(&mut r, Path::new("t"), 0, |_, _| Ok(true)).unwrap_err().to_string();
+            assert!(err.starts_with("t:2: the line is longer than"), "{err}");
+        }
+    }
+
+    /// A line of exactly the limit after another in the same buffer is
+    /// allowed: its length is counted from its own start.
+    #[test]
+    fn a_line_of_the_limit_after_another_in_the_buffer_is_allowed() {
+        let mut text = b"ok\n".to_vec();
+        text.extend(std::iter::repeat_n(b'7', MAX_LINE_BYTES));
+        text.extend(b"\nnext\n");
+        let mut r = BufReader::with_capacity(4 << 20, &text[..]);
+        let mut lens = Vec::new();
+        each_line(&mut r, Path::new("t"), 0, |no, l| {
+            lens.push((no, l.len()));
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(lens, [(1, 2), (2, MAX_LINE_BYTES), (3, 4)]);
+    }
+
+    /// A read interrupted by a signal is retried, not an error.
+    #[test]
+    fn an_interrupted_read_is_retried() {
+        struct Interrupting(bool, &'static [u8]);
+        impl io::Read for Interrupting {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.0 = !self.0;
+                if self.0 {
+                    return Err(io::Error::new(io::ErrorKind::Interrupted, "signal"));
+                }
+                let n = buf.len().min(self.1.len());
+                buf[..n].copy_from_slice(&self.1[..n]);
+                self.1 = &self.1[n..];
+                Ok(n)
+            }
+        }
+        let mut r = BufReader::with_capacity(4, Interrupting(false, b"a b\nc\nlast"));
+        let mut got = Vec::new();
+        each_line(&mut r, Path::new("t"), 0, |no, l| {
+            got.push((no, l.to_vec()));
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(got, [(1, b"a b".to_vec()), (2, b"c".to_vec()), (3, b"last".to_vec())]);
+    }
+
     /// A reader that fails after its bytes: the error says after or inside
     /// which line reading stopped.
     struct Cut(&'static [u8]);
