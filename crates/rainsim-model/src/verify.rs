@@ -259,6 +259,37 @@ mod tests {
         assert!(t.iter().all(|&x| x & 1 == 1), "never 0");
     }
 
+    /// Every input bit reaches the token (a strict avalanche): flipping
+    /// any one bit of the serial (its low 40) or of the position changes
+    /// each of the token's 31 free bits about half the time. A mixer whose
+    /// bits only move upwards leaves the low bits blind to the serial's
+    /// high ones, so versions 2^26 apart could share a token.
+    #[test]
+    fn each_token_bit_depends_on_every_input_bit() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        let inputs: Vec<(u64, u32)> =
+            (0..400).map(|_| (rng.random_range(0..1u64 << 40), rng.random_range(0..64))).collect();
+        let flips = (0..40).map(|b| (1u64 << b, 0)).chain((0..6).map(|b| (0, 1u32 << b)));
+        for (ds, dp) in flips {
+            let mut changed = [0u32; 31];
+            for &(s, p) in &inputs {
+                let d = (token(s, p) ^ token(s ^ ds, p ^ dp)) >> 1;
+                for (bit, c) in changed.iter_mut().enumerate() {
+                    *c += d >> bit & 1;
+                }
+            }
+            // Binomial(400, 1/2): sd 10; ±60 is six of them.
+            for (bit, &c) in changed.iter().enumerate() {
+                assert!(
+                    (140..=260).contains(&c),
+                    "serial ^ {ds:#x}, pos ^ {dp}: token bit {} flipped {c} of 400 times",
+                    bit + 1
+                );
+            }
+        }
+    }
+
     /// The accounting check looks at every plane of the die it is given and
     /// no other: a fresh FTL balances (free = total); one invalid page too
     /// many on die 0's second plane fails die 0's check, naming the plane and
