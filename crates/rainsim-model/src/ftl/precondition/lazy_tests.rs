@@ -246,8 +246,11 @@ fn plane_counts_do_not_depend_on_the_segments() {
     }
 }
 
+/// The slot runs of two planes.
+type TwoPlanes<'a> = [&'a [(Ppn, u32)]; 2];
+
 /// A deal over one channel of two planes whose slots lie in the given runs.
-fn with_runs(planes: [&[(Ppn, u32)]; 2]) -> LazyDeal {
+fn with_runs(planes: TwoPlanes) -> LazyDeal {
     let lay = layout(1, 1, 2);
     let st = StripeLayout::new(1, 1, false, 0);
     LazyDeal::build_in(&st, &lay, &[], 0, 0).with_slots(planes.into_iter())
@@ -283,7 +286,7 @@ fn slot_runs_find_each_slot_and_nothing_past_a_run() {
 #[test]
 fn the_packed_path_is_taken_only_for_one_run_from_each_planes_first_page() {
     let ppp = layout(1, 1, 2).pages_per_block * 16;
-    let cases: [([&[(Ppn, u32)]; 2], bool); 5] = [
+    let cases: [(TwoPlanes, bool); 5] = [
         ([&[(0, 5)], &[(ppp, 7)]], true),
         ([&[], &[(ppp, 7)]], true),
         ([&[], &[]], true),
