@@ -4,7 +4,7 @@ use crate::config::Config;
 use crate::engine::SimTime;
 use crate::metrics::collector::Collector;
 use crate::metrics::observer::Observer;
-use crate::metrics::report::{Report, ReportInputs, RunTiming};
+use crate::metrics::report::{Report, RunTiming};
 use crate::metrics::request_log::RequestLog;
 use crate::ssd::{Held, RunTotals, SimError, Ssd};
 use rainsim_trace::Request;
@@ -189,7 +189,7 @@ pub fn run_together<O: Observer>(devices: &mut [(&mut Ssd<O>, &[Request])]) -> R
 /// [`simulate`] gives it but for `timing`: for a caller that built and ran the
 /// device itself.
 pub fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
-    let mut report = measured_report(ssd, cfg, scheme, trace);
+    let mut report = ssd.measured_report(cfg, scheme, trace);
     report.notes.splice(0..0, std::mem::take(&mut ssd.notes));
     report.precondition = std::mem::take(&mut ssd.prep);
     report.warmup = ssd.warmup.take();
@@ -199,26 +199,6 @@ pub fn report_of(ssd: &mut Ssd<Collector>, cfg: &Config, scheme: &str, trace: se
     report.conflicts = ssd.host_conflicts().map(|c| crate::metrics::pv_report::ConflictReport::new(&c));
     report.replication = ssd.replication_report(cfg.policy.replication.name());
     report
-}
-
-/// What a device's observers and FTL measured (the report without the
-/// notes, preconditioning, warm-up and the sections its run moves out).
-pub(crate) fn measured_report(ssd: &Ssd<Collector>, cfg: &Config, scheme: &str, trace: serde_json::Value) -> Report {
-    Report::build(
-        &ssd.obs,
-        &ssd.ftl,
-        ReportInputs {
-            scheme,
-            seed: cfg.seed,
-            config: serde_json::to_value(cfg).expect("config serialises"),
-            trace,
-            dies_per_channel: ssd.layout().dies_per_channel,
-            capacity_bytes: ssd.capacity_bytes(),
-            cdf_points: cfg.report.cdf_points,
-            pe_cycle_limit: cfg.ftl.pe_cycle_limit,
-            ldpc_level_read_ns: ssd.ldpc().map(|m| m.level_read_times()),
-        },
-    )
 }
 
 /// Host-visible capacity of the device (or, with `[array]`, the array) `cfg`

@@ -209,7 +209,7 @@ pub struct ArrayReport {
 
 /// A device's full report (timing left empty), as a single run would give it.
 pub fn device_report(ssd: &Ssd, cfg: &Config, scheme: &str) -> Report {
-    crate::run::measured_report(ssd, cfg, scheme, serde_json::Value::Null)
+    ssd.measured_report(cfg, scheme, serde_json::Value::Null)
 }
 
 type Ssd = crate::ssd::Ssd<Collector>;

@@ -34,6 +34,7 @@ mod reorg_tests;
 #[cfg(test)]
 mod replica_read_tests;
 mod replication;
+mod report;
 mod rotating_gc;
 mod stall;
 #[cfg(test)]
