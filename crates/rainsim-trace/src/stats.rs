@@ -219,4 +219,120 @@ mod tests {
         assert!(text.contains("Req #") && text.contains("Upd R"), "{text}");
         assert_eq!(stats(&[], 4096).requests, 0);
     }
+
+    /// The page size is printed beside the update ratio, which means
+    /// nothing without it.
+    #[test]
+    fn stats_keep_the_page_size_of_the_update_ratio() {
+        // Writes at bytes 0 and 4096: two 4 KiB pages, one 8 KiB page.
+        let w = |time_ns, offset| Request { time_ns, offset, size: 4096, device: 0, op: Op::Write };
+        let rs = [w(0, 0), w(10, 4096)];
+        let s = stats(&rs, 4096);
+        assert_eq!((s.update_ratio, s.page_bytes), (0.0, 4096));
+        let s = stats(&rs, 8192);
+        assert_eq!((s.update_ratio, s.page_bytes), (0.5, 8192));
+        assert!(s.to_string().ends_with("Upd R at 8192-byte pages"), "{s}");
+    }
+
+    #[test]
+    fn durations_change_unit_at_each_thousand() {
+        let cases = [
+            (0.0, "0 ns"),
+            (999.0, "999 ns"),
+            (1e3, "1.00 µs"),
+            (1_500.0, "1.50 µs"),
+            (1e6, "1.00 ms"),
+            (2_500_000.0, "2.50 ms"),
+            (1e9, "1.00 s"),
+            (3e9, "3.00 s"),
+        ];
+        for (ns, want) in cases {
+            assert_eq!(fmt_ns(ns), want, "{ns}");
+        }
+    }
+
+    #[test]
+    fn byte_counts_change_unit_at_each_1024() {
+        const MIB: f64 = 1024.0 * 1024.0;
+        let cases = [
+            (0.0, "0 B"),
+            (1023.0, "1023 B"),
+            (1024.0, "1.00 KiB"),
+            (1536.0, "1.50 KiB"),
+            (MIB, "1.00 MiB"),
+            (3.0 * MIB, "3.00 MiB"),
+            (1024.0 * MIB, "1.00 GiB"),
+            (5.0 * 1024.0 * MIB, "5.00 GiB"),
+        ];
+        for (b, want) in cases {
+            assert_eq!(fmt_bytes(b), want, "{b}");
+        }
+    }
+
+    /// The printed table: ratios as percentages, with three decimals only
+    /// for a ratio too small to show with one (0.05 % would print 0.1 %).
+    #[test]
+    fn the_table_prints_each_value_in_its_unit() {
+        let mut s = TraceStats {
+            requests: 4000,
+            reads: 2000,
+            writes: 2000,
+            write_ratio: 0.5,
+            avg_size_bytes: 2050.0,
+            avg_read_size: 1100.0,
+            avg_write_size: 3000.0,
+            bytes_read: 2_200_000,
+            bytes_written: 6_000_000,
+            update_ratio: 0.0005,
+            page_bytes: 4096,
+            span_ns: 2_500_000_000,
+            inter_arrival: InterArrival {
+                mean_ns: 123_456.0,
+                p20_ns: 500,
+                p40_ns: 999,
+                p50_ns: 1_000,
+                p60_ns: 1_500,
+                p80_ns: 1_000_000,
+                p90_ns: 2_500_000,
+                p99_ns: 1_000_000_000,
+                max_ns: 3_000_000_000,
+            },
+            devices: vec![0, 3],
+        };
+        // The column layout, filled with hand-computed strings.
+        let row = |cells: [&str; 4], ia: [&str; 9]| {
+            format!(
+                "{:>10} {:>9} {:>11} {:>8} | {:>18} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                cells[0],
+                cells[1],
+                cells[2],
+                cells[3],
+                "",
+                ia[0],
+                ia[1],
+                ia[2],
+                ia[3],
+                ia[4],
+                ia[5],
+                ia[6],
+                ia[7],
+                ia[8]
+            )
+        };
+        let text = s.to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        let ia = ["500 ns", "999 ns", "1.00 µs", "1.50 µs", "1.00 ms", "2.50 ms", "1.00 s", "3.00 s", "123.46 µs"];
+        assert_eq!(lines[1], row(["4000", "50.0 %", "2.00 KiB", "0.050 %"], ia));
+        assert_eq!(
+            lines[2],
+            "reads 2000 (avg 1.07 KiB, total 2.10 MiB); writes 2000 (avg 2.93 KiB, total 5.72 MiB); \
+             span 2.50 s; devices 0,3; Upd R at 4096-byte pages"
+        );
+        // Zero and 0.1 % (the first value one decimal shows) keep one decimal.
+        s.write_ratio = 0.0;
+        s.update_ratio = 0.001;
+        let text = s.to_string();
+        assert_eq!(text.lines().nth(1).unwrap(), row(["4000", "0.0 %", "2.00 KiB", "0.1 %"], ia));
+    }
 }

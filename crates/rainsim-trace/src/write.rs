@@ -285,6 +285,43 @@ mod tests {
         assert!("spc".parse::<Target>().unwrap_err().contains("ssdsim, disksim, mqsim, msr, fio"));
     }
 
+    /// A request with only one of offset and size on a sector boundary
+    /// still covers a partial sector, so it is widened too.
+    #[test]
+    fn half_aligned_requests_are_widened() {
+        let rs = [
+            Request { time_ns: 0, offset: 0, size: 100, device: 0, op: Op::Write },
+            Request { time_ns: 5, offset: 100, size: 512, device: 0, op: Op::Read },
+        ];
+        let mut v = Vec::new();
+        let w = write_requests(&mut v, Target::Ssdsim, &rs).unwrap();
+        // Bytes 0..100 touch sector 0; bytes 100..612 touch sectors 0 and 1.
+        assert_eq!(String::from_utf8(v).unwrap(), "0 0 0 1 0\n5 0 0 2 1\n");
+        assert_eq!(w.widened, 2);
+    }
+
+    /// Messages name a target as it is typed on the command line.
+    #[test]
+    fn targets_print_their_command_line_names() {
+        let shown: Vec<String> = Target::ALL.iter().map(Target::to_string).collect();
+        assert_eq!(shown, ["ssdsim", "disksim", "mqsim", "msr", "fio"]);
+    }
+
+    /// Output "in the input's format" must pick the target whose reader
+    /// settings are the input's; other input formats have no writer.
+    #[test]
+    fn for_format_inverts_read_back() {
+        for t in Target::ALL {
+            let (format, unit) = t.read_back();
+            assert_eq!(Target::for_format(format, unit), Some(t), "{t}");
+        }
+        assert_eq!(Target::for_format(Format::Ssdsim, Some(TimeUnit::Ms)), Some(Target::Ssdsim));
+        assert_eq!(Target::for_format(Format::Disksim, None), Some(Target::Mqsim));
+        for f in [Format::Spc, Format::Systor, Format::Alibaba, Format::MsrWindow, Format::Cbs, Format::Blkparse] {
+            assert_eq!(Target::for_format(f, None), None, "{f:?}");
+        }
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("rainsim-write-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
@@ -311,6 +348,36 @@ mod tests {
         std::os::unix::fs::symlink("fresh.txt", d.join("dangling")).unwrap();
         write_atomic(&d.join("dangling"), &[], |f| f.write_all(b"made")).unwrap();
         assert_eq!(std::fs::read_to_string(d.join("fresh.txt")).unwrap(), "made");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// A regular file is replaced through a rename: writing it in place
+    /// would leave the tail of a longer old file behind.
+    #[test]
+    fn an_existing_file_is_replaced_whole() {
+        let d = scratch("replace");
+        let out = d.join("out.trace");
+        std::fs::write(&out, "a much longer old content").unwrap();
+        assert_eq!(output_target(&out), (out.clone(), true));
+        write_atomic(&out, &[], |f| f.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The temporary file must be in the output's directory: a rename from
+    /// another directory may cross file systems and fail.
+    #[test]
+    fn the_temporary_file_sits_beside_the_output() {
+        let d = scratch("beside");
+        let out = d.join("out.trace");
+        let seen = write_atomic(&out, &[], |f| {
+            f.write_all(b"x")?;
+            let names = std::fs::read_dir(&d)?.map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()));
+            names.collect::<io::Result<Vec<String>>>()
+        })
+        .unwrap();
+        assert_eq!(seen, [format!(".out.trace.tmp-{}", std::process::id())]);
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "x");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
