@@ -127,11 +127,13 @@ pub fn stats(requests: &[Request], page_bytes: u32) -> TraceStats {
 
 /// A duration in ns, with a unit that keeps 3–4 significant digits.
 pub fn fmt_ns(ns: f64) -> String {
-    if ns < 1e3 {
+    // Each bound is where the smaller unit would round up to 1000: 999,999
+    // ns is 1.00 ms, not 1000.00 µs.
+    if ns < 999.5 {
         format!("{ns:.0} ns")
-    } else if ns < 1e6 {
+    } else if ns < 999_995.0 {
         format!("{:.2} µs", ns / 1e3)
-    } else if ns < 1e9 {
+    } else if ns < 999_995_000.0 {
         format!("{:.2} ms", ns / 1e6)
     } else {
         format!("{:.2} s", ns / 1e9)
@@ -140,11 +142,12 @@ pub fn fmt_ns(ns: f64) -> String {
 
 /// A byte count with a binary unit.
 pub fn fmt_bytes(b: f64) -> String {
-    if b < 1024.0 {
+    // As in `fmt_ns`: a unit is left before its value would round up to 1024.
+    if b < 1023.5 {
         format!("{b:.0} B")
-    } else if b < 1024.0 * 1024.0 {
+    } else if b < 1023.995 * 1024.0 {
         format!("{:.2} KiB", b / 1024.0)
-    } else if b < 1024.0 * 1024.0 * 1024.0 {
+    } else if b < 1023.995 * 1024.0 * 1024.0 {
         format!("{:.2} MiB", b / (1024.0 * 1024.0))
     } else {
         format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
@@ -234,11 +237,19 @@ mod tests {
         assert!(s.to_string().ends_with("Upd R at 8192-byte pages"), "{s}");
     }
 
+    /// A unit changes where the smaller one would round up to 1000.
     #[test]
     fn durations_change_unit_at_each_thousand() {
         let cases = [
             (0.0, "0 ns"),
             (999.0, "999 ns"),
+            (999.4, "999 ns"),
+            (999.5, "1.00 µs"),
+            (999_994.0, "999.99 µs"),
+            (999_995.0, "1.00 ms"),
+            (999_999.0, "1.00 ms"),
+            (999_994_000.0, "999.99 ms"),
+            (999_995_000.0, "1.00 s"),
             (1e3, "1.00 µs"),
             (1_500.0, "1.50 µs"),
             (1e6, "1.00 ms"),
@@ -251,12 +262,19 @@ mod tests {
         }
     }
 
+    /// A unit changes where the smaller one would round up to 1024.
     #[test]
     fn byte_counts_change_unit_at_each_1024() {
         const MIB: f64 = 1024.0 * 1024.0;
         let cases = [
             (0.0, "0 B"),
             (1023.0, "1023 B"),
+            (1023.4, "1023 B"),
+            (1023.5, "1.00 KiB"),
+            (1023.99 * 1024.0, "1023.99 KiB"),
+            (1023.995 * 1024.0, "1.00 MiB"),
+            (1023.99 * MIB, "1023.99 MiB"),
+            (1023.995 * MIB, "1.00 GiB"),
             (1024.0, "1.00 KiB"),
             (1536.0, "1.50 KiB"),
             (MIB, "1.00 MiB"),
