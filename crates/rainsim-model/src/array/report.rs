@@ -207,7 +207,8 @@ pub struct ArrayReport {
     pub notes: Vec<String>,
 }
 
-/// A device's full report (timing left empty), as a single run would give it.
+/// What a member device measured (`Ssd::measured_report`: no timing, notes
+/// or set-up sections), for the array's per-device figures.
 pub fn device_report(ssd: &Ssd, cfg: &Config, scheme: &str) -> Report {
     ssd.measured_report(cfg, scheme, serde_json::Value::Null)
 }

@@ -83,6 +83,11 @@ impl StripeLayout {
         self.div.period = Divisor::new(self.period);
         self
     }
+    /// Stripes after which the stripes' channel sets repeat: m / gcd(m, k)
+    /// (times a parity run's length, `with_parity_run`).
+    pub(crate) fn period(&self) -> u32 {
+        self.period
+    }
     /// The layout with each stripe bound to one of `columns` channel-local dies.
     pub fn with_columns(mut self, columns: u32) -> Self {
         self.columns = columns;
@@ -179,6 +184,18 @@ impl StripeLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The greatest common divisor, against the largest number dividing
+    /// both found by trial (with gcd(a, 0) = a).
+    #[test]
+    fn gcd_is_the_largest_common_divisor() {
+        for a in 0..40u32 {
+            for b in 0..40u32 {
+                let want = (1..=a.max(b)).filter(|d| a % d == 0 && b % d == 0).max().unwrap_or(0);
+                assert_eq!(gcd(a, b), want, "gcd({a}, {b})");
+            }
+        }
+    }
 
     #[test]
     fn hand_computed_8ch_4wide() {

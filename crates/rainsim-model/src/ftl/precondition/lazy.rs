@@ -22,7 +22,7 @@
 //! would take: it is dealt at set-up (`deal_cursors`).
 
 use super::deal::Taken;
-use super::stripe_count::{gcd, rest_taken};
+use super::stripe_count::rest_taken;
 use crate::flash::address::{Layout, Ppn};
 use crate::ftl::mapping::Placer;
 use crate::raid::stripe::StripeLayout;
@@ -116,8 +116,8 @@ impl LazyDeal {
     /// [`Self::build`] with segments of 2^`zbits` stripes. Each segment's
     /// taken stripes are counted in closed form, not stripe by stripe: a
     /// stripe's first channel (s·k) mod m depends on s mod L only (L =
-    /// m / gcd(k, m)), the forced stripes are counted one by one, and the
-    /// rest between them by floor sums ([`rest_taken`]).
+    /// m / gcd(k, m), the layout's period), the forced stripes are counted
+    /// one by one, and the rest between them by floor sums ([`rest_taken`]).
     pub(super) fn build_in(stripes: &StripeLayout, lay: &Layout, forced: &[u32], want: u64, zbits: u32) -> LazyDeal {
         debug_assert!(stripes.column(0).is_none(), "stripes bound to dies are dealt by die");
         let (w, m) = (stripes.width, stripes.channels as usize);
@@ -125,7 +125,7 @@ impl LazyDeal {
         let segments = (all as usize).div_ceil(1 << zbits);
         let t = Taken::new(stripes, forced, want);
         let (rest_all, rest_want) = (t.rest_all, t.rest_want);
-        let l = m / gcd(w as usize, m);
+        let l = stripes.period() as usize;
         let mut starts = Vec::with_capacity(segments);
         let mut counts = vec![0u32; (segments + 1) * m];
         let (mut by_res, mut by_first) = (vec![0u64; l], vec![0u32; m]);

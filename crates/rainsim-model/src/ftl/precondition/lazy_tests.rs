@@ -285,7 +285,8 @@ fn slot_runs_find_each_slot_and_nothing_past_a_run() {
 /// when every plane's slots are one run from its first page, or none.
 #[test]
 fn the_packed_path_is_taken_only_for_one_run_from_each_planes_first_page() {
-    let ppp = layout(1, 1, 2).pages_per_block * 16;
+    let lay = layout(1, 1, 2);
+    let ppp = lay.pages_per_block * lay.blocks_per_plane;
     let cases: [(TwoPlanes, bool); 5] = [
         ([&[(0, 5)], &[(ppp, 7)]], true),
         ([&[], &[(ppp, 7)]], true),

@@ -1,14 +1,6 @@
 //! The stripe rule's counts in closed form: how many stripes of the rest
 //! ([`super::deal::Taken`]) a range takes, per residue, without walking it.
 
-pub(super) fn gcd(a: usize, b: usize) -> usize {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 /// Stripes of the rest (not forced) taken among rest indices `i0..i1` that
 /// are ≡ `c` (mod `l`): stripe i is taken when ⌊(i+1)·W/S⌋ > ⌊i·W/S⌋
 /// ([`super::deal::Taken::take`]), so the count is a difference of two floor sums.
@@ -52,18 +44,6 @@ fn floor_sum(n: u64, m: u64, a: u128, b: u128) -> u128 {
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
-
-    /// The greatest common divisor, against the largest number dividing
-    /// both found by trial (with gcd(a, 0) = a).
-    #[test]
-    fn gcd_is_the_largest_common_divisor() {
-        for a in 0..40usize {
-            for b in 0..40usize {
-                let want = (1..=a.max(b)).filter(|d| a % d == 0 && b % d == 0).max().unwrap_or(0);
-                assert_eq!(gcd(a, b), want, "gcd({a}, {b})");
-            }
-        }
-    }
 
     /// The floor sum is the sum it names, on values small enough to add up.
     #[test]
