@@ -404,6 +404,57 @@ mod tests {
         assert_ne!(generate(&s, 1 << 30, 10).unwrap().requests, t.requests);
     }
 
+    /// The span bound is requests × mean gap ≤ 2^61 ns (half the time limit),
+    /// at it and one step past it, each factor's share counted.
+    #[test]
+    fn the_span_bound_is_the_product_at_half_the_time_limit() {
+        let spec =
+            |requests: u64, gap: u64| SyntheticSpec { requests, mean_interarrival_ns: gap, ..Default::default() };
+        assert!(spec(1 << 20, 1 << 41).validate().is_ok(), "2^20 × 2^41 = 2^61 is allowed");
+        assert!(spec(1, 1 << 61).validate().is_ok());
+        for (n, gap) in [(1 << 20, (1 << 41) + 1), ((1 << 20) + 1, 1 << 41), (2, 1 << 61)] {
+            let e = spec(n, gap).validate().unwrap_err().to_string();
+            assert!(e.contains("would span about") && e.contains(&format!("requests = {n}")), "{n} × {gap}: {e}");
+        }
+    }
+
+    /// The footprint fraction is in (0, 1]: 1 is the whole device, more is refused.
+    #[test]
+    fn the_footprint_fraction_is_at_most_one() {
+        let with = |f: f64| SyntheticSpec { footprint: f, ..Default::default() }.validate();
+        assert!(with(1.0).is_ok() && with(1e-9).is_ok());
+        for f in [1.0 + 1e-9, 1.5, 0.0, -0.5, f64::NAN] {
+            let e = with(f).unwrap_err().to_string();
+            assert!(e.contains("footprint must be in (0, 1]"), "{f}: {e}");
+        }
+    }
+
+    /// Weights count by their ratios, not their sum: 1 : 3 picks the first
+    /// size a quarter of the time (40,000 draws, within 5 standard errors).
+    #[test]
+    fn size_weights_need_not_sum_to_one() {
+        use rand::SeedableRng;
+        let sizes = [SizeWeight { bytes: 4096, weight: 1.0 }, SizeWeight { bytes: 8192, weight: 3.0 }];
+        let mut rng = Pcg64Mcg::seed_from_u64(7);
+        let n = 40_000;
+        let small = (0..n).filter(|_| pick_size(&mut rng, &sizes, 4.0) == 4096).count() as f64 / n as f64;
+        let se = (0.25f64 * 0.75 / n as f64).sqrt();
+        assert!((small - 0.25).abs() < 5.0 * se, "share of 4 KiB {small}");
+    }
+
+    /// The identity known without a pass over the stream is the pass's,
+    /// but for the span (left to the caller); with updates the stream may
+    /// fail, so there is none.
+    #[test]
+    fn the_identity_without_a_pass_is_the_passs() {
+        let spec = SyntheticSpec { requests: 500, ..Default::default() };
+        let passed = stream_info(&spec, 1 << 30, 4).unwrap();
+        assert!(passed.span_ns > 0);
+        assert_eq!(stream_identity(&spec, 1 << 30, 4), Some(TraceInfo { span_ns: 0, ..passed.clone() }));
+        assert_eq!(generate(&spec, 1 << 30, 4).unwrap().info, passed);
+        assert_eq!(stream_identity(&SyntheticSpec { update_ratio: Some(0.5), ..spec }, 1 << 30, 4), None);
+    }
+
     #[test]
     fn edge_regions_work() {
         for hf in [0.0, 1.0] {
