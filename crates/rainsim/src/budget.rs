@@ -125,20 +125,28 @@ pub fn check(cfg: &Config, requests: u64, verify: bool, request_log: bool) -> Re
     if est.bytes <= avail {
         return Ok(());
     }
+    Err(SettingsError(refusal(&est, avail, source)))
+}
+
+/// Why a run estimated at `est` does not fit in `avail` bytes: its parts
+/// (those that take memory, largest first) and the key of the largest.
+fn refusal(est: &MemoryEstimate, avail: u64, source: &str) -> String {
     let parts: Vec<String> = est.parts.iter().filter(|p| p.1 > 0).map(|(k, b)| format!("{k}: {}", gib(*b))).collect();
-    Err(SettingsError(format!(
+    format!(
         "this run needs about {} of memory ({}; see the README's memory budget), but {} is available ({source}); \
          lower {}, or set run.ignore_memory_budget = true to run anyway",
         gib(est.bytes),
         parts.join(", "),
         gib(avail),
         est.parts[0].0
-    )))
+    )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{bytes, runs_at_once};
+    use super::{bytes, estimate, gib, refusal, runs_at_once};
+    use crate::settings::{resolve, Request};
+    use rainsim_model::setup::{memory_estimate, MemoryEstimate};
 
     #[test]
     fn byte_sizes() {
@@ -150,6 +158,72 @@ mod tests {
         assert!(bytes("x", "12 parsecs").unwrap_err().contains("KiB/MiB/GiB/TiB"));
         assert!(bytes("x", "1e6").unwrap_err().contains("KiB/MiB/GiB/TiB"));
         assert!(bytes("x", "99999999999TiB").unwrap_err().contains("more bytes than 2^64"));
+    }
+
+    /// Every unit, short and long, is its power of 1024.
+    #[test]
+    fn every_unit_is_its_power_of_1024() {
+        for (i, (short, long)) in
+            [("B", "B"), ("K", "KiB"), ("M", "MiB"), ("G", "GiB"), ("T", "TiB")].iter().enumerate()
+        {
+            let want = 3u64 << (10 * i);
+            assert_eq!(bytes("x", &format!("3{short}")), Ok(want), "{short}");
+            assert_eq!(bytes("x", &format!("3 {long}")), Ok(want), "{long}");
+        }
+    }
+
+    /// The refusal's sizes: GiB of 2^30 bytes, two decimals.
+    #[test]
+    fn sizes_are_printed_in_gib() {
+        assert_eq!(gib(3 << 29), "1.50 GiB");
+        assert_eq!(gib(1 << 20), "0.00 GiB");
+        assert_eq!(gib(10 << 30), "10.00 GiB");
+    }
+
+    /// A refusal names the parts that take memory (a part of 0 bytes is left
+    /// out, one too small to show is not) and the key of the largest.
+    #[test]
+    fn a_refusal_lists_the_parts_that_take_memory() {
+        let est = MemoryEstimate { bytes: 5 << 30, parts: vec![("big", 4 << 30), ("small", 1), ("none", 0)] };
+        let m = refusal(&est, 1 << 30, "here");
+        assert_eq!(
+            m,
+            "this run needs about 5.00 GiB of memory (big: 4.00 GiB, small: 0.00 GiB; see the README's memory \
+             budget), but 1.00 GiB is available (here); lower big, or set run.ignore_memory_budget = true to run anyway"
+        );
+    }
+
+    /// An array needs its devices' memory and a table entry per unit of
+    /// every device: 5 bytes (its device and slot) under free placement, 4
+    /// more for a data token when verifying, none under static placement.
+    #[test]
+    fn an_arrays_estimate_is_its_devices_and_a_table_entry_per_unit() {
+        for (preset, alloc) in [("dls-4ssd", "dls"), ("dls-8ssd", "egs"), ("dls-4ssd", "static")] {
+            let sets = [format!("array.allocation={alloc}"), "array.chunk_kib=64".to_string()];
+            let cfg = resolve(&Request { config: Some(preset), sets: &sets, ..Default::default() }).unwrap();
+            let a = cfg.array.clone().unwrap();
+            let mut one = cfg.clone();
+            one.array = None;
+            // A stripe holds one unit of each device; the array's capacity
+            // is its stripes' data units.
+            let unit = if alloc == "static" { cfg.geometry.page_bytes as u64 } else { 64 << 10 };
+            let stripes = rainsim_model::run::capacity_bytes(&cfg) / unit / (a.devices as u64 - 1);
+            for verify in [false, true] {
+                let per_unit = match (alloc, verify) {
+                    ("static", v) => 4 * v as u64,
+                    (_, v) => 5 + 4 * v as u64,
+                };
+                let devices = memory_estimate(&one, 1000, verify).bytes * a.devices as u64;
+                let e = estimate(&cfg, 1000, verify);
+                assert_eq!(
+                    e.bytes,
+                    devices + stripes * a.devices as u64 * per_unit,
+                    "{preset} {alloc} verify {verify}"
+                );
+                let table = e.parts.iter().find(|p| p.0.starts_with("the array mapping")).unwrap().1;
+                assert_eq!(table, stripes * a.devices as u64 * per_unit);
+            }
+        }
     }
 
     #[test]
