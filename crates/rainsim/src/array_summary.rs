@@ -236,3 +236,56 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::OnceLock;
+
+    /// The report of a small array run, for the fields a test does not set.
+    fn base() -> ArrayReport {
+        static BASE: OnceLock<ArrayReport> = OnceLock::new();
+        BASE.get_or_init(|| {
+            let spec = crate::RunSpec {
+                config: Some("dls-4ssd".into()),
+                sets: vec!["workload.requests=100".into()],
+                ..Default::default()
+            };
+            match crate::run_any_watched(&spec, false, None, &mut |_| {}, None).expect("a small array run") {
+                crate::RunReport::Array(r) => *r,
+                crate::RunReport::Device(_) => panic!("dls-4ssd is an array"),
+            }
+        })
+        .clone()
+    }
+
+    /// A failure set for after the last request did not happen, and says so.
+    #[test]
+    fn a_failure_after_the_last_request_is_said_not_to_happen() {
+        let mut r = base();
+        r.array.fail_device = Some(2);
+        r.array.fail_at_ns = Some(300_000_000);
+        r.device_failed_at_ns = None;
+        let text = render(&r);
+        assert!(
+            text.contains("\ndevice 2 was set to fail at 300.000 ms, after the run's last request: it did not fail\n"),
+            "{text}"
+        );
+    }
+
+    /// Without a replacement's report, the line tells a replacement that was
+    /// due but not in from none configured.
+    #[test]
+    fn a_failed_device_says_whether_a_replacement_was_due() {
+        let mut r = base();
+        r.array.fail_device = Some(1);
+        r.device_failed_at_ns = Some(5_000_000);
+        r.failure = None;
+        r.array.replace_after_ns = None;
+        let none = render(&r);
+        assert!(none.contains("\ndevice 1 failed at 5.000 ms (fail-stop, no replacement): "), "{none}");
+        r.array.replace_after_ns = Some(1_000_000_000);
+        let due = render(&r);
+        assert!(due.contains("\ndevice 1 failed at 5.000 ms (fail-stop, replacement not in by the end): "), "{due}");
+    }
+}

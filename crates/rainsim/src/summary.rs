@@ -6,11 +6,13 @@ use std::fmt::Write;
 
 /// Formats nanoseconds with a fitting unit.
 pub fn ns(v: f64) -> String {
-    if v >= 1e9 {
+    // Each bound is where the smaller unit would round up to 1000: 999,999
+    // ns is 1.000 ms, not 1000.0 µs.
+    if v >= 999_999_500.0 {
         format!("{:.3} s", v / 1e9)
-    } else if v >= 1e6 {
+    } else if v >= 999_950.0 {
         format!("{:.3} ms", v / 1e6)
-    } else if v >= 1e3 {
+    } else if v >= 999.5 {
         format!("{:.1} µs", v / 1e3)
     } else {
         format!("{v:.0} ns")
@@ -434,3 +436,7 @@ pub fn table<T, F: Fn(&T) -> String>(runs: &[(String, T)], name_width: usize, ro
     }
     o
 }
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;
