@@ -368,6 +368,26 @@ pub fn resolve(req: &Request) -> Result<Config, SettingsError> {
 mod tests {
     use super::*;
 
+    /// `extends` may chain 8 layers below the named file (a preset last),
+    /// not 9: files c0 … cN, each extending the next, cN the preset.
+    #[test]
+    fn extends_chains_at_most_8_deep() {
+        let dir = std::env::temp_dir().join(format!("rainsim-extends-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chain = |n: usize| {
+            for i in 0..n {
+                let base = if i + 1 == n { "default".to_string() } else { format!("c{}.toml", i + 1) };
+                std::fs::write(dir.join(format!("c{i}.toml")), format!("extends = \"{base}\"\n")).unwrap();
+            }
+            load_base(Some(dir.join("c0.toml").to_str().unwrap()))
+        };
+        // 8 files: the preset at depth 8.
+        assert!(chain(8).is_ok());
+        let e = chain(9).unwrap_err().0;
+        assert!(e.ends_with("default: 'extends' nests more than 8 deep (a cycle?)"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_description_is_the_first_sentence_of_the_comment() {
         let text = "# gc-tolerant-read: a read (Yan et al., FAST'17),\n# rebuilt from its stripe. Every other\n# axis.\n[policy]\n# not this";
