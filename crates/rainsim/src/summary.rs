@@ -23,9 +23,11 @@ pub fn ns(v: f64) -> String {
 pub fn lifetime(s: Option<f64>) -> String {
     match s {
         None => "-".to_string(),
+        // As in `ns`: a unit starts where the smaller one would round up to
+        // it (86,399 s is 1.0 days, not 24.0 h); days reach a year unrounded.
         Some(s) if s >= 365.25 * 86_400.0 => format!("{:.1} years", s / (365.25 * 86_400.0)),
-        Some(s) if s >= 86_400.0 => format!("{:.1} days", s / 86_400.0),
-        Some(s) if s >= 3_600.0 => format!("{:.1} h", s / 3_600.0),
+        Some(s) if s >= 23.95 * 3_600.0 => format!("{:.1} days", s / 86_400.0),
+        Some(s) if s >= 3_599.95 => format!("{:.1} h", s / 3_600.0),
         Some(s) => format!("{s:.1} s"),
     }
 }

@@ -56,7 +56,11 @@ fn lifetimes_take_the_unit_that_fits() {
     let cases = [
         (None, "-"),
         (Some(59.0), "59.0 s"),
+        (Some(3_599.9), "3599.9 s"),
+        (Some(3_599.95), "1.0 h"),
         (Some(3_600.0), "1.0 h"),
+        (Some(23.9 * 3_600.0), "23.9 h"),
+        (Some(86_399.0), "1.0 days"),
         (Some(7_200.0), "2.0 h"),
         (Some(DAY), "1.0 days"),
         (Some(100_000.0), "1.2 days"),
