@@ -292,9 +292,9 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
     // requests replayed (copies included, past `max_requests` not).
     let moved = transform::beyond_capacity(&requests, capacity_bytes, page_bytes).map_err(finish)?;
     transform::map_addresses(&mut requests, opts.address_map, capacity_bytes, page_bytes).map_err(finish)?;
-    // Make only the copies that survive truncation.
+    // Make only the copies that survive truncation (`requests` is not empty here).
     let copies = match opts.max_requests {
-        Some(max) if !requests.is_empty() => {
+        Some(max) => {
             let needed = max.div_ceil(requests.len() as u64).max(1);
             opts.repeat.min(u32::try_from(needed).unwrap_or(u32::MAX))
         }

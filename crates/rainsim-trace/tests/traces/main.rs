@@ -6,6 +6,7 @@ mod convert;
 mod errors;
 mod formats;
 mod profiles;
+mod reading;
 mod samples;
 mod stats;
 mod synthetic;
