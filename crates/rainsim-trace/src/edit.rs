@@ -61,9 +61,9 @@ pub fn prepare(
         transform::truncate(&mut rs, n);
     }
     // A time window's start is the origin; without one, the first request
-    // the count window keeps.
+    // kept (at 0 ns unless the count window dropped some).
     let timed = window.start_ns > 0 || window.duration_ns.is_some();
-    if !timed && (window.skip > 0 || window.count.is_some()) {
+    if !timed {
         origin = rs.first().map_or(origin, |r| r.time_ns);
     }
     if rs.is_empty() {
@@ -135,6 +135,21 @@ mod tests {
         let w = Window { start_ns: 100, ..Default::default() };
         let e = prepare("f", recs(input), None, &w, None).unwrap_err().to_string();
         assert!(e.contains("f: no request in the window"), "{e}");
+    }
+
+    #[test]
+    fn a_time_window_excludes_its_end_and_a_lone_skip_moves_the_origin() {
+        // Rebased times 0, 10, 20, 30, 50.
+        let input = vec![rq(1030, 3, 0), rq(1000, 0, 0), rq(1010, 1, 1), rq(1020, 2, 0), rq(1050, 5, 0)];
+        let run = |w: Window| prepare("f", recs(input.clone()), None, &w, None).unwrap();
+        // [10, 30) ns: the request at 30 ns is past the window.
+        let w = Window { start_ns: 10, duration_ns: Some(20), ..Default::default() };
+        assert_eq!(run(w), [rq(0, 1, 1), rq(10, 2, 0)]);
+        // No time window: the first request kept is at 0 ns, with or without a count.
+        assert_eq!(run(Window { skip: 2, ..Default::default() }), [rq(0, 2, 0), rq(10, 3, 0), rq(30, 5, 0)]);
+        // A duration alone is a time window from 0 ns, which stays the origin.
+        let w = Window { duration_ns: Some(40), skip: 1, ..Default::default() };
+        assert_eq!(run(w), [rq(10, 1, 1), rq(20, 2, 0), rq(30, 3, 0)]);
     }
 
     #[test]

@@ -234,6 +234,97 @@ mod tests {
         }
     }
 
+    /// A stream yields `len` requests, each within the footprint: a slot
+    /// too near its end is moved back so the request ends there.
+    #[test]
+    fn requests_end_inside_the_footprint() {
+        // 32 slots of 4 KiB; a 64 KiB request needs 16 and starts at slot 16 at most.
+        let spec = SyntheticSpec {
+            requests: 2000,
+            read_ratio: 0.5,
+            sizes: vec![SizeWeight { bytes: 4096, weight: 1.0 }, SizeWeight { bytes: 65536, weight: 1.0 }],
+            footprint_gib: Some(1.0 / 8192.0),
+            hot_fraction: 0.0,
+            ..Default::default()
+        };
+        let s = Stream::new(&spec, 1 << 30, 3).unwrap();
+        assert_eq!((s.len(), s.is_empty()), (2000, false));
+        let big: Vec<u64> = s.map(|r| r.unwrap()).filter(|r| r.size == 65536).map(|r| r.offset / 4096).collect();
+        assert_eq!(big.iter().max(), Some(&16));
+        // So are the reads of a profile (a list per direction).
+        let reads = SyntheticSpec {
+            read_sizes: vec![SizeWeight { bytes: 65536, weight: 1.0 }],
+            write_sizes: vec![SizeWeight { bytes: 4096, weight: 1.0 }],
+            ..spec.clone()
+        };
+        let big = Stream::new(&reads, 1 << 30, 3).unwrap().map(|r| r.unwrap()).filter(|r| r.op == Op::Read);
+        assert_eq!(big.map(|r| r.offset / 4096).max(), Some(16));
+        // Fresh writes may fill the footprint exactly: two of 16 slots, not three.
+        let fresh = SyntheticSpec {
+            read_ratio: 0.0,
+            sizes: vec![SizeWeight { bytes: 65536, weight: 1.0 }],
+            update_ratio: Some(0.0),
+            ..spec.clone()
+        };
+        let got: Vec<_> = Stream::new(&fresh, 1 << 30, 3).unwrap().collect();
+        assert_eq!(
+            got.iter().map(|r| r.as_ref().ok().map(|r| r.offset)).collect::<Vec<_>>(),
+            [Some(0), Some(65536), None]
+        );
+        // The profile model's updates (99 % of writes) start anywhere below
+        // the written region's end, then are moved back the same way.
+        let spec = SyntheticSpec {
+            read_ratio: 0.0,
+            sizes: vec![SizeWeight { bytes: 65536, weight: 1.0 }],
+            update_ratio: Some(0.99),
+            ..spec
+        };
+        let starts: Vec<u64> =
+            Stream::new(&spec, 1 << 30, 3).unwrap().map_while(Result::ok).map(|r| r.offset / 4096).collect();
+        assert!(starts.len() >= 50, "{}", starts.len());
+        assert_eq!(starts.iter().max(), Some(&16));
+    }
+
+    /// Updates follow the hot/cold skew over the written region: with
+    /// one-slot writes, `hot_access` of them land in its first `hot_fraction`.
+    #[test]
+    fn updates_are_skewed_over_the_written_region() {
+        let spec = SyntheticSpec {
+            requests: 40_000,
+            read_ratio: 0.0,
+            sizes: vec![SizeWeight { bytes: 4096, weight: 1.0 }],
+            footprint_gib: Some(1.0),
+            hot_fraction: 0.2,
+            hot_access: 0.9,
+            update_ratio: Some(0.5),
+            ..Default::default()
+        };
+        let (mut written, mut updates, mut hot) = (0u64, 0u64, 0u64);
+        for r in Stream::new(&spec, 1 << 30, 11).unwrap() {
+            let slot = r.unwrap().offset / 4096;
+            if slot < written {
+                updates += 1;
+                hot += u64::from(slot < (written as f64 * 0.2).round() as u64);
+            }
+            written = written.max(slot + 1);
+        }
+        assert_eq!(updates, 20_000);
+        // Binomial sd ≈ 0.002; the written region grows, so allow more.
+        let share = hot as f64 / updates as f64;
+        assert!((share - 0.9).abs() < 0.02, "hot share {share}");
+    }
+
+    /// The upper bound is what is left to yield; a failure ends the stream.
+    #[test]
+    fn size_hint_counts_down_to_the_end() {
+        let mut s = Stream::new(&SyntheticSpec { requests: 5, ..Default::default() }, 1 << 30, 1).unwrap();
+        assert_eq!(s.size_hint(), (0, Some(5)));
+        s.nth(1).unwrap().unwrap();
+        assert_eq!(s.size_hint(), (0, Some(3)));
+        assert_eq!(s.by_ref().count(), 3);
+        assert_eq!(s.size_hint(), (0, Some(0)));
+    }
+
     /// A stream that fails says so where generation does, and ends.
     #[test]
     fn a_failing_stream_reports_the_error_and_ends() {
@@ -242,6 +333,7 @@ mod tests {
         let mut s = Stream::new(&spec, 1 << 30, 1).unwrap();
         let err = s.by_ref().find_map(|r| r.err()).expect("the footprint fills");
         assert_eq!(err.to_string(), want);
+        assert_eq!(s.size_hint(), (0, Some(0)));
         assert!(s.next().is_none());
         assert_eq!(stream_info(&spec, 1 << 30, 1).unwrap_err().to_string(), want);
     }

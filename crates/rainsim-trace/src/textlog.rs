@@ -64,8 +64,8 @@ pub(crate) fn blkparse(line: &[u8], action: u8, in_summary: &mut bool) -> Result
         *in_summary = true;
         return Ok(Parsed::Skipped(BLK_SUMMARY));
     }
-    let fmt = if action == b'Q' { Format::Blkparse } else { Format::BlkparseC };
-    let col = |i| Col(fmt, i);
+    // `blkparse-c` has the same columns.
+    let col = |i| Col(Format::Blkparse, i);
     let mut f = [&b""[..]; 10];
     let n = split_blank(line, &mut f);
     if n < 7 {
@@ -212,4 +212,59 @@ impl FioState {
 
 fn show(f: &[u8]) -> String {
     crate::error::printable(&f[..f.len().min(40)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blk(line: &str) -> Result<Parsed, String> {
+        blkparse(line.as_bytes(), b'Q', &mut false)
+    }
+
+    fn write(time_ns: u64, device: u32, offset: u64, size: u32) -> Result<Parsed, String> {
+        Ok(Parsed::Request(Request { time_ns, offset, size, device, op: Op::Write }))
+    }
+
+    fn fio(version: u8, line: &str) -> Result<Parsed, String> {
+        FioState { version: Some(version), ..Default::default() }.parse(line.as_bytes())
+    }
+
+    /// `MKDEV` holds a major below 2^12 and a minor below 2^20.
+    #[test]
+    fn blkparse_device_numbers_up_to_their_limits() {
+        assert_eq!(blk("4095,1048575 0 1 0.5 9 Q W 8 + 8 [x]"), write(500_000_000, u32::MAX, 4096, 4096));
+        for dev in ["4096,0", "0,1048576"] {
+            let e = blk(&format!("{dev} 0 1 0.5 9 Q W 8 + 8 [x]")).unwrap_err();
+            assert_eq!(e, format!("field 1 (dev): expected `major,minor` (major < 4096, minor < 2^20), found `{dev}`"));
+        }
+    }
+
+    /// Actions are one or two letters (`UT`: unplug on a timer); the process
+    /// name is optional, so a flush can have 7 fields and a request 10.
+    #[test]
+    fn blkparse_actions_and_optional_fields() {
+        assert_eq!(blk("8,0 0 1 0.5 9 UT N [x]"), Ok(Parsed::Skipped(BLK_OTHER_ACTION)));
+        for act in ["QQQ", "Q1"] {
+            let e = blk(&format!("8,0 0 1 0.5 9 {act} W 8 + 8 [x]")).unwrap_err();
+            assert_eq!(e, format!("field 6 (action): expected an action letter (Q, C, D, ...), found `{act}`"));
+        }
+        assert_eq!(blk("8,0 0 1 0.5 9 Q FWS"), Ok(Parsed::Skipped(BLK_NO_RANGE)));
+        assert!(blk("8,0 0 1 0.5 9 Q").unwrap_err().ends_with("found 6 fields"));
+        assert_eq!(blk("8,1 0 1 0.5 9 Q W 8 + 8"), write(500_000_000, (8 << 20) | 1, 4096, 4096));
+        // A sector without `+ count` is an error, not a flush.
+        let e = blk("8,0 0 1 0.5 9 Q W 8").unwrap_err();
+        assert_eq!(e, "field 8 (sector): expected `sector + count` after the sector");
+    }
+
+    /// Field numbers count the whole line: a version 3 line starts with its timestamp.
+    #[test]
+    fn fio_errors_name_the_field_and_what_was_found() {
+        assert_eq!(fio(3, "0 /dev/a erase"), Err("field 3: expected add, open or close, found `erase`".into()));
+        assert_eq!(fio(2, "/dev/a erase"), Err("field 2: expected add, open or close, found `erase`".into()));
+        let e = fio(3, "0 /dev/a write 0x10 4096").unwrap_err();
+        assert_eq!(e, "field 4: expected an unsigned integer (offset in bytes), found `0x10`");
+        let e = fio(2, "/dev/a read 0 0").unwrap_err();
+        assert_eq!(e, "size 0 in field 4: a request must have a positive size");
+    }
 }
