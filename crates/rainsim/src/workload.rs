@@ -121,3 +121,56 @@ pub fn open(cfg: &Config, trace: Option<&Path>, stream: bool) -> Result<Workload
     };
     Ok(Workload::Streamed { stream, info, span_known })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{resolve, Request};
+
+    fn cfg(config: &str, sets: &[&str]) -> Config {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        resolve(&Request { config: Some(config), sets: &sets, ..Default::default() }).unwrap()
+    }
+
+    fn held(w: &Workload) -> bool {
+        matches!(w, Workload::Held(_))
+    }
+
+    /// The synthetic workload of one device is streamed when asked; a trace
+    /// file, an array, or a set-up that reads the requests before time 0
+    /// holds it, and so does not asking. Either way it counts the same.
+    #[test]
+    fn a_workload_is_streamed_only_where_nothing_needs_it_held() {
+        let one = cfg("default", &["workload.requests=300", "precondition.map_trace=\"none\""]);
+        let w = open(&one, None, true).unwrap();
+        assert!(!held(&w) && w.held().is_none());
+        assert_eq!((w.len(), w.is_empty()), (300, false));
+        let w = open(&one, None, false).unwrap();
+        assert!(held(&w) && w.held().is_some_and(|t| t.requests.len() == 300));
+        assert_eq!((w.len(), w.is_empty()), (300, false));
+
+        let reads = cfg("default", &["workload.requests=300", "precondition.map_trace=\"reads\""]);
+        assert!(held(&open(&reads, None, true).unwrap()), "preconditioning reads the requests first");
+        let array = cfg("dls-4ssd", &["workload.requests=300", "geometry.blocks_per_plane=16"]);
+        assert!(held(&open(&array, None, true).unwrap()), "an array holds its requests");
+
+        let dir = std::env::temp_dir().join(format!("rainsim-workload-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("two.trace");
+        std::fs::write(&path, "0 0 0 8 1\n1000 0 64 8 0\n").unwrap();
+        let w = open(&one, Some(&path), true).unwrap();
+        assert!(held(&w) && w.len() == 2 && w.held().is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A held trace without requests is empty (the loaders refuse one, so
+    /// only a hand-built trace has none).
+    #[test]
+    fn a_workload_without_requests_is_empty() {
+        let one = cfg("default", &["workload.requests=5"]);
+        let Workload::Held(mut t) = open(&one, None, false).unwrap() else { panic!("held") };
+        t.requests.clear();
+        let w = Workload::Held(t);
+        assert_eq!((w.len(), w.is_empty()), (0, true));
+    }
+}
