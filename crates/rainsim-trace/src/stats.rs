@@ -127,31 +127,28 @@ pub fn stats(requests: &[Request], page_bytes: u32) -> TraceStats {
 
 /// A duration in ns, with a unit that keeps 3–4 significant digits.
 pub fn fmt_ns(ns: f64) -> String {
-    // Each bound is where the smaller unit would round up to 1000: 999,999
-    // ns is 1.00 ms, not 1000.00 µs.
-    if ns < 999.5 {
-        format!("{ns:.0} ns")
-    } else if ns < 999_995.0 {
-        format!("{:.2} µs", ns / 1e3)
-    } else if ns < 999_995_000.0 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
+    fmt_unit(ns, 1000.0, &[("ns", 0), ("µs", 2), ("ms", 2), ("s", 2)])
 }
 
 /// A byte count with a binary unit.
 pub fn fmt_bytes(b: f64) -> String {
-    // As in `fmt_ns`: a unit is left before its value would round up to 1024.
-    if b < 1023.5 {
-        format!("{b:.0} B")
-    } else if b < 1023.995 * 1024.0 {
-        format!("{:.2} KiB", b / 1024.0)
-    } else if b < 1023.995 * 1024.0 * 1024.0 {
-        format!("{:.2} MiB", b / (1024.0 * 1024.0))
-    } else {
-        format!("{:.2} GiB", b / (1024.0 * 1024.0 * 1024.0))
+    fmt_unit(b, 1024.0, &[("B", 0), ("KiB", 2), ("MiB", 2), ("GiB", 2)])
+}
+
+/// `v` in the first of `units` (each `base` times the one before, printed
+/// with its decimals) that would not round up to `base`, else in the last:
+/// 999,999 ns is 1.00 ms, not 1000.00 µs.
+pub fn fmt_unit(v: f64, base: f64, units: &[(&str, usize)]) -> String {
+    let mut scale = 1.0;
+    for (i, &(name, decimals)) in units.iter().enumerate() {
+        // Below base less half its last decimal, it rounds to less than base.
+        let bound = (base - 0.5 / 10f64.powi(decimals as i32)) * scale;
+        if v < bound || i + 1 == units.len() {
+            return format!("{:.*} {name}", decimals, v / scale);
+        }
+        scale *= base;
     }
+    String::new()
 }
 
 impl fmt::Display for TraceStats {

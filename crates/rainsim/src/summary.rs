@@ -6,17 +6,9 @@ use std::fmt::Write;
 
 /// Formats nanoseconds with a fitting unit.
 pub fn ns(v: f64) -> String {
-    // Each bound is where the smaller unit would round up to 1000: 999,999
-    // ns is 1.000 ms, not 1000.0 µs.
-    if v >= 999_999_500.0 {
-        format!("{:.3} s", v / 1e9)
-    } else if v >= 999_950.0 {
-        format!("{:.3} ms", v / 1e6)
-    } else if v >= 999.5 {
-        format!("{:.1} µs", v / 1e3)
-    } else {
-        format!("{v:.0} ns")
-    }
+    // A unit starts where the smaller one would round up to 1000 (999,999 ns
+    // is 1.000 ms, not 1000.0 µs).
+    rainsim_trace::stats::fmt_unit(v, 1000.0, &[("ns", 0), ("µs", 1), ("ms", 3), ("s", 3)])
 }
 
 /// A predicted lifetime in seconds, in a fitting unit ("-": none predicted).
