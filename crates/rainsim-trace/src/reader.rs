@@ -502,9 +502,12 @@ fn parse_stream<R: BufRead>(
 fn rounded(parser: &LineParser, mut out: Parsing) -> Parsing {
     if parser.rounded_ns > 0 {
         let word = format!(
-            "{} times have a decimal point but were read as whole ns (rounded); if they are milliseconds, \
-             --time-unit ms (trace.time_unit)",
-            parser.rounded_ns
+            "{} read as whole ns (rounded); if they are milliseconds, --time-unit ms (trace.time_unit)",
+            crate::stats::counted(
+                parser.rounded_ns,
+                "time has a decimal point but was",
+                "times have a decimal point but were"
+            )
         );
         out.detection = Some(match out.detection.take() {
             Some(d) => format!("{d}; {word}"),

@@ -151,6 +151,12 @@ pub fn fmt_unit(v: f64, base: f64, units: &[(&str, usize)]) -> String {
     String::new()
 }
 
+/// `n` and the words that agree with it: `one` after 1, `many` after any
+/// other count ("1 page read hits", "2 page reads hit", "0 page reads hit").
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 impl fmt::Display for TraceStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ia = &self.inter_arrival;
@@ -282,6 +288,15 @@ mod tests {
         for (b, want) in cases {
             assert_eq!(fmt_bytes(b), want, "{b}");
         }
+    }
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        let c = |n| counted(n, "page read hits", "page reads hit");
+        assert_eq!(
+            [c(0), c(1), c(2), c(11)],
+            ["0 page reads hit", "1 page read hits", "2 page reads hit", "11 page reads hit"]
+        );
     }
 
     /// The printed table: ratios as percentages, with three decimals only

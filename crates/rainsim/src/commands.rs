@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rainsim_model::array::report::ArrayReport;
 use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{Config, Report};
+use rainsim_trace::stats::counted;
 use rainsim_trace::Trace;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -326,7 +327,7 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
             trace.info.sha256
         );
         if trace.info.skipped_no_direction > 0 {
-            outln!("skipped {} records without a direction", trace.info.skipped_no_direction);
+            outln!("skipped {} without a direction", counted(trace.info.skipped_no_direction, "record", "records"));
         }
         for (why, n) in &trace.info.skipped {
             outln!("skipped {n} {why}");

@@ -329,9 +329,9 @@ pub fn input_notes(
             rainsim_trace::AddressMap::Compact => "\"compact\" packed the trace's footprint from offset 0",
         };
         notes.push(format!(
-            "{} of the {} requests replayed lay beyond the {}'s capacity; trace.address_map = {how}",
+            "{} of the {} replayed lay beyond the {}'s capacity; trace.address_map = {how}",
             info.beyond_capacity,
-            info.requests,
+            rainsim_trace::stats::counted(info.requests, "request", "requests"),
             if cfg.array.is_some() { "array" } else { "device" },
         ));
     }

@@ -2,6 +2,7 @@
 
 use rainsim_model::metrics::report::ClassLatency;
 use rainsim_model::Report;
+use rainsim_trace::stats::counted;
 use std::fmt::Write;
 
 /// Formats nanoseconds with a fitting unit.
@@ -273,7 +274,8 @@ pub fn render(r: &Report) -> String {
         );
     }
     if r.host.held_by_queue_depth > 0 {
-        let _ = writeln!(o, "note: {} requests waited for the host queue-depth cap", r.host.held_by_queue_depth);
+        let n = counted(r.host.held_by_queue_depth, "request", "requests");
+        let _ = writeln!(o, "note: {n} waited for the host queue-depth cap");
     }
     for n in &r.notes {
         let _ = writeln!(o, "note: {n}");

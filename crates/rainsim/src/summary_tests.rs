@@ -196,6 +196,8 @@ fn the_queue_depth_note_comes_with_held_requests() {
     assert!(!render(&r).contains("queue-depth"), "{}", render(&r));
     r.host.held_by_queue_depth = 3;
     assert!(render(&r).contains("\nnote: 3 requests waited for the host queue-depth cap\n"), "{}", render(&r));
+    r.host.held_by_queue_depth = 1;
+    assert!(render(&r).contains("\nnote: 1 request waited for the host queue-depth cap\n"), "{}", render(&r));
 }
 
 fn phase(count: u64, mean_us: f64, p99_9_us: Option<f64>) -> PhaseLatency {

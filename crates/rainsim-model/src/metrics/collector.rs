@@ -7,6 +7,7 @@ use super::request_log::RequestLog;
 use crate::engine::SimTime;
 use crate::flash::op::Origin;
 use crate::ftl::GcWork;
+use rainsim_trace::stats::counted;
 use rainsim_trace::Op;
 
 /// Counters of one channel.
@@ -144,12 +145,12 @@ pub fn unmapped_note(c: &Collector) -> Option<String> {
     (c.unmapped_reads > 0).then(|| {
         let reads = c.latency[0].count();
         format!(
-            "{} page reads hit never-written pages (served as zeros, no flash access); {} of the {} read requests \
-             ({:.1} %) read only such pages and count in the read latency with no flash time; \
-             precondition.map_trace = \"reads\" maps what a trace reads before writing it, as SSDsim does",
-            c.unmapped_reads,
+            "{} (served as zeros, no flash access); {} of the {} ({:.1} %) read only such pages and count in the \
+             read latency with no flash time; precondition.map_trace = \"reads\" maps what a trace reads before \
+             writing it, as SSDsim does",
+            counted(c.unmapped_reads, "page read hit a never-written page", "page reads hit never-written pages"),
             c.unmapped_read_requests,
-            reads,
+            counted(reads, "read request", "read requests"),
             if reads == 0 { 0.0 } else { 100.0 * c.unmapped_read_requests as f64 / reads as f64 }
         )
     })

@@ -416,6 +416,19 @@ fn reads_of_unwritten_pages_are_counted_by_page_and_by_request() {
     let reads = &rep.latency.read;
     assert_eq!(reads.count, 3);
     assert_eq!(reads.sum_ns - reads.max_ns as u128, 2 * 3_000, "{reads:?}");
+    // One of each: the counts' words agree with them.
+    let rep = rainsim_model::run::simulate(
+        &cfg,
+        &reqs[3..],
+        rainsim_model::run::RunOptions::new("baseline", false, &mut |_| {}),
+    )
+    .unwrap();
+    let note = rep.notes.iter().find(|n| n.contains("never-written")).expect("a note names it");
+    assert!(
+        note.starts_with("1 page read hit a never-written page (")
+            && note.contains("1 of the 1 read request (100.0 %)"),
+        "{note}"
+    );
 }
 
 #[test]

@@ -108,6 +108,9 @@ fn notes_say_how_disksim_times_were_read_only_when_guessed_or_rounded() {
              --time-unit ms (trace.time_unit)"
         )
     );
+    let one = tmp.file("one.trace", b"1.5 0 8 8 1\n3 0 24 8 0\n");
+    let n = note(&one, o(Some(Format::Disksim), Some(TimeUnit::Ns))).unwrap();
+    assert!(n.starts_with("1 time has a decimal point but was read as whole ns (rounded)"), "{n}");
 }
 
 #[test]
