@@ -313,8 +313,9 @@ pub fn input_notes(
         }),
     );
     if !unused.is_empty() {
+        let (describe, them) = if unused.len() == 1 { ("describes", "it") } else { ("describe", "them") };
         notes.push(format!(
-            "{} describe the synthetic workload; this run replays {} and ignores them (trace.max_requests, \
+            "{} {describe} the synthetic workload; this run replays {} and ignores {them} (trace.max_requests, \
              trace.time_scale and trace.repeat shape a trace)",
             unused.join(", "),
             path.display()
@@ -374,4 +375,38 @@ pub fn check_writable(path: &Path, input: Option<&Path>) -> Result<(), Error> {
     std::fs::File::create(&probe).map_err(|e| format!("{}: cannot write here: {e}", path.display()))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The synthetic-workload settings a trace run ignores, one or several,
+    /// in a note whose verb and pronoun agree with them.
+    #[test]
+    fn a_trace_run_names_the_workload_settings_it_ignores() {
+        let cfg = Config::default();
+        let spec = rainsim_trace::SyntheticSpec { requests: 10, ..Default::default() };
+        let info = rainsim_trace::generate(&spec, 1 << 30, 1).unwrap().info;
+        let mut spec = RunSpec {
+            trace: Some("t.csv".into()),
+            sets: vec!["workload.requests=5".into(), "geometry.channels=8".into()],
+            ..Default::default()
+        };
+        let note = |spec: &RunSpec| input_notes(spec, &cfg, &info, None).into_iter().find(|n| n.contains("synthetic"));
+        assert_eq!(
+            note(&spec).as_deref(),
+            Some(
+                "--set workload.requests describes the synthetic workload; this run replays t.csv and ignores it \
+                 (trace.max_requests, trace.time_scale and trace.repeat shape a trace)"
+            )
+        );
+        spec.workload = Some("mixed".into());
+        let n = note(&spec).unwrap();
+        assert!(n.starts_with("--workload mixed, --set workload.requests describe the synthetic workload;"), "{n}");
+        assert!(n.contains("and ignores them ("), "{n}");
+        // Without a trace, nothing is ignored.
+        spec.trace = None;
+        assert_eq!(note(&spec), None);
+    }
 }

@@ -376,7 +376,7 @@ fn a_trace_runs_unused_settings_and_folded_requests_are_noted() {
     let r = read_json(&out);
     assert_eq!(u(&r, "trace.beyond_capacity"), 999, "{:?}", r["trace"]);
     assert!(has(&r, "999 of the 999 requests replayed lay beyond"), "{:?}", notes(&r));
-    assert!(has(&r, "--set workload.requests describe the synthetic workload"), "{:?}", notes(&r));
+    assert!(has(&r, "--set workload.requests describes the synthetic workload"), "{:?}", notes(&r));
     assert_eq!(u(&r, "latency.all.count"), 999, "the trace's requests, not the workload's 20");
     assert!(o.stdout.contains("lay beyond the device's capacity"), "{}", o.stdout);
     assert_eq!(o.stdout.matches("lay beyond").count(), 1, "printed once: {}", o.stdout);
