@@ -409,4 +409,128 @@ mod tests {
         spec.trace = None;
         assert_eq!(note(&spec), None);
     }
+
+    fn small(requests: u32) -> Config {
+        let sets = [
+            &format!("workload.requests={requests}"),
+            "precondition.map_trace=\"none\"",
+            "geometry.blocks_per_plane=32",
+        ];
+        RunSpec { sets: sets.iter().map(|s| s.to_string()).collect(), ..Default::default() }.resolve(None, &[]).unwrap()
+    }
+
+    /// The report without its wall-clock timing.
+    fn modelled(r: &Report) -> serde_json::Value {
+        let mut v = serde_json::to_value(r).unwrap();
+        v.as_object_mut().unwrap().remove("timing");
+        v
+    }
+
+    /// A streamed synthetic workload whose span is not known before the run
+    /// reports what the same requests held do: the trace's identity, its
+    /// span (last arrival less first, filled in from the requests read) and
+    /// every figure.
+    #[test]
+    fn a_streamed_workload_reports_what_the_held_one_does() {
+        let cfg = small(2_000);
+        let streamed = workload::open(&cfg, None, true).unwrap();
+        assert!(matches!(streamed, workload::Workload::Streamed { span_known: false, .. }));
+        let held = workload::open(&cfg, None, false).unwrap();
+        let t = &held.held().unwrap().requests;
+        // It starts at 0 ns, so only the span's value, not its subtraction,
+        // is checked here.
+        assert_eq!(t[0].time_ns, 0);
+        let span = t.last().unwrap().time_ns;
+        assert!(span > 0);
+        let run = |w| simulate_workload(&cfg, w, "baseline", false, &mut |_| {}).unwrap();
+        let (s, h) = (run(&streamed), run(&held));
+        assert_eq!(s.trace["span_ns"], span);
+        assert_eq!(s.trace["requests"], 2_000);
+        assert_eq!(modelled(&s), modelled(&h));
+    }
+
+    /// A stop flag set before the run stops it at its first progress check,
+    /// an error, where the same run without one completes.
+    #[test]
+    fn a_stop_flag_stops_the_run() {
+        let cfg = small(6_000);
+        let trace = workload::load(&cfg, None).unwrap();
+        let stop = Some(Arc::new(AtomicBool::new(true)));
+        let e = simulate_logged(&cfg, &trace, "baseline", false, false, &mut |_| {}, stop).unwrap_err();
+        assert!(e.to_string().contains("interrupted"), "{e}");
+        let (r, log) = simulate_logged(&cfg, &trace, "baseline", false, false, &mut |_| {}, None).unwrap();
+        assert_eq!((r.latency.all.count, log.is_none()), (6_000, true));
+    }
+
+    /// A trace format or time unit without a trace is refused, each alone.
+    #[test]
+    fn a_format_or_time_unit_needs_a_trace() {
+        let refused = |spec: &RunSpec| check_trace_options(spec).unwrap_err().to_string();
+        let format = RunSpec { format: Some("msr".into()), ..Default::default() };
+        let unit = RunSpec { time_unit: Some("ms".into()), ..Default::default() };
+        for spec in [&format, &unit] {
+            assert_eq!(refused(spec), "a trace format or time unit needs a trace file (trace=...)");
+            let with_trace = RunSpec { trace: Some("t.trace".into()), ..spec.clone() };
+            assert!(check_trace_options(&with_trace).is_ok());
+        }
+        assert!(check_trace_options(&RunSpec::default()).is_ok());
+    }
+
+    /// An array run's CPU time is the run's own: no more than the process
+    /// spent over the call (a sum or ratio of the clock's readings is not).
+    #[test]
+    fn an_array_runs_cpu_time_is_its_own() {
+        let sets = ["workload.requests=300", "geometry.blocks_per_plane=16"].map(String::from).to_vec();
+        let cfg = RunSpec { config: Some("dls-4ssd".into()), sets, ..Default::default() }.resolve(None, &[]).unwrap();
+        let trace = workload::load(&cfg, None).unwrap();
+        let before = rainsim_model::run::cpu_seconds();
+        let r = simulate_array(&cfg, &trace, "baseline", false, &mut |_| {}, None).unwrap();
+        let spent = rainsim_model::run::cpu_seconds() - before;
+        assert!(before > 0.0);
+        assert!(r.timing.cpu_s >= 0.0 && r.timing.cpu_s <= spent, "{} s of {spent} s", r.timing.cpu_s);
+        assert_eq!(r.timing.requests_per_cpu_s, 300.0 / r.timing.cpu_s);
+    }
+
+    /// A trace of several devices replayed into one address space is noted
+    /// with their number; one device is not.
+    #[test]
+    fn a_trace_of_several_devices_is_noted() {
+        let cfg = Config::default();
+        let spec = RunSpec { trace: Some("t.csv".into()), ..Default::default() };
+        let info =
+            rainsim_trace::generate(&rainsim_trace::SyntheticSpec { requests: 3, ..Default::default() }, 1 << 30, 1)
+                .unwrap()
+                .info;
+        let r =
+            |device| rainsim_trace::Request { time_ns: 0, offset: 0, size: 4096, device, op: rainsim_trace::Op::Read };
+        let devices = |rs: &[rainsim_trace::Request]| {
+            input_notes(&spec, &cfg, &info, Some(rs)).into_iter().filter(|n| n.contains("devices")).collect::<Vec<_>>()
+        };
+        assert_eq!(devices(&[r(7), r(7)]), Vec::<String>::new());
+        assert_eq!(
+            devices(&[r(7), r(2), r(7)]),
+            ["the trace holds 2 devices, replayed into one address space; --set trace.device=N keeps one"]
+        );
+    }
+
+    /// An output is refused before the run where it cannot be written: "-",
+    /// a directory, the input itself, a directory that does not exist (the
+    /// probe goes where the file will); a writable one leaves no probe behind.
+    #[test]
+    fn an_output_that_cannot_be_written_is_refused_before_the_run() {
+        let dir = std::env::temp_dir().join(format!("rainsim-writable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = |p: &Path, input: Option<&Path>| check_writable(p, input).unwrap_err().to_string();
+        assert!(err(Path::new("-"), None).starts_with("-: reports and logs are written to files"));
+        assert_eq!(err(&dir, None), format!("{}: is a directory", dir.display()));
+        let input = dir.join("in.trace");
+        std::fs::write(&input, "0 0 0 8 1\n").unwrap();
+        assert!(err(&input, Some(&input)).contains("the output is the input"));
+        let missing = dir.join("missing").join("r.json");
+        assert!(err(&missing, None).starts_with(&format!("{}: cannot write here", missing.display())));
+        check_writable(&dir.join("r.json"), Some(&input)).unwrap();
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left, ["in.trace"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
