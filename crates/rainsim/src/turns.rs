@@ -481,4 +481,90 @@ mod tests {
             }
         });
     }
+
+    /// `queue` makes a run that has not started count as waiting, and
+    /// leaves a run that holds a core on it.
+    #[test]
+    fn queue_marks_only_a_run_not_started() {
+        let turns = Turns::new(2, 1, 0.0);
+        turns.queue(1);
+        assert_eq!(turns.lock().phase, [Phase::Out, Phase::Queued]);
+        // Both wait at 0: run 0, the lower index, takes the one core.
+        let t = turns.enter(0);
+        turns.queue(0);
+        assert_eq!(turns.lock().phase, [Phase::Running, Phase::Queued], "queue took run 0's core");
+        drop(t);
+        assert_eq!(turns.lock().phase, [Phase::Out, Phase::Running], "the core went to run 1");
+    }
+
+    /// A run exactly the slack ahead of a waiting one keeps its core; only
+    /// more than the slack makes it yield (0.25 and 0.5 are exact in binary).
+    #[test]
+    fn a_run_yields_only_beyond_the_slack() {
+        let mut s = State::new(2, 1);
+        s.phase.fill(Phase::Queued);
+        assert!(s.take_core(0));
+        assert_eq!(s.report(0, 0.25, 0.25), None, "exactly the slack ahead");
+        assert_eq!(s.report(0, 0.5, 0.25), Some(1), "more than the slack ahead");
+    }
+
+    /// `progress` beyond the slack gives the core to the waiting run at once:
+    /// run 1 computes while run 0 is still in its turn's `progress` call,
+    /// and run 0 resumes when run 1 ends (the order of events, not timing).
+    #[test]
+    fn progress_beyond_the_slack_hands_the_core_over() {
+        let turns = std::sync::Arc::new(Turns::new(2, 1, 0.0));
+        let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        turns.queue(0);
+        turns.queue(1);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (t, e) = (turns.clone(), events.clone());
+        // Run 1 waits: run 0 is queued too, and first among equals.
+        let one = std::thread::spawn(move || {
+            let _turn = t.enter(1);
+            e.lock().unwrap().push("1 computes");
+        });
+        let (t, e) = (turns.clone(), events.clone());
+        // In a thread, so that a run left waiting fails the test, not hangs it.
+        std::thread::spawn(move || {
+            let turn = t.enter(0);
+            e.lock().unwrap().push("0 at half");
+            turn.progress(0.5);
+            e.lock().unwrap().push("0 resumes");
+            drop(turn);
+            one.join().unwrap();
+            tx.send(()).unwrap();
+        });
+        assert!(rx.recv_timeout(std::time::Duration::from_secs(10)).is_ok(), "a run never got its core back");
+        assert_eq!(*events.lock().unwrap(), ["0 at half", "1 computes", "0 resumes"]);
+    }
+
+    /// `pin::allowed` names the CPUs the kernel lists for this thread.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn allowed_cpus_are_the_kernels_list() {
+        let status = std::fs::read_to_string("/proc/thread-self/status").expect("/proc/thread-self/status");
+        let list = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).expect("Cpus_allowed_list");
+        let mut want = Vec::new();
+        for part in list.trim().split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            want.extend(a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap());
+        }
+        assert_eq!(super::pin::allowed(), want, "kernel's list: {list}");
+    }
+
+    /// `pin::set` skips a CPU number past the kernel's set (it must not
+    /// index past it) and pins to the rest.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn pinning_skips_cpus_past_the_set() {
+        use super::pin;
+        let all = pin::allowed();
+        std::thread::spawn(move || {
+            pin::set(pin::Thread::current(), &[all[0], libc::CPU_SETSIZE as usize]);
+            assert_eq!(pin::allowed(), [all[0]]);
+        })
+        .join()
+        .expect("pinning panicked");
+    }
 }
