@@ -289,4 +289,12 @@ mod tests {
         assert_eq!(split_variant(r#"n="a,b",m=1"#), vec![r#"n="a,b""#, "m=1"]);
         assert_eq!(split_variant(" , "), vec!["", ""], "empty settings are kept, for compare to refuse");
     }
+
+    /// A bracket inside a quoted string opens or closes nothing: the commas
+    /// after it still split.
+    #[test]
+    fn quoted_brackets_do_not_nest() {
+        assert_eq!(split_variant(r#"n="[",m=1"#), vec![r#"n="[""#, "m=1"]);
+        assert_eq!(split_variant(r#"n="}",m=1"#), vec![r#"n="}""#, "m=1"]);
+    }
 }

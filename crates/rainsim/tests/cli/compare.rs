@@ -267,3 +267,27 @@ fn the_memory_budget_caps_the_runs_at_once() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("note: 1 runs at once (not 2)"), "{err}");
 }
+
+/// Runs side by side each say when they are done (their lines interleave);
+/// one at a time they do not (the next run's line says it). With memory
+/// for both, no note says the runs at once were capped.
+#[test]
+fn runs_side_by_side_say_when_each_is_done() {
+    let stderr = |jobs: &str| {
+        let o = std::process::Command::new(BIN)
+            .args(["compare", "--set", "workload.requests=50", "--schemes", "baseline,bpu", "--jobs", jobs])
+            .env("RAINSIM_MEMORY_AVAILABLE", (8u64 << 30).to_string())
+            .output()
+            .expect("run rainsim");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        err
+    };
+    let one = stderr("1");
+    assert!(one.contains("[1/2] baseline") && !one.contains("done in"), "{one}");
+    let two = stderr("2");
+    assert!(two.contains("[1/2] baseline: done in") && two.contains("[2/2] bpu: done in"), "{two}");
+    for err in [one, two] {
+        assert!(!err.contains("runs at once"), "{err}");
+    }
+}
