@@ -128,7 +128,8 @@ pub fn compare(
     let wanted = jobs.unwrap_or(runs.len()).min(runs.len());
     let held = budget::runs_at_once(&estimates, budget::available()?.0, wanted);
     if held < wanted {
-        eprintln!("note: {held} runs at once (not {wanted}): the memory available holds no more");
+        let n = rainsim_trace::stats::counted(held as u64, "run", "runs");
+        eprintln!("note: {n} at once (not {wanted}): the memory available holds no more");
     }
     let turns = (jobs.is_none() && held > cores).then(|| turns::Turns::new(runs.len(), cores, TURN_SLACK));
     if let Some(t) = &turns {

@@ -265,7 +265,7 @@ fn the_memory_budget_caps_the_runs_at_once() {
         .expect("run rainsim");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("note: 1 runs at once (not 2)"), "{err}");
+    assert!(err.contains("note: 1 run at once (not 2)"), "{err}");
 }
 
 /// Runs side by side each say when they are done (their lines interleave);
