@@ -257,3 +257,112 @@ fn merge_has_no_window_and_a_slice_counts_from_its_start() {
     // and 5 s after it; the first is skipped; the rest count from 1.5 s.
     assert_eq!(times, [1_500_000_000, 2_500_000_000, 3_500_000_000]);
 }
+
+/// Each note of the report appears exactly when it applies: records without
+/// a direction, requests widened to whole sectors, times rounded to FILETIME
+/// ticks, fio's lack of timing.
+#[test]
+fn convert_notes_only_what_happened() {
+    let dir = TempDir::new("convert-notes");
+    // The second record has no IOType; the third starts at byte 100 (not a
+    // sector boundary), 150 ns after the first (not a 100 ns tick).
+    let systor = write(
+        &dir,
+        "s.csv",
+        "Timestamp,Response,IOType,LUN,Offset,Size\n1.000000000,0,R,0,4096,4096\n1.000000150,0,,0,0,512\n\
+         1.000000150,0,W,0,100,512\n",
+    );
+    let cbs = write(&dir, "cbs.csv", CBS);
+    let notes = ["without a direction", "not sector-aligned", "times rounded", "fio iolog v2 has no timing"];
+    let cases: [(&std::path::Path, &str, [bool; 4]); 5] = [
+        (&systor, "ssdsim", [true, true, false, false]),
+        (&systor, "msr", [true, false, true, false]),
+        (&systor, "fio", [true, false, false, true]),
+        (&systor, "mqsim", [true, true, false, false]),
+        (&cbs, "msr", [false; 4]),
+    ];
+    for (i, (input, to, want)) in cases.into_iter().enumerate() {
+        let out = dir.join(&format!("{i}.{to}"));
+        let o = rainsim(["trace", "convert", p(input), "--to", to, p(&out)]).ok();
+        for (note, want) in notes.iter().zip(want) {
+            assert_eq!(o.stdout.contains(note), want, "`{note}` converting {} to {to}:\n{}", p(input), o.stdout);
+        }
+    }
+    let o = rainsim(["trace", "convert", p(&systor), "--to", "ssdsim", p(&dir.join("n"))]).ok();
+    assert!(o.stdout.contains("  skipped 1 records without a direction\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("  1 requests were not sector-aligned"), "{}", o.stdout);
+    let o = rainsim(["trace", "convert", p(&systor), "--to", "msr", p(&dir.join("m"))]).ok();
+    assert!(o.stdout.contains("  1 times rounded to the nearest 100 ns"), "{}", o.stdout);
+}
+
+/// `--time-unit` and `--format` reach the reader of convert and merge: whole
+/// numbers are detected as ns, `--time-unit ms` reads them as ms.
+#[test]
+fn the_input_format_options_are_applied() {
+    let dir = TempDir::new("input-format");
+    let input = write(&dir, "d.txt", "1000 0 0 8 1\n3000 0 8 8 0\n");
+    let out = dir.join("ns.trace");
+    rainsim(["trace", "convert", p(&input), "--to", "ssdsim", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0 0 0 8 1", "2000 0 8 8 0"]);
+    let out = dir.join("ms.trace");
+    let o = rainsim(["trace", "convert", p(&input), "--time-unit", "ms", "--to", "ssdsim", p(&out)]).ok();
+    assert!(o.stdout.contains("(disksim (ms))"), "{}", o.stdout);
+    assert_eq!(lines(&out), ["0 0 0 8 1", "2000000000 0 8 8 0"]);
+    let o = rainsim(["trace", "convert", p(&input), "--format", "ssdsim", "--to", "ssdsim", p(&dir.join("s"))]).ok();
+    assert!(o.stdout.contains("(ssdsim)"), "{}", o.stdout);
+    let out = dir.join("merged.trace");
+    rainsim(["trace", "merge", p(&input), p(&input), "--time-unit", "ms", "--to", "ssdsim", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0 0 0 8 1", "0 0 0 8 1", "2000000000 0 8 8 0", "2000000000 0 8 8 0"]);
+}
+
+/// Merge takes two or more inputs: one is refused, three are merged.
+#[test]
+fn merge_needs_two_inputs_and_takes_more() {
+    let dir = TempDir::new("merge-count");
+    let a = write(&dir, "a.csv", "100,h,0,Read,0,512,1\n");
+    let b = write(&dir, "b.csv", "300,h,0,Read,512,512,1\n");
+    let c = write(&dir, "c.csv", "200,h,0,Write,1024,512,1\n");
+    let msg = rainsim(["trace", "merge", p(&a), p(&dir.join("x"))]).fails();
+    assert!(msg.contains("at least two input files"), "{msg}");
+    assert!(!dir.join("x").exists());
+    let out = dir.join("abc.csv");
+    rainsim(["trace", "merge", p(&a), p(&b), p(&c), p(&out)]).ok();
+    assert_eq!(
+        lines(&out),
+        ["0,rainsim,0,Read,0,512,0", "100,rainsim,0,Write,1024,512,0", "200,rainsim,0,Read,512,512,0"]
+    );
+}
+
+/// `--distinct-devices` may number up to device 2^32 - 1 and no further:
+/// after a's device 0, b's 2^32 - 2 becomes 2^32 - 1; c's 2^32 - 1 would
+/// become 2^32.
+#[test]
+fn distinct_devices_reach_the_largest_device_number_and_stop() {
+    let dir = TempDir::new("merge-device-limit");
+    let a = write(&dir, "a.csv", "0,h,0,Read,0,512,1\n");
+    let b = write(&dir, "b.csv", "0,h,4294967294,Read,0,512,1\n");
+    let c = write(&dir, "c.csv", "0,h,4294967295,Read,0,512,1\n");
+    let out = dir.join("ab.csv");
+    rainsim(["trace", "merge", p(&a), p(&b), "--distinct-devices", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0,rainsim,0,Read,0,512,0", "0,rainsim,4294967295,Read,0,512,0"]);
+    let msg = rainsim(["trace", "merge", p(&a), p(&c), "--distinct-devices", p(&dir.join("x"))]).fails();
+    assert!(msg.contains("c.csv: its devices numbered from 1 pass 2^32 - 1"), "{msg}");
+    assert!(!dir.join("x").exists());
+}
+
+/// Merged files may span 2^62 ns, as one file may, and not 1 ns more; the
+/// span is the last end minus the first start (5 ns here, not 0).
+#[test]
+fn merged_files_may_span_exactly_two_to_the_62_ns() {
+    let dir = TempDir::new("merge-span");
+    let max = 1u64 << 62;
+    let a = write(&dir, "a.trace", "5 0 0 8 1\n");
+    let b = write(&dir, "b.trace", &format!("{} 0 8 8 0\n", max + 5));
+    let c = write(&dir, "c.trace", &format!("{} 0 8 8 0\n", max + 6));
+    let out = dir.join("ab.trace");
+    rainsim(["trace", "merge", p(&a), p(&b), "--format", "ssdsim", p(&out)]).ok();
+    assert_eq!(lines(&out), ["0 0 0 8 1".to_string(), format!("{max} 0 8 8 0")]);
+    let msg = rainsim(["trace", "merge", p(&a), p(&c), "--format", "ssdsim", p(&dir.join("x"))]).fails();
+    assert!(msg.contains("c.trace ends 146 years after") && msg.contains("a.trace starts"), "{msg}");
+    assert!(!dir.join("x").exists());
+}
