@@ -307,3 +307,27 @@ fn every_configuration_key_is_documented_in_the_readme() {
         assert!(documented.contains(k), "{k}");
     }
 }
+
+/// `ftl.rotating_gc`, left out of serialised configs while off, is shown as
+/// a comment on a line of its own, last in [ftl]; the optional keys absent
+/// by default are named after the configuration.
+#[test]
+fn show_comments_rotating_gc_and_names_the_unset_keys() {
+    let o = rainsim(["config", "show"]).ok();
+    let ftl: Vec<&str> = o.stdout.lines().skip_while(|l| *l != "[ftl]").skip(1).take_while(|l| !l.is_empty()).collect();
+    assert_eq!(ftl.last(), Some(&"# rotating_gc = false  (true: ttFlash's rotating GC)"), "{}", o.stdout);
+    assert_eq!(o.stdout.matches("rotating_gc").count(), 1, "{}", o.stdout);
+    let last = o.stdout.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        "# not set (optional keys, see the README): precondition.free_margin, precondition.target_moves_per_gc"
+    );
+    let o = rainsim(["config", "show", "--config", "dls-4ssd"]).ok();
+    let last = o.stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.ends_with(
+            "array.fail_device, array.fail_at_ns, array.replace_after_ns, array.rebuild_stripes, array.rebuild"
+        ),
+        "{last}"
+    );
+}
