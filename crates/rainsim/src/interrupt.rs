@@ -63,3 +63,73 @@ pub fn check(what: &str) {
         std::process::exit(128 + sig);
     }
 }
+
+/// Signals raised in child processes (a copy of this test binary running one
+/// test): `raise` delivers the signal to the calling thread before it
+/// returns, so the outcome does not depend on timing.
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    /// Set in the child: the tests below that raise signals run only there.
+    const CHILD: &str = "RAINSIM_INTERRUPT_TEST_CHILD";
+
+    fn in_child(test: &str) -> (std::process::ExitStatus, String) {
+        let o = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", &format!("interrupt::tests::{test}"), "--nocapture", "--test-threads", "1"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        (o.status, String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+
+    #[test]
+    fn signals_are_named() {
+        assert_eq!((name(libc::SIGINT), name(libc::SIGTERM), name(libc::SIGHUP)), ("SIGINT", "SIGTERM", "a signal"));
+    }
+
+    #[test]
+    fn raises_one_signal() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        install();
+        check("nothing to stop yet");
+        assert_eq!(received(), None);
+        // SAFETY: raising a signal whose handler is installed.
+        unsafe { libc::raise(libc::SIGTERM) };
+        assert_eq!(received(), Some(libc::SIGTERM));
+        check("the run stopped");
+        eprintln!("check returned");
+    }
+
+    #[test]
+    fn raises_two_signals() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        install();
+        // SAFETY: as above; the second raise takes the default action.
+        unsafe { libc::raise(libc::SIGINT) };
+        eprintln!("the first signal was recorded");
+        unsafe { libc::raise(libc::SIGINT) };
+        eprintln!("the second signal was survived");
+    }
+
+    /// The first signal is recorded, and `check` exits with 128 + it, saying so.
+    #[test]
+    fn check_exits_with_128_plus_the_signal() {
+        let (status, err) = in_child("raises_one_signal");
+        assert_eq!(status.code(), Some(143), "{err}");
+        assert!(err.contains("interrupted by SIGTERM: the run stopped") && !err.contains("nothing to stop"), "{err}");
+    }
+
+    /// A second signal ends the process at once, by the signal.
+    #[test]
+    fn a_second_signal_ends_the_process() {
+        let (status, err) = in_child("raises_two_signals");
+        assert_eq!(status.signal(), Some(libc::SIGINT), "{err}");
+        assert!(err.contains("the first signal was recorded") && !err.contains("survived"), "{err}");
+    }
+}
