@@ -67,7 +67,8 @@ pub fn check(what: &str) {
 /// Signals raised in child processes (a copy of this test binary running one
 /// test): `raise` delivers the signal to the calling thread before it
 /// returns, so the outcome does not depend on timing.
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::os::unix::process::ExitStatusExt;
