@@ -5,6 +5,7 @@ use crate::{InputArgs, SelectArgs};
 use rainsim::budget::bytes;
 use rainsim_trace::edit::{self, Mapping, Window};
 use rainsim_trace::parse::parse_scaled;
+use rainsim_trace::stats::counted;
 use rainsim_trace::write::check_output;
 use rainsim_trace::{read, write_atomic, write_requests, AddressMap, Format, Records, Request, Target, TimeUnit};
 use std::path::{Path, PathBuf};
@@ -73,14 +74,14 @@ fn describe_read(path: &Path, r: &Records, log: &mut String) {
     }
     let unit = r.time_unit.map(|u| format!(" ({u})")).unwrap_or_default();
     *log += &format!(
-        "read {} ({}{unit}): {} requests of {} records\n",
+        "read {} ({}{unit}): {} of {}\n",
         path.display(),
         r.format,
-        r.requests.len(),
-        r.records
+        counted(r.requests.len() as u64, "request", "requests"),
+        counted(r.records, "record", "records")
     );
     if r.no_direction > 0 {
-        *log += &format!("  skipped {} records without a direction\n", r.no_direction);
+        *log += &format!("  skipped {} without a direction\n", counted(r.no_direction, "record", "records"));
     }
     for (why, n) in &r.skipped {
         *log += &format!("  skipped {n} {why}\n");
@@ -89,13 +90,14 @@ fn describe_read(path: &Path, r: &Records, log: &mut String) {
 
 fn write_out(output: &Path, inputs: &[&Path], target: Target, requests: &[Request], mut log: String) -> Res {
     let w = write_atomic(output, inputs, |f| write_requests(f, target, requests))?;
-    log += &format!("wrote {} requests to {} ({target})\n", w.requests, output.display());
+    log += &format!("wrote {} to {} ({target})\n", counted(w.requests, "request", "requests"), output.display());
     if w.widened > 0 {
-        log +=
-            &format!("  {} requests were not sector-aligned: widened to the 512-byte sectors they touch\n", w.widened);
+        let n = counted(w.widened, "request was", "requests were");
+        log += &format!("  {n} not sector-aligned: widened to the 512-byte sectors they touch\n");
     }
     if w.time_rounded > 0 {
-        log += &format!("  {} times rounded to the nearest 100 ns (FILETIME ticks)\n", w.time_rounded);
+        let n = counted(w.time_rounded, "time", "times");
+        log += &format!("  {n} rounded to the nearest 100 ns (FILETIME ticks)\n");
     }
     if target == Target::Fio {
         log += "  fio iolog v2 has no timing: fio replays the requests back to back, in this order\n";

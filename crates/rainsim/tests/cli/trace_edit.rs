@@ -273,7 +273,8 @@ fn convert_notes_only_what_happened() {
          1.000000150,0,W,0,100,512\n",
     );
     let cbs = write(&dir, "cbs.csv", CBS);
-    let notes = ["without a direction", "not sector-aligned", "times rounded", "fio iolog v2 has no timing"];
+    let notes =
+        ["without a direction", "not sector-aligned", "rounded to the nearest 100 ns", "fio iolog v2 has no timing"];
     let cases: [(&std::path::Path, &str, [bool; 4]); 5] = [
         (&systor, "ssdsim", [true, true, false, false]),
         (&systor, "msr", [true, false, true, false]),
@@ -289,10 +290,10 @@ fn convert_notes_only_what_happened() {
         }
     }
     let o = rainsim(["trace", "convert", p(&systor), "--to", "ssdsim", p(&dir.join("n"))]).ok();
-    assert!(o.stdout.contains("  skipped 1 records without a direction\n"), "{}", o.stdout);
-    assert!(o.stdout.contains("  1 requests were not sector-aligned"), "{}", o.stdout);
+    assert!(o.stdout.contains("): 2 requests of 3 records\n  skipped 1 record without a direction\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("  1 request was not sector-aligned"), "{}", o.stdout);
     let o = rainsim(["trace", "convert", p(&systor), "--to", "msr", p(&dir.join("m"))]).ok();
-    assert!(o.stdout.contains("  1 times rounded to the nearest 100 ns"), "{}", o.stdout);
+    assert!(o.stdout.contains("  1 time rounded to the nearest 100 ns"), "{}", o.stdout);
 }
 
 /// `--time-unit` and `--format` reach the reader of convert and merge: whole
