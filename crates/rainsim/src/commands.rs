@@ -593,13 +593,5 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 #[cfg(test)]
-mod median_tests {
-    /// `bench` once printed the upper of two runs as their median.
-    #[test]
-    fn the_median_of_an_even_count_is_the_middle_pairs_mean() {
-        assert_eq!(super::median(&[1.0, 3.0]), 2.0);
-        assert_eq!(super::median(&[1.0, 2.0, 10.0]), 2.0);
-        assert_eq!(super::median(&[1.0, 2.0, 4.0, 10.0]), 3.0);
-        assert_eq!(super::median(&[5.0]), 5.0);
-    }
-}
+#[path = "commands_tests.rs"]
+mod tests;
