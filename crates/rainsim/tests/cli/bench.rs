@@ -18,6 +18,8 @@ fn load_only_reads_every_record_of_a_sample_each_run() {
     assert!(!o.stdout.contains("load 3: ") && !o.stdout.contains("run 1: "), "{}", o.stdout);
     let line = summary(&o.stdout);
     assert!(line.contains("(msr, ") && line.contains("1000 records, 1000 requests"), "{line}");
+    let mib = std::fs::metadata(&t).unwrap().len() as f64 / (1u64 << 20) as f64;
+    assert!(line.contains(&format!(", {mib:.1} MiB, ")), "{mib:.1} MiB: {line}");
 }
 
 /// The benchmark hashes the stored bytes apart from the loader and fails if
@@ -33,6 +35,8 @@ fn load_only_of_a_gzip_copy_agrees_with_its_own_hash() {
 
 #[test]
 fn bench_trace_errors_name_the_problem() {
+    let err = rainsim(["bench", "--runs", "0", "--requests", "10"]).fails();
+    assert!(err.contains("--runs must be at least 1"), "{err}");
     let err = rainsim(["bench", "--load-only"]).fails();
     assert!(err.contains("--trace"), "{err}");
     // With --requests, which --trace conflicts with, clap lets it through: bench refuses.
@@ -91,7 +95,14 @@ fn an_array_bench_prints_what_its_run_reports() {
     )
     .ok();
     assert!(o.stdout.contains("3000 synthetic requests (held: an array holds its workload"), "{}", o.stdout);
-    assert!(o.stdout.lines().any(|l| l.starts_with("peak RSS: ")), "{}", o.stdout);
+    // 4 devices of 16 × 8 × 2 × 2 × 8 blocks × 128 pages: 2^21 pages in all.
+    let rss = o.stdout.lines().find(|l| l.starts_with("peak RSS: ")).unwrap_or_else(|| panic!("{}", o.stdout));
+    let (mib, per_page) = (number_before(rss, " MiB"), number_before(rss, " bytes per physical page"));
+    assert_close("bytes per page", per_page, mib * (1u64 << 20) as f64 / (1u64 << 21) as f64, 0.05);
+    let run = o.stdout.lines().find(|l| l.starts_with("run 1: ")).unwrap_or_else(|| panic!("{}", o.stdout));
+    let rate = run.rsplit(", ").next().unwrap().split(' ').next().unwrap();
+    let speed = format!("array of 4 devices × 16 channels: speed best {rate}, median {rate} host requests");
+    assert!(o.stdout.contains(&speed), "{speed}\n{}", o.stdout);
     let line = o.stdout.lines().find(|l| l.starts_with("devices: 4 × ")).unwrap_or_else(|| panic!("{}", o.stdout));
     let dir = TempDir::new("bench-array");
     let out = dir.join("r.json");
@@ -101,4 +112,36 @@ fn an_array_bench_prints_what_its_run_reports() {
     let sum = |k: &str| at(&r, "devices").as_array().unwrap().iter().map(|d| d[k].as_u64().unwrap()).sum::<u64>();
     assert!(sum("gc") > 0, "the test wants GC: {line}");
     assert!(line.contains(&format!("GC count {}, erases {},", sum("gc"), sum("erases"))), "{line}");
+}
+
+/// The number before `unit` in `line` (the last such).
+fn number_before(line: &str, unit: &str) -> f64 {
+    let head = &line[..line.rfind(unit).unwrap_or_else(|| panic!("no {unit:?} in {line}"))];
+    head.trim_end().rsplit([' ', '(']).next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+/// The summary lines follow from the run lines: the note's milliseconds are
+/// the run's CPU seconds, best and median are of the three runs' rates, and
+/// peak RSS per page is the whole over the 2^21 pages set here (16 GiB of 8 KiB).
+#[test]
+fn bench_summary_lines_agree_with_its_runs() {
+    let args = ["bench", "--requests", "50", "--runs", "3", "--set", "geometry.blocks_per_plane=64"];
+    let o = rainsim(args).ok();
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    let mut rates = Vec::new();
+    for i in 1..=3 {
+        let k = lines.iter().position(|l| l.starts_with(&format!("run {i}: "))).expect(&o.stdout);
+        let cpu_ms = number_before(lines[k], " s CPU") * 1e3;
+        let note_ms = number_before(lines[k + 1], " ms of CPU time");
+        assert!((note_ms - cpu_ms).abs() <= 0.6, "{}\n{}", lines[k], lines[k + 1]);
+        rates.push(lines[k].rsplit(", ").next().unwrap().split(' ').next().unwrap().to_owned());
+    }
+    assert!(!o.stdout.contains("run 4: ") && !o.stdout.contains("run 0: "), "{}", o.stdout);
+    rates.sort_by(|a, b| a.parse::<f64>().unwrap().total_cmp(&b.parse().unwrap()));
+    let speed = format!("speed: best {}, median {} host requests per CPU-second over 3 runs", rates[2], rates[1]);
+    assert!(lines.contains(&speed.as_str()), "{speed}\n{}", o.stdout);
+    assert!(o.stdout.contains("device: 16 GiB physical, "), "{}", o.stdout);
+    let rss = lines.iter().find(|l| l.starts_with("peak RSS: ")).expect(&o.stdout);
+    let (mib, per_page) = (number_before(rss, " MiB"), number_before(rss, " bytes per physical page"));
+    assert_close("bytes per page", per_page, mib * (1u64 << 20) as f64 / (1u64 << 21) as f64, 0.05);
 }

@@ -85,3 +85,27 @@ fn table_ends_with_newline() {
     let o = rainsim(["trace", "stats", p(&t)]).ok();
     assert!(o.stdout.ends_with('\n'), "stdout does not end with a newline: {:?}", o.stdout.lines().last());
 }
+
+/// A SYSTOR row with a blank IOType is counted, not read, and one request
+/// before an earlier one is one inversion; a sample with neither prints
+/// neither line.
+#[test]
+fn skipped_and_unsorted_lines_appear_only_when_counted() {
+    let dir = TempDir::new("stats-notes");
+    let f = dir.join("t.csv");
+    let rows = [
+        "Timestamp,Response,IOType,LUN,Offset,Size",
+        "1456095145.100000000,0.0008,R,0,8192,4096",
+        "1456095145.150000000,0.0008,,0,16384,4096",
+        "1456095145.300000000,0.0008,R,0,16384,4096",
+        "1456095145.200000000,0.0008,W,0,0,4096",
+        "1456095145.400000000,0.0008,W,0,0,4096",
+    ];
+    std::fs::write(&f, rows.join("\n") + "\n").unwrap();
+    let o = rainsim(["trace", "stats", p(&f)]).ok();
+    assert!(o.stdout.contains("\nskipped 1 record without a direction\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("\nsorted by time (1 adjacent pairs were out of order)\n"), "{}", o.stdout);
+    assert_eq!(table_row(&o.stdout).0, 4);
+    let clean = rainsim(["trace", "stats", p(&trace("msr_hm_0_slice1000.csv"))]).ok().stdout;
+    assert!(!clean.contains("skipped") && !clean.contains("sorted by time"), "{clean}");
+}
