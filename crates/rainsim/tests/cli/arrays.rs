@@ -341,3 +341,26 @@ fn a_members_error_names_the_member() {
     assert!(err.contains("device 4 of the array (the replacement put in for the failed one"), "{err}");
     assert!(err.contains("filled up with valid data"), "{err}");
 }
+
+/// `run --verify` of an array prints its summary and the verify line that
+/// fits its parity setting; `--quiet` prints nothing.
+#[test]
+fn an_array_run_prints_its_verify_line_unless_quiet() {
+    let args =
+        ["run", "-c", "dls-4ssd", "--set", "geometry.blocks_per_plane=8", "--set", "workload.requests=500", "--verify"];
+    let o = rainsim(args).ok();
+    assert!(o.stdout.contains("cv across devices: "), "{}", o.stdout);
+    let tail = "; every stripe on distinct devices; every device verified)\n";
+    assert!(
+        o.stdout.ends_with(&format!("verify: passed (every array stripe's parity matches its data{tail}")),
+        "{}",
+        o.stdout
+    );
+    let o = rainsim([&args[..], &["--set", "array.parity=false"]].concat()).ok();
+    assert!(
+        o.stdout.ends_with(&format!("verify: passed (no parity to match under array.parity = false{tail}")),
+        "{}",
+        o.stdout
+    );
+    assert_eq!(rainsim([&args[..], &["--quiet"]].concat()).ok().stdout, "");
+}

@@ -564,3 +564,17 @@ fn a_die_filled_by_programs_bound_to_it_is_named() {
         assert_eq!(num("die ") / 4, num("(channel "), "{err}");
     }
 }
+
+/// `--out` and `--request-log` naming one file are refused before anything
+/// runs; naming two files is fine.
+#[test]
+fn out_and_request_log_must_name_different_files() {
+    let dir = TempDir::new("same-out");
+    let (a, b) = (dir.join("r.json"), dir.join("log.parquet"));
+    let args = ["run", "--set", "workload.requests=200", "--quiet", "--out"];
+    let err = rainsim([&args[..], &[p(&a), "--request-log", p(&a)]].concat()).fails();
+    assert!(err.contains(&format!("--out and --request-log both name {}", a.display())), "{err}");
+    assert!(!a.exists(), "nothing is written");
+    rainsim([&args[..], &[p(&a), "--request-log", p(&b)]].concat()).ok();
+    assert!(a.exists() && b.exists());
+}

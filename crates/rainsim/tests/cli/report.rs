@@ -408,3 +408,18 @@ fn the_summary_marks_thin_percentiles_and_saturation() {
     assert!(heavy.contains("saturated: its busiest channel was busy"), "{heavy}");
     assert!(heavy.contains("workload.mean_interarrival_ns"), "{heavy}");
 }
+
+/// A format decided by the alignment rule is warned about on stderr, unless
+/// `--quiet`; the report says it either way.
+#[test]
+fn run_warns_of_a_detected_format_unless_quiet() {
+    let t = trace("msr.cut.per_10k.most_thpt_rand_iops.1006.trace");
+    let warning = "detected as msr-window (addresses and sizes in bytes) only because";
+    let loud = rainsim(["run", "--trace", p(&t)]).ok();
+    assert!(loud.stderr.contains(&format!("warning: {}: {warning}", t.display())), "{}", loud.stderr);
+    let dir = TempDir::new("quiet-detect");
+    let out = dir.join("r.json");
+    let quiet = rainsim(["run", "--trace", p(&t), "--quiet", "--out", p(&out)]).ok();
+    assert!(!quiet.stderr.contains("warning"), "{}", quiet.stderr);
+    assert!(s(&read_json(&out), "trace.detection").contains(warning));
+}
