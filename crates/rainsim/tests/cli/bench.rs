@@ -145,3 +145,45 @@ fn bench_summary_lines_agree_with_its_runs() {
     let (mib, per_page) = (number_before(rss, " MiB"), number_before(rss, " bytes per physical page"));
     assert_close("bytes per page", per_page, mib * (1u64 << 20) as f64 / (1u64 << 21) as f64, 0.05);
 }
+
+/// A warm-up gets its own line per run; a run without one gets none.
+#[test]
+fn a_warm_up_line_appears_only_with_a_warm_up() {
+    let args = ["bench", "--requests", "50", "--runs", "1", "--set", "geometry.blocks_per_plane=64"];
+    let plain = rainsim(args).ok().stdout;
+    assert!(!plain.contains("warm-up"), "{plain}");
+    let warm = rainsim([&args[..], &["--set", "warmup.device_writes=0.1"]].concat()).ok().stdout;
+    let line = warm.lines().find(|l| l.starts_with("run 1: warm-up ")).unwrap_or_else(|| panic!("{warm}"));
+    assert!(line.ends_with(" flash page writes per CPU-second"), "{line}");
+}
+
+/// A profile keeps its own request count unless `--requests` is given.
+#[test]
+fn a_profile_keeps_its_request_count() {
+    let dir = TempDir::new("bench-profile");
+    let f = dir.join("small.toml");
+    std::fs::write(&f, "[workload]\nrequests = 300\n").unwrap();
+    let args = ["bench", "--runs", "1", "--set", "geometry.blocks_per_plane=64", "--workload", p(&f)];
+    let own = rainsim(args).ok().stdout;
+    assert!(own.contains(&format!(" 300 synthetic requests (workload {})", f.display())), "{own}");
+    let given = rainsim([&args[..], &["--requests", "200"]].concat()).ok().stdout;
+    assert!(given.contains(" 200 synthetic requests (workload "), "{given}");
+}
+
+/// Without `--load-only`, `bench --trace` simulates the loaded trace.
+#[test]
+fn a_trace_bench_simulates_after_loading() {
+    let t = trace("msr_hm_0_slice1000.csv");
+    let o = rainsim(["bench", "--trace", p(&t), "--runs", "1", "--set", "geometry.blocks_per_plane=64"]).ok();
+    assert!(o.stdout.contains("1000 records, 1000 requests"), "{}", o.stdout);
+    assert!(o.stdout.lines().any(|l| l.starts_with("run 1: setup ")), "{}", o.stdout);
+    assert!(o.stdout.lines().any(|l| l.starts_with("device: 16 GiB physical, ")), "{}", o.stdout);
+}
+
+/// An array bench without `--stream` just holds its workload, as always.
+#[test]
+fn an_array_bench_without_stream_says_held() {
+    let args = ["bench", "-c", "dls-4ssd", "--requests", "300", "--runs", "1", "--set", "geometry.blocks_per_plane=8"];
+    let o = rainsim(args).ok();
+    assert!(o.stdout.contains(" 300 synthetic requests (held), "), "{}", o.stdout);
+}

@@ -105,3 +105,16 @@ fn compare_takes_a_workload() {
     .ok();
     assert!(o.stdout.contains("baseline") && o.stdout.contains("degraded"), "{}", o.stdout);
 }
+
+/// The header's capacity is the `--config` preset's (16.99 GiB, the
+/// profile's `[expect] capacity_gib`), not the default device's 20.40 GiB.
+#[test]
+fn trace_stats_of_a_profile_names_its_presets_capacity() {
+    let o = rainsim(["trace", "stats", "--workload", "adaptive-parity-Ali_0", "--config", "adaptive-parity-6ch"]).ok();
+    let head = o.stdout.lines().next().unwrap();
+    let bytes: u64 =
+        head.split(" (").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).expect(head);
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    assert_close("capacity GiB", gib, 16.99, 0.01);
+    assert!(head.contains(&format!("({bytes} bytes = {gib:.2} GiB logical capacity, ")), "{head}");
+}
