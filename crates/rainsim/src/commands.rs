@@ -587,9 +587,13 @@ fn physical_gib(cfg: &Config) -> f64 {
 }
 
 fn peak_rss_kib() -> Option<u64> {
+    status_kib("VmHWM:")
+}
+
+/// The KiB of `key`'s line in `/proc/self/status`.
+fn status_kib(key: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    s.lines().find_map(|l| l.strip_prefix(key))?.split_whitespace().next()?.parse().ok()
 }
 
 #[cfg(test)]

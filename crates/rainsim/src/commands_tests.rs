@@ -1,4 +1,4 @@
-use super::{median, peak_rss_kib, physical_gib, timed_runs};
+use super::{median, peak_rss_kib, physical_gib, status_kib, timed_runs};
 use rainsim_model::Config;
 use std::cell::Cell;
 
@@ -31,12 +31,7 @@ fn physical_gib_is_pages_times_page_size_in_gib() {
 #[test]
 fn peak_rss_is_the_high_water_mark_in_kib() {
     let v = std::hint::black_box(vec![1u8; 64 << 20]);
-    let rss: u64 = std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc/self/status");
+    let rss = status_kib("VmRSS:").expect("VmRSS in /proc/self/status");
     let peak = peak_rss_kib().expect("VmHWM in /proc/self/status");
     drop(v);
     assert!(peak >= 64 << 10, "{peak} KiB");

@@ -9,6 +9,7 @@ use crate::{interrupt, Setup};
 use rainsim::workload::{self, Workload};
 use rainsim::{budget, summary, turns, RunReport};
 use rainsim_model::Config;
+use rainsim_trace::stats::counted;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -128,7 +129,7 @@ pub fn compare(
     let wanted = jobs.unwrap_or(runs.len()).min(runs.len());
     let held = budget::runs_at_once(&estimates, budget::available()?.0, wanted);
     if held < wanted {
-        let n = rainsim_trace::stats::counted(held as u64, "run", "runs");
+        let n = counted(held as u64, "run", "runs");
         eprintln!("note: {n} at once (not {wanted}): the memory available holds no more");
     }
     let turns = (jobs.is_none() && held > cores).then(|| turns::Turns::new(runs.len(), cores, TURN_SLACK));

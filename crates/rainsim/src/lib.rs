@@ -15,6 +15,7 @@ pub mod workload;
 use rainsim_model::array::report::ArrayReport;
 use rainsim_model::metrics::request_log::RequestLog;
 use rainsim_model::{run::RunOptions, Config, Report};
+use rainsim_trace::stats::counted;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -332,7 +333,7 @@ pub fn input_notes(
         notes.push(format!(
             "{} of the {} replayed lay beyond the {}'s capacity; trace.address_map = {how}",
             info.beyond_capacity,
-            rainsim_trace::stats::counted(info.requests, "request", "requests"),
+            counted(info.requests, "request", "requests"),
             if cfg.array.is_some() { "array" } else { "device" },
         ));
     }
