@@ -519,8 +519,8 @@ mod tests {
     /// probe goes where the file will); a writable one leaves no probe behind.
     #[test]
     fn an_output_that_cannot_be_written_is_refused_before_the_run() {
-        let dir = std::env::temp_dir().join(format!("rainsim-writable-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("rainsim-writable-").tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let err = |p: &Path, input: Option<&Path>| check_writable(p, input).unwrap_err().to_string();
         assert!(err(Path::new("-"), None).starts_with("-: reports and logs are written to files"));
         assert_eq!(err(&dir, None), format!("{}: is a directory", dir.display()));
@@ -532,6 +532,5 @@ mod tests {
         check_writable(&dir.join("r.json"), Some(&input)).unwrap();
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, ["in.trace"]);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -77,11 +77,11 @@ fn sha_extensions() -> bool {
 mod tests {
     use super::*;
 
-    /// A three-request ssdsim file in a directory of its own.
-    fn sample(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-        let dir = std::env::temp_dir().join(format!("rainsim-load-bench-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("three.trace");
+    /// A three-request ssdsim file in a directory of its own (removed when
+    /// the directory is dropped, also by a failing test).
+    fn sample(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::Builder::new().prefix(&format!("rainsim-load-bench-{name}-")).tempdir().unwrap();
+        let path = dir.path().join("three.trace");
         std::fs::write(&path, "0 0 0 8 1\n1000 0 64 8 0\n2000 1 128 16 1\n").unwrap();
         (dir, path)
     }
@@ -93,7 +93,7 @@ mod tests {
     /// difference cannot pass.
     #[test]
     fn the_figures_are_cpu_time_spent_in_the_measurement() {
-        let (dir, path) = sample("cpu");
+        let (_dir, path) = sample("cpu");
         let mut x = 0u64;
         while cpu_seconds() < 0.2 {
             x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
@@ -101,7 +101,6 @@ mod tests {
         let before = cpu_seconds();
         let b = measure(&Config::default(), &path, 3).unwrap();
         let spent = cpu_seconds() - before;
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(b.runs.len(), 3);
         assert!(b.runs.iter().all(|r| r.cpu_s >= 0.0 && r.wall_s >= 0.0), "{:?}", b.runs);
         let loads: f64 = b.runs.iter().map(|r| r.cpu_s).sum();
@@ -113,9 +112,8 @@ mod tests {
     /// Zero runs still loads (and hashes) once.
     #[test]
     fn zero_runs_measure_one() {
-        let (dir, path) = sample("zero");
+        let (_dir, path) = sample("zero");
         let b = measure(&Config::default(), &path, 0).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(b.runs.len(), 1);
         assert!(b.hash_cpu_s.is_finite());
     }
@@ -132,9 +130,8 @@ mod tests {
         use std::os::unix::fs::OpenOptionsExt;
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::Arc;
-        let dir = std::env::temp_dir().join(format!("rainsim-load-bench-fifo-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let fifo = dir.join("changing.trace");
+        let dir = tempfile::Builder::new().prefix("rainsim-load-bench-fifo-").tempdir().unwrap();
+        let fifo = dir.path().join("changing.trace");
         let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
@@ -180,7 +177,6 @@ mod tests {
         let result = measure(&Config::default(), &fifo, 2);
         done.store(true, Ordering::SeqCst);
         writer.join().unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         let err = result.err().expect("two different loads refused");
         assert!(err.0.ends_with("changing.trace: two loads of the same file differ"), "{}", err.0);
     }

@@ -372,8 +372,8 @@ mod tests {
     /// not 9: files c0 … cN, each extending the next, cN the preset.
     #[test]
     fn extends_chains_at_most_8_deep() {
-        let dir = std::env::temp_dir().join(format!("rainsim-extends-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new().prefix("rainsim-extends-").tempdir().unwrap();
+        let dir = tmp.path();
         let chain = |n: usize| {
             for i in 0..n {
                 let base = if i + 1 == n { "default".to_string() } else { format!("c{}.toml", i + 1) };
@@ -385,7 +385,6 @@ mod tests {
         assert!(chain(8).is_ok());
         let e = chain(9).unwrap_err().0;
         assert!(e.ends_with("default: 'extends' nests more than 8 deep (a cycle?)"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -416,9 +415,8 @@ mod tests {
             assert!(own == base, "preset {p}: its own policy is not baseline's");
             assert_eq!(scheme_label(&req, &own), "baseline", "preset {p}");
         }
-        let dir = std::env::temp_dir().join(format!("rainsim-policy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("pol.toml");
+        let dir = tempfile::Builder::new().prefix("rainsim-policy-").tempdir().unwrap();
+        let file = dir.path().join("pol.toml");
         let text = "extends = \"default\"\n[policy]\nparity_update = \"adaptive\"\nread_routing = \"degraded\"\n";
         std::fs::write(&file, text).unwrap();
         let path = file.to_str().unwrap();
@@ -455,7 +453,6 @@ mod tests {
             .unwrap();
         let cfg = resolve(&req).unwrap();
         assert_eq!(scheme_label(&req, &cfg), "bpu");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// `--set array.KEY` on a configuration without `[array]` is an error

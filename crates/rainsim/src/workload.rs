@@ -154,13 +154,11 @@ mod tests {
         let array = cfg("dls-4ssd", &["workload.requests=300", "geometry.blocks_per_plane=16"]);
         assert!(held(&open(&array, None, true).unwrap()), "an array holds its requests");
 
-        let dir = std::env::temp_dir().join(format!("rainsim-workload-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("two.trace");
+        let dir = tempfile::Builder::new().prefix("rainsim-workload-").tempdir().unwrap();
+        let path = dir.path().join("two.trace");
         std::fs::write(&path, "0 0 0 8 1\n1000 0 64 8 0\n").unwrap();
         let w = open(&one, Some(&path), true).unwrap();
         assert!(held(&w) && w.len() == 2 && w.held().is_some());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A held trace without requests is empty (the loaders refuse one, so
