@@ -156,8 +156,10 @@ def draw(rng, traces, max_requests):
 
 def classify(rc, stderr, report):
     """'ok', 'error' (stopped with an error message) or a finding: 'panic',
-    'crash' (killed by a signal), 'hang', 'no-message' (failed without an
-    error message) or 'bad-report' (exit 0 without a readable report)."""
+    'crash' (killed by a signal), 'hang', 'verify' (`--verify` found a read
+    that returned the wrong data: a modelling bug, not a refusal),
+    'no-message' (failed without an error message) or 'bad-report' (exit 0
+    without a readable report)."""
     if rc == 'timeout':
         return 'hang'
     if 'panicked' in stderr or rc == 101:
@@ -165,6 +167,8 @@ def classify(rc, stderr, report):
     if rc < 0:
         return 'crash'
     if rc != 0:
+        if 'verification failed' in stderr:
+            return 'verify'
         return 'error' if any(line.startswith('error') for line in stderr.splitlines()) else 'no-message'
     try:
         json.loads(report.read_text())

@@ -1,8 +1,8 @@
 """Tests of scripts/fuzz_runs.py (also run by `cargo test` through
 crates/rainsim/tests/cli/python_scripts.rs, which passes the CLI in $RAINSIM_BIN).
 
-Stand-in binaries show that a panic, a hang, a crash, a silent failure and an
-unreadable report are each reported as a finding; a short campaign of the real
+Stand-in binaries show that a panic, a hang, a crash, a verification failure,
+a silent failure and an unreadable report are each reported as a finding; a short campaign of the real
 CLI must find nothing."""
 
 import json
@@ -58,6 +58,12 @@ class Outcomes(unittest.TestCase):
     def test_a_signal_is_a_crash_and_silence_is_no_message(self):
         self.assertEqual(self.found('kill -SEGV $$', cases=1)[0]['crash'], 1)
         self.assertEqual(self.found('exit 1', cases=1)[0]['no-message'], 1)
+
+    def test_a_verification_failure_is_a_finding_not_an_error(self):
+        counts, f = self.found('echo "error: verification failed at t = 5 ns: chunk 3 read stale data" >&2; exit 1',
+                               cases=2)
+        self.assertEqual((counts['verify'], counts['error']), (2, 0))
+        self.assertEqual([x['kind'] for x in f], ['verify'] * 2)
 
     def test_an_error_message_is_not_a_finding(self):
         counts, f = self.found('echo "error: invalid configuration: x" >&2; exit 1')

@@ -4,6 +4,8 @@
 //! setup and the memory estimate. No input may panic; an error must name a
 //! configuration key or the `--set` at fault.
 //!
+//! Then random overrides of any key on any preset and scheme, run whole.
+//!
 //! The normal test run tries a few dozen cases (seconds); for a long run:
 //! `PROPTEST_CASES=100000 cargo test -p rainsim --test fuzz`.
 
@@ -48,7 +50,12 @@ const KEYS: &[&str] = &[
 ];
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+    cases_or(64)
+}
+
+/// `PROPTEST_CASES` when set, else `default`.
+fn cases_or(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 fn value() -> impl Strategy<Value = String> {
@@ -171,6 +178,170 @@ proptest! {
             if let Err(e) = rainsim::simulate_array(&cfg, &trace, "baseline", false, &mut |_| {}, None) {
                 prop_assert!(!e.to_string().is_empty());
             }
+        }
+    }
+}
+
+/// Every key `config show` prints, with every value a preset or scheme
+/// gives it: draws that mostly resolve and run, over the whole
+/// configuration rather than the keys listed above.
+struct Pool {
+    presets: Vec<String>,
+    schemes: Vec<String>,
+    keys: Vec<(String, Vec<String>)>,
+}
+
+/// Configurations that set the optional keys, for their keys and values.
+const OPTIONAL: &[(&str, &[&str])] = &[
+    (
+        "default",
+        &[
+            "fault.channel=1",
+            "fault.at_ns=2000000",
+            "fault.replace_after_ns=1000000",
+            "fault.rebuild_priority=\"background\"",
+            "fault.second_channel=2",
+            "fault.second_at_ns=9000000",
+        ],
+    ),
+    ("default", &["fault.die=3", "fault.at_ns=1000000", "fault.rebuild=false"]),
+    (
+        "default",
+        &["precondition.free_margin=2", "precondition.hot_utilization=default", "precondition.target_moves_per_gc=4"],
+    ),
+    ("dls-4ssd", &["array.delay_scope=\"window\"", "array.delay_window_ns=50000", "array.allocation=\"dls\""]),
+    (
+        "dls-4ssd",
+        &[
+            "array.fail_device=1",
+            "array.fail_at_ns=5000000",
+            "array.replace_after_ns=9000000",
+            "array.rebuild=\"written\"",
+            "array.rebuild_stripes=4",
+        ],
+    ),
+];
+
+fn pool() -> &'static Pool {
+    static POOL: std::sync::OnceLock<Pool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let configs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        let stems = |dir: std::path::PathBuf| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| {
+                    let p = e.ok()?.path();
+                    (p.extension()? == "toml").then(|| p.file_stem()?.to_str().map(str::to_string))?
+                })
+                .collect();
+            names.sort();
+            names
+        };
+        let (presets, schemes) = (stems(configs.clone()), stems(configs.join("schemes")));
+        assert!(presets.len() >= 10 && schemes.len() >= 10, "presets {presets:?}, schemes {schemes:?}");
+        let mut values = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+        for p in &presets {
+            for s in &schemes {
+                let cfg = resolve(&Request { config: Some(p), scheme: Some(s), ..Default::default() })
+                    .unwrap_or_else(|e| panic!("{p} with {s}: {e}"));
+                let table = toml::Table::try_from(&cfg).expect("a configuration is a table");
+                leaves(&table, "", &mut values);
+            }
+        }
+        // The optional keys, once set (failures, rebuilds, array options).
+        for (preset, sets) in OPTIONAL {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let cfg = resolve(&Request { config: Some(preset), sets: &sets, ..Default::default() })
+                .unwrap_or_else(|e| panic!("{preset} with {sets:?}: {e}"));
+            leaves(&toml::Table::try_from(&cfg).expect("a configuration is a table"), "", &mut values);
+        }
+        let keys = values.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
+        Pool { presets, schemes, keys }
+    })
+}
+
+fn leaves(
+    t: &toml::Table,
+    prefix: &str,
+    out: &mut std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) {
+    for (k, v) in t {
+        match v {
+            toml::Value::Table(sub) => leaves(sub, &format!("{prefix}{k}."), out),
+            v => {
+                out.entry(format!("{prefix}{k}")).or_default().insert(v.to_string());
+            }
+        }
+    }
+}
+
+/// One case: a preset, a scheme, and up to five overrides of any key with
+/// a value some preset or scheme gives it (mostly) or an arbitrary one.
+fn whole_sets() -> impl Strategy<Value = (String, String, Vec<String>, bool)> {
+    let p = pool();
+    let one = (0..p.keys.len()).prop_flat_map(|i| {
+        let (key, values) = &pool().keys[i];
+        let listed = proptest::sample::select(values.clone());
+        (Just(key.clone()), prop_oneof![7 => listed, 1 => value()]).prop_map(|(k, v)| format!("{k}={v}"))
+    });
+    (
+        proptest::sample::select(p.presets.clone()),
+        proptest::sample::select(p.schemes.clone()),
+        proptest::collection::vec(one, 1..5),
+        any::<bool>(),
+    )
+}
+
+proptest! {
+    // A case is a whole run (about 0.3 s): fewer of them in the normal test run.
+    #![proptest_config(ProptestConfig { cases: cases_or(24), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random overrides of any key on any preset and scheme, run on a small
+    /// device (16 blocks a plane, so GC runs from the first requests) for
+    /// at most 2,000 requests, under `--verify` half the time. Nothing may
+    /// panic; a run stops with a message or completes; a verification
+    /// failure is a modelling bug, never an acceptable outcome.
+    #[test]
+    fn any_key_on_any_preset_runs_or_stops_with_a_message(case in whole_sets()) {
+        let (preset, scheme, fuzzed, verify) = case;
+        // The workload's size last: a drawn one would mostly be too long.
+        let mut sets = vec!["geometry.blocks_per_plane=64".to_string()];
+        sets.extend(fuzzed);
+        sets.push("workload.requests=300".to_string());
+        let command = format!(
+            "--config {preset} --scheme {scheme} {}{}",
+            sets.iter().map(|s| format!("--set '{s}' ")).collect::<String>(),
+            if verify { "--verify" } else { "" }
+        );
+        let spec = rainsim::RunSpec {
+            config: Some(preset.clone()),
+            scheme: Some(scheme.clone()),
+            sets: sets.clone(),
+            ..Default::default()
+        };
+        // A refusal names a key: one drawn, or the one it clashes with.
+        let names_a_key = |msg: &str| {
+            pool().keys.iter().any(|(k, _)| msg.contains(k.as_str()))
+                || sets.iter().any(|s| {
+                    let key = s.split('=').next().unwrap_or(s);
+                    msg.contains(key.rsplit('.').next().unwrap_or(key))
+                })
+        };
+        let cfg = match spec.resolve(Some(&scheme), &[]) {
+            Ok(cfg) => cfg,
+            Err(e) => {
+                let msg = e.to_string();
+                prop_assert!(names_a_key(&msg), "a refusal names no key: {msg}\n{command}");
+                return Ok(());
+            }
+        };
+        let small = rainsim_model::run::capacity_bytes(&cfg) <= 64 << 30
+            && cfg.array.as_ref().is_none_or(|a| a.devices <= 8);
+        prop_assume!(small);
+        if let Err(e) = rainsim::run_any_watched(&spec, verify, None, &mut |_| {}, None) {
+            let msg = e.to_string();
+            prop_assert!(!msg.trim().is_empty(), "an error without a message\n{command}");
+            prop_assert!(!msg.contains("verification failed"), "{msg}\n{command}");
         }
     }
 }
