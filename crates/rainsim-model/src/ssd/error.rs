@@ -3,6 +3,7 @@
 use crate::error::ConfigError;
 use crate::ftl::OutOfSpace;
 use crate::verify::VerifyError;
+use rainsim_trace::stats::counted;
 
 /// Why a run stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -21,7 +22,8 @@ pub enum SimError {
     Input(String),
     /// A channel holds only valid data and programs wait for it forever.
     #[error(
-        "channel {channel} filled up with valid data ({waiting} programs waiting, nothing left to collect): {cause}"
+        "channel {channel} filled up with valid data ({} waiting, nothing left to collect): {cause}",
+        counted(u64::from(*waiting), "program", "programs")
     )]
     ChannelFull {
         /// The channel.
@@ -33,7 +35,7 @@ pub enum SimError {
     },
     /// A die holds only valid data and programs bound to it (no other die of
     /// its channel may take them) wait forever.
-    #[error("die {die} (channel {channel}) filled up with valid data ({waiting} programs bound to it waiting, nothing left to collect): ftl.allocation = \"static-channel-first\" or ftl.rotating_gc binds each chunk's programs to one die, and this die's chunks outgrew it; lower precondition.valid, raise geometry.over_provisioning, or let programs go to any die of the channel")]
+    #[error("die {die} (channel {channel}) filled up with valid data ({} bound to it waiting, nothing left to collect): ftl.allocation = \"static-channel-first\" or ftl.rotating_gc binds each chunk's programs to one die, and this die's chunks outgrew it; lower precondition.valid, raise geometry.over_provisioning, or let programs go to any die of the channel", counted(u64::from(*waiting), "program", "programs"))]
     DieFull {
         /// The die (global index).
         die: u32,
@@ -54,7 +56,7 @@ pub enum SimError {
         error: Box<SimError>,
     },
     /// The run was asked to stop (its stop flag was set: `RunOptions::stop`).
-    #[error("the run was interrupted after {completed} completed requests")]
+    #[error("the run was interrupted after {}", counted(*completed, "completed request", "completed requests"))]
     Interrupted {
         /// Requests completed by then.
         completed: u64,
@@ -82,4 +84,23 @@ pub enum SimError {
         /// Logical capacity in bytes.
         capacity: u64,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SimError;
+
+    /// A count of one takes the singular; any other the plural.
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        let stop = |completed| SimError::Interrupted { completed }.to_string();
+        assert_eq!(stop(1), "the run was interrupted after 1 completed request");
+        assert_eq!(stop(7), "the run was interrupted after 7 completed requests");
+        let channel = |waiting| SimError::ChannelFull { channel: 2, waiting, cause: "c".into() }.to_string();
+        assert!(channel(1).contains("(1 program waiting,"), "{}", channel(1));
+        assert!(channel(3).contains("(3 programs waiting,"), "{}", channel(3));
+        let die = |waiting| SimError::DieFull { die: 4, channel: 2, waiting }.to_string();
+        assert!(die(1).contains("(1 program bound to it waiting,"), "{}", die(1));
+        assert!(die(5).contains("(5 programs bound to it waiting,"), "{}", die(5));
+    }
 }
