@@ -269,11 +269,16 @@ pub fn load(path: &Path, opts: &TraceOptions, capacity_bytes: u64, page_bytes: u
 
     let name = path.display().to_string();
     if requests.is_empty() {
+        // "all 1 records" reads wrong: a lone record is "the only record".
+        let (all, have, were) = match records {
+            1 => ("the only record".to_string(), "has", "was"),
+            n => (format!("all {n} records"), "have", "were"),
+        };
         let msg = if no_direction > 0 && skipped.is_empty() {
-            format!("no request: all {records} records have a blank IOType (no direction)")
+            format!("no request: {all} {have} a blank IOType (no direction)")
         } else if !skipped.is_empty() {
-            let why: Vec<String> = skipped.iter().map(|(k, v)| format!("{v} {k}")).collect();
-            format!("no request: all {records} records were skipped ({})", why.join(", "))
+            let why: Vec<String> = skipped.iter().map(|(k, &v)| crate::textlog::skipped(v, k)).collect();
+            format!("no request: {all} {were} skipped ({})", why.join(", "))
         } else {
             "no request: the file holds no data record".to_string()
         };

@@ -28,6 +28,7 @@
 
 use crate::fields::split_blank;
 use crate::parse::{bad, parse_scaled, parse_u64, time, uint, Col, Parsed, SECTOR_BYTES};
+use crate::stats::counted;
 use crate::{format::Format, Op, Request};
 use rustc_hash::FxHashMap;
 
@@ -51,6 +52,27 @@ pub const FIO_SYNC: &str = "fio sync and datasync";
 pub const FIO_TRIM: &str = "fio trims";
 /// fio `wait`.
 pub const FIO_WAIT: &str = "fio waits";
+
+/// Each reason with its singular: the plural stays the report's key.
+const SINGULAR: [(&str, &str); 10] = [
+    (BLK_SUMMARY, "blkparse summary line"),
+    (BLK_OTHER_ACTION, "blkparse event of another action"),
+    (BLK_NO_RANGE, "blkparse event without sector + count (flush, message)"),
+    (BLK_DISCARD, "blkparse discard (D in RWBS)"),
+    (BLK_NOT_RW, "blkparse event neither read nor write"),
+    (BLK_ZERO, "blkparse event of 0 sectors"),
+    (FIO_FILE, "fio file action (add, open, close)"),
+    (FIO_SYNC, "fio sync or datasync"),
+    (FIO_TRIM, "fio trim"),
+    (FIO_WAIT, "fio wait"),
+];
+
+/// `n` lines skipped for `reason` (a key of [`crate::TraceInfo::skipped`]),
+/// its noun agreeing with `n`: "1 fio wait", "2 fio waits".
+pub fn skipped(n: u64, reason: &str) -> String {
+    let one = SINGULAR.iter().find(|(many, _)| *many == reason).map_or(reason, |&(_, one)| one);
+    counted(n, one, reason)
+}
 
 fn is_summary_start(line: &[u8]) -> bool {
     let line = crate::format::trim(line);
@@ -255,6 +277,21 @@ mod tests {
         // A sector without `+ count` is an error, not a flush.
         let e = blk("8,0 0 1 0.5 9 Q W 8").unwrap_err();
         assert_eq!(e, "field 8 (sector): expected `sector + count` after the sector");
+    }
+
+    /// Every reason has a singular of its own, and keeps its plural.
+    #[test]
+    fn skip_reasons_agree_with_their_count() {
+        assert_eq!(skipped(1, FIO_WAIT), "1 fio wait");
+        assert_eq!(skipped(3, FIO_WAIT), "3 fio waits");
+        assert_eq!(skipped(1, FIO_SYNC), "1 fio sync or datasync");
+        assert_eq!(skipped(2, BLK_SUMMARY), "2 blkparse summary lines");
+        assert_eq!(skipped(1, BLK_SUMMARY), "1 blkparse summary line");
+        for (many, one) in SINGULAR {
+            assert_ne!(skipped(1, many), format!("1 {many}"));
+            assert_eq!(skipped(1, many), format!("1 {one}"));
+            assert_eq!(skipped(0, many), format!("0 {many}"));
+        }
     }
 
     /// Field numbers count the whole line: a version 3 line starts with its timestamp.

@@ -330,7 +330,7 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
             outln!("skipped {} without a direction", counted(trace.info.skipped_no_direction, "record", "records"));
         }
         for (why, n) in &trace.info.skipped {
-            outln!("skipped {n} {why}");
+            outln!("skipped {}", rainsim_trace::textlog::skipped(*n, why));
         }
         if trace.info.unsorted_inversions > 0 {
             outln!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);

@@ -84,7 +84,7 @@ fn describe_read(path: &Path, r: &Records, log: &mut String) {
         *log += &format!("  skipped {} without a direction\n", counted(r.no_direction, "record", "records"));
     }
     for (why, n) in &r.skipped {
-        *log += &format!("  skipped {n} {why}\n");
+        *log += &format!("  skipped {}\n", rainsim_trace::textlog::skipped(*n, why));
     }
 }
 

@@ -123,6 +123,27 @@ fn zero_requests_is_an_error() {
     }
 }
 
+/// A lone record is "the only record", and each reason's noun agrees with its count.
+#[test]
+fn an_empty_trace_counts_its_records_in_words_that_agree() {
+    let tmp = TempDir::new("empty-counts");
+    let nodir = "Timestamp,Response,IOType,LUN,Offset,Size\n1.5,,,0,0,4096\n";
+    for (name, text, says) in [
+        ("one.csv", nodir.to_string(), "no request: the only record has a blank IOType (no direction)"),
+        ("two.csv", format!("{nodir}2.5,,,0,0,4096\n"), "no request: all 2 records have a blank IOType"),
+        ("one.log", "fio version 2 iolog\n/dev/a wait 5 0\n".into(), "the only record was skipped (1 fio wait)"),
+        (
+            "three.log",
+            "fio version 2 iolog\n/dev/a trim 0 4096\n/dev/a wait 5 0\n/dev/a wait 5 0\n".into(),
+            "no request: all 3 records were skipped (1 fio trim, 2 fio waits)",
+        ),
+    ] {
+        let format = name.ends_with(".log").then_some(Format::Fio);
+        let msg = load_err(&tmp.file(name, text.as_bytes()), &opts(format), BIG).to_string();
+        assert!(msg.contains(says), "{msg}");
+    }
+}
+
 #[test]
 fn systor_rows_without_direction_are_counted_not_hidden() {
     let tmp = TempDir::new("nodir");

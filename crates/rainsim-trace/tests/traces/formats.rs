@@ -111,7 +111,7 @@ fn blkparse_queued_by_default_completed_on_request() {
     let p = tmp.file("only_c.txt", b"  8,0 3 1 0.5 0 C W 1 + 8 [0]\n");
     let msg = load_err(&p, &opts(None), BIG).to_string();
     assert!(matches!(load_err(&p, &opts(None), BIG), TraceError::Empty { .. }), "{msg}");
-    assert!(msg.contains("1 blkparse events of another action"), "{msg}");
+    assert!(msg.contains("the only record was skipped (1 blkparse event of another action)"), "{msg}");
 }
 
 #[test]

@@ -199,15 +199,20 @@ fn stats_reports_what_blkparse_skipped() {
     let o = rainsim(["trace", "stats", p(&path)]).ok();
     for line in [
         "(blkparse,",
-        "skipped 1 blkparse events of another action",
-        "skipped 1 blkparse events without sector + count (flush, message)",
-        "skipped 1 blkparse discards (D in RWBS)",
+        "skipped 1 blkparse event of another action",
+        "skipped 1 blkparse event without sector + count (flush, message)",
+        "skipped 1 blkparse discard (D in RWBS)",
         "skipped 2 blkparse summary lines",
     ] {
         assert!(o.stdout.contains(line), "missing `{line}`:\n{}", o.stdout);
     }
     let o = rainsim(["trace", "stats", "--format", "blkparse-c", p(&path)]).fails();
     assert!(o.contains("no request") && o.contains("4 blkparse events of another action"), "{o}");
+    // convert lists the same reasons, each agreeing with its count.
+    let o = rainsim(["trace", "convert", p(&path), "--to", "msr", p(&dir.join("sda.csv"))]).ok();
+    for line in ["\n  skipped 1 blkparse discard (D in RWBS)\n", "\n  skipped 2 blkparse summary lines\n"] {
+        assert!(o.stdout.contains(line), "missing `{line}`:\n{}", o.stdout);
+    }
 }
 
 /// Files of different clocks (MSR's FILETIME from 1601, SYSTOR's Unix time
