@@ -93,7 +93,8 @@ pub(crate) fn blkparse(line: &[u8], action: u8, in_summary: &mut bool) -> Result
     if n < 7 {
         return Err(format!(
             "expected a blkparse event (maj,min cpu seq seconds pid action RWBS [sector + count] [process]) \
-             or the summary starting `CPU0 (maj,min):`, found {n} fields"
+             or the summary starting `CPU0 (maj,min):`, found {}",
+            counted(n as u64, "field", "fields")
         ));
     }
     let (maj, min) = f[0]
@@ -174,7 +175,8 @@ impl FioState {
             "`filename action` or `filename action offset length`"
         };
         if n != 2 + skip && n != 4 + skip {
-            return Err(format!("expected {shape} (fio version {version} iolog), found {n} fields"));
+            let n = counted(n as u64, "field", "fields");
+            return Err(format!("expected {shape} (fio version {version} iolog), found {n}"));
         }
         let at = if version == 3 {
             Some(parse_scaled(all[0], 6).map_err(|why| {
@@ -273,6 +275,7 @@ mod tests {
         }
         assert_eq!(blk("8,0 0 1 0.5 9 Q FWS"), Ok(Parsed::Skipped(BLK_NO_RANGE)));
         assert!(blk("8,0 0 1 0.5 9 Q").unwrap_err().ends_with("found 6 fields"));
+        assert!(blk("garbage").unwrap_err().ends_with("found 1 field"));
         assert_eq!(blk("8,1 0 1 0.5 9 Q W 8 + 8"), write(500_000_000, (8 << 20) | 1, 4096, 4096));
         // A sector without `+ count` is an error, not a flush.
         let e = blk("8,0 0 1 0.5 9 Q W 8").unwrap_err();
@@ -301,6 +304,8 @@ mod tests {
         assert_eq!(fio(2, "/dev/a erase"), Err("field 2: expected add, open or close, found `erase`".into()));
         let e = fio(3, "0 /dev/a write 0x10 4096").unwrap_err();
         assert_eq!(e, "field 4: expected an unsigned integer (offset in bytes), found `0x10`");
+        assert!(fio(2, "/dev/a").unwrap_err().ends_with("(fio version 2 iolog), found 1 field"));
+        assert!(fio(3, "0 /dev/a").unwrap_err().ends_with("(fio version 3 iolog), found 2 fields"));
         let e = fio(2, "/dev/a read 0 0").unwrap_err();
         assert_eq!(e, "size 0 in field 4: a request must have a positive size");
     }
