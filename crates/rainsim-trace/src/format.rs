@@ -418,9 +418,8 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
                 None,
                 Some(format!(
                     "detected as msr-window (addresses and sizes in bytes) only because every address and size in \
-                     the first {} lines is a multiple of 512; --format disksim (trace.format) if they are 512-byte \
-                     sectors",
-                    lines.len()
+                     {} is a multiple of 512; --format disksim (trace.format) if they are 512-byte sectors",
+                    sampled(lines.len())
                 )),
             ),
             (true, false) => (
@@ -435,11 +434,11 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
             (false, false) => (Format::Disksim, Some(TimeUnit::Ns), Some(whole_ns(lines.len()))),
             (false, true) => {
                 return Err(format!(
-                    "ambiguous: every time in the first {} lines is a whole number and every address and size a \
+                    "ambiguous: every time in {} is a whole number and every address and size a \
                      multiple of 512, which reads as disksim/ssdsim (ns, 512-byte sectors) or as msr-window (whole \
                      milliseconds, bytes), sizes 512 times apart; set the format explicitly (disksim, ssdsim or \
                      msr-window)",
-                    lines.len()
+                    sampled(lines.len())
                 ))
             }
         }),
@@ -458,10 +457,19 @@ pub(crate) fn detect_explained(lines: &[(u64, &[u8])]) -> Result<(Format, Option
 /// given without a unit): DiskSim's own traces count milliseconds.
 pub(crate) fn whole_ns(lines: usize) -> String {
     format!(
-        "times read as ns (SSDsim's and MQSim's convention) because every time in the first {lines} lines is a whole \
-         number; DiskSim's own traces count ms: --time-unit ms (trace.time_unit) reads them so, --format ssdsim \
-         (trace.format) keeps ns and silences this"
+        "times read as ns (SSDsim's and MQSim's convention) because every time in {} is a whole number; DiskSim's \
+         own traces count ms: --time-unit ms (trace.time_unit) reads them so, --format ssdsim (trace.format) keeps \
+         ns and silences this",
+        sampled(lines)
     )
+}
+
+/// The lines a rule sampled: "the first 2 lines", or "the only line".
+fn sampled(lines: usize) -> String {
+    match lines {
+        1 => "the only line".to_string(),
+        n => format!("the first {n} lines"),
+    }
 }
 
 /// The DiskSim time unit implied by sampled lines: ms if any time field

@@ -103,6 +103,20 @@ fn the_numeric_rules_notes_name_the_line_and_the_sample() {
     );
 }
 
+/// A sample of one line is "the only line", not "the first 1 lines".
+#[test]
+fn a_sample_of_one_line_is_named_so() {
+    let note = |line: &[u8]| detect_explained(&[(1, line)]).map(|(_, _, n)| n.expect("a note"));
+    let whole = note(b"11413000 0 657728 16 1").unwrap();
+    assert!(whole.contains("every time in the only line is a whole number;"), "{whole}");
+    let window = note(b"0.5 0 512 512 1").unwrap();
+    assert!(window.contains("every address and size in the only line is a multiple of 512;"), "{window}");
+    let e = note(b"1000 0 512 512 1").unwrap_err();
+    assert!(e.contains("ambiguous: every time in the only line is a whole number"), "{e}");
+    let e = detect(&["1000 0 512 512 1", "2000 0 1024 512 1"]).unwrap_err();
+    assert!(e.contains("ambiguous: every time in the first 2 lines is a whole number"), "{e}");
+}
+
 /// A DiskSim file given without a unit is in ms when some time (the
 /// first column, not another) has a decimal point.
 #[test]
