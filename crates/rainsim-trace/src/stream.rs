@@ -76,8 +76,9 @@ impl Stream {
                 Some(g) => format!("{g} GiB"),
             };
             return Err(invalid(format!(
-                "the footprint ({what}, in {align}-byte slots) holds {slots} slots, \
-                 too small for the largest size of {largest} bytes"
+                "the footprint ({what}, in {align}-byte slots) holds {}, too small for the largest size of \
+                 {largest} bytes",
+                crate::stats::counted(slots, "slot", "slots")
             )));
         }
         let profile = spec.update_ratio.is_some() || !spec.read_sizes.is_empty() || !spec.write_sizes.is_empty();
@@ -232,6 +233,23 @@ mod tests {
             assert_eq!(s, t.requests);
             assert_eq!(stream_info(&spec, 1 << 30, 7).unwrap(), t.info);
         }
+    }
+
+    /// A footprint too small for the largest size says how many slots it holds.
+    #[test]
+    fn a_footprint_too_small_counts_its_slots() {
+        let holds = |slots: f64| {
+            let spec = SyntheticSpec {
+                sizes: vec![SizeWeight { bytes: 16384, weight: 1.0 }],
+                footprint_gib: Some(slots * 4096.0 / (1u64 << 30) as f64),
+                align_bytes: 4096,
+                ..Default::default()
+            };
+            let Err(e) = Stream::new(&spec, 1 << 30, 1) else { panic!("{slots} slots fit") };
+            e.to_string()
+        };
+        assert!(holds(1.0).contains("4096-byte slots) holds 1 slot, too small"), "{}", holds(1.0));
+        assert!(holds(3.0).contains("4096-byte slots) holds 3 slots, too small"), "{}", holds(3.0));
     }
 
     /// A stream yields `len` requests, each within the footprint: a slot
