@@ -333,7 +333,8 @@ pub fn trace_stats(file: &Path, format: Option<&str>, unit: Option<&str>, page_b
             outln!("skipped {}", rainsim_trace::textlog::skipped(*n, why));
         }
         if trace.info.unsorted_inversions > 0 {
-            outln!("sorted by time ({} adjacent pairs were out of order)", trace.info.unsorted_inversions);
+            let n = counted(trace.info.unsorted_inversions, "adjacent pair was", "adjacent pairs were");
+            outln!("sorted by time ({n} out of order)");
         }
         outln!("{st}");
     }

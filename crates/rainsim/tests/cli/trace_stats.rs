@@ -104,7 +104,7 @@ fn skipped_and_unsorted_lines_appear_only_when_counted() {
     std::fs::write(&f, rows.join("\n") + "\n").unwrap();
     let o = rainsim(["trace", "stats", p(&f)]).ok();
     assert!(o.stdout.contains("\nskipped 1 record without a direction\n"), "{}", o.stdout);
-    assert!(o.stdout.contains("\nsorted by time (1 adjacent pairs were out of order)\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("\nsorted by time (1 adjacent pair was out of order)\n"), "{}", o.stdout);
     assert_eq!(table_row(&o.stdout).0, 4);
     let clean = rainsim(["trace", "stats", p(&trace("msr_hm_0_slice1000.csv"))]).ok().stdout;
     assert!(!clean.contains("skipped") && !clean.contains("sorted by time"), "{clean}");
