@@ -167,11 +167,32 @@ fn with_progress<T>(
             if let Some(b) = &progress.bar {
                 b.abandon();
             }
-            interrupt::check(&format!("the run stopped after {n} of {total} requests; {stopped}"));
+            interrupt::check(&stopped_after(n, total, stopped));
         }
     });
     progress.finish();
     r.map_err(|e| -> Box<dyn std::error::Error> { e })
+}
+
+/// What an interrupt prints: how far the run got (`n` of `total` requests).
+fn stopped_after(n: u64, total: u64, stopped: &str) -> String {
+    format!("the run stopped after {n} of {}; {stopped}", counted(total, "request", "requests"))
+}
+
+/// Best and median of `speeds` (sorted), over how many runs.
+fn speed(speeds: &[f64]) -> String {
+    format!(
+        "best {:.0}, median {:.0} host requests per CPU-second over {}",
+        speeds[speeds.len() - 1],
+        median(speeds),
+        counted(speeds.len() as u64, "run", "runs")
+    )
+}
+
+/// The speed line of an array bench, naming its shape.
+fn array_speed(devices: u32, channels: u32, speeds: &[f64]) -> String {
+    let channels = counted(channels.into(), "channel", "channels");
+    format!("array of {devices} devices × {channels}: speed {}", speed(speeds))
 }
 
 /// Writes a report atomically (a temporary file renamed over `path`).
@@ -251,7 +272,7 @@ fn show_run(
             outln!("report written to {}", p.display());
         }
         if let (Some(p), Some(log)) = (request_log, log) {
-            outln!("request log ({} requests) written to {}", log.len(), p.display());
+            outln!("request log ({}) written to {}", counted(log.len() as u64, "request", "requests"), p.display());
         }
     }
     Ok(())
@@ -403,8 +424,8 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
                 (true, false) => "held",
                 (false, _) => "streamed",
             };
-            let n = w.len();
-            outln!("config: {config}, scheme {scheme}, {n} synthetic requests{what} ({held}), seed {}", cfg.seed);
+            let n = counted(w.len() as u64, "synthetic request", "synthetic requests");
+            outln!("config: {config}, scheme {scheme}, {n}{what} ({held}), seed {}", cfg.seed);
             w
         }
     };
@@ -439,12 +460,7 @@ pub fn bench(a: &crate::BenchArgs) -> Res {
             )
         },
     )?;
-    outln!(
-        "speed: best {:.0}, median {:.0} host requests per CPU-second over {} runs",
-        speeds[speeds.len() - 1],
-        median(&speeds),
-        speeds.len()
-    );
+    outln!("speed: {}", speed(&speeds));
     print_peak_rss(cfg.physical_pages())
 }
 
@@ -523,14 +539,7 @@ fn bench_array(cfg: &Config, trace: &Trace, scheme: &str, runs: u32) -> Res {
         },
     )?;
     let a = cfg.array.as_ref().expect("an array");
-    outln!(
-        "array of {} devices × {} channels: speed best {:.0}, median {:.0} host requests per CPU-second over {} runs",
-        a.devices,
-        cfg.geometry.channels,
-        speeds[speeds.len() - 1],
-        median(&speeds),
-        speeds.len()
-    );
+    outln!("{}", array_speed(a.devices, cfg.geometry.channels, &speeds));
     print_peak_rss(cfg.physical_pages() * a.devices as u64)
 }
 

@@ -1,4 +1,4 @@
-use super::{median, peak_rss_kib, physical_gib, status_kib, timed_runs};
+use super::{array_speed, median, peak_rss_kib, physical_gib, speed, status_kib, stopped_after, timed_runs};
 use rainsim_model::Config;
 use std::cell::Cell;
 
@@ -9,6 +9,17 @@ fn the_median_of_an_even_count_is_the_middle_pairs_mean() {
     assert_eq!(median(&[1.0, 2.0, 10.0]), 2.0);
     assert_eq!(median(&[1.0, 2.0, 4.0, 10.0]), 3.0);
     assert_eq!(median(&[5.0]), 5.0);
+}
+
+/// Counts agree with their nouns: one run, one channel, one request.
+#[test]
+fn the_speed_and_interrupt_lines_count_in_words_that_agree() {
+    assert_eq!(speed(&[5.0]), "best 5, median 5 host requests per CPU-second over 1 run");
+    assert_eq!(speed(&[1.0, 3.0]), "best 3, median 2 host requests per CPU-second over 2 runs");
+    assert!(array_speed(3, 1, &[5.0]).starts_with("array of 3 devices × 1 channel: speed best 5,"));
+    assert!(array_speed(4, 16, &[5.0]).starts_with("array of 4 devices × 16 channels: speed best 5,"));
+    assert_eq!(stopped_after(0, 1, "x"), "the run stopped after 0 of 1 request; x");
+    assert_eq!(stopped_after(3, 9, "x"), "the run stopped after 3 of 9 requests; x");
 }
 
 fn geometry(blocks_per_plane: u32) -> Config {

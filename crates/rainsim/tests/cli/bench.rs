@@ -120,6 +120,14 @@ fn number_before(line: &str, unit: &str) -> f64 {
     head.trim_end().rsplit([' ', '(']).next().unwrap().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
 }
 
+/// One request, one run: the bench's lines say so in the singular.
+#[test]
+fn a_bench_of_one_request_and_one_run_says_so() {
+    let o = rainsim(["bench", "--requests", "1", "--runs", "1", "--set", "geometry.blocks_per_plane=64"]).ok();
+    assert!(o.stdout.contains(", 1 synthetic request (held), seed "), "{}", o.stdout);
+    assert!(o.stdout.contains(" host requests per CPU-second over 1 run\n"), "{}", o.stdout);
+}
+
 /// The summary lines follow from the run lines: the note's milliseconds are
 /// the run's CPU seconds, best and median are of the three runs' rates, and
 /// peak RSS per page is the whole over the 2^21 pages set here (16 GiB of 8 KiB).

@@ -349,6 +349,17 @@ fn run_prints_summary_verify_verdict_and_report_path() {
     assert!(text.contains(&format!("report written to {}", out.display())), "no report path:\n{text}");
 }
 
+/// The line after a request log counts its rows in words that agree.
+#[test]
+fn run_says_how_many_requests_its_request_log_holds() {
+    let dir = TempDir::new("log-count");
+    let log = dir.join("log.parquet");
+    for (n, says) in [(1, "request log (1 request) written to"), (3, "request log (3 requests) written to")] {
+        let o = rainsim(["run", "--set", &format!("workload.requests={n}"), "--request-log", p(&log)]).ok();
+        assert!(o.stdout.contains(says), "`{says}` in\n{}", o.stdout);
+    }
+}
+
 /// `raid.level = "none"`: no parity, no stripe decisions, plain writes only.
 #[test]
 fn raid_off_writes_no_parity() {
