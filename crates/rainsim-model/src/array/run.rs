@@ -8,6 +8,7 @@ use crate::flash::op::{FlashOp, Owner};
 use crate::raid::layer::{RaidAction, Token};
 use crate::ssd::SimError;
 use crate::verify::VerifyError;
+use rainsim_trace::stats::counted;
 use rainsim_trace::{Op, Request};
 
 impl Array {
@@ -114,11 +115,7 @@ impl Array {
         if self.completed - base != requests.len() as u64 {
             return Err(VerifyError {
                 time_ns: self.core.now,
-                what: format!(
-                    "{} array requests issued but {} completed when the event queues ran dry",
-                    requests.len(),
-                    self.completed - base
-                ),
+                what: ran_dry(requests.len() as u64, self.completed - base),
             }
             .into());
         }
@@ -353,11 +350,7 @@ impl Array {
         }
         let co = self.co_resident_stripes();
         if co > 0 {
-            return Err(VerifyError {
-                time_ns: now,
-                what: format!("{co} array stripes hold two chunks on one device: not single-failure tolerant"),
-            }
-            .into());
+            return Err(VerifyError { time_ns: now, what: co_resident(co) }.into());
         }
         Ok(())
     }
@@ -495,6 +488,30 @@ impl Core {
     }
 }
 
+/// The run ended with array requests unfinished.
+fn ran_dry(issued: u64, completed: u64) -> String {
+    let issued = counted(issued, "array request", "array requests");
+    format!("{issued} issued but {completed} completed when the event queues ran dry")
+}
+
+/// `co` stripes keep two chunks on one device.
+fn co_resident(co: u64) -> String {
+    let n = counted(co, "array stripe holds", "array stripes hold");
+    format!("{n} two chunks on one device: not single-failure tolerant")
+}
+
 #[cfg(test)]
 #[path = "issue_tests.rs"]
 mod issue_tests;
+
+#[cfg(test)]
+mod tests {
+    /// Counts of one take the singular.
+    #[test]
+    fn verify_errors_agree_with_their_counts() {
+        assert_eq!(super::ran_dry(1, 0), "1 array request issued but 0 completed when the event queues ran dry");
+        assert_eq!(super::ran_dry(5, 3), "5 array requests issued but 3 completed when the event queues ran dry");
+        assert!(super::co_resident(1).starts_with("1 array stripe holds two chunks on one device:"));
+        assert!(super::co_resident(4).starts_with("4 array stripes hold two chunks on one device:"));
+    }
+}

@@ -1,6 +1,7 @@
 //! Parameters of the LDPC read-retry model (`[ldpc]`), with their checks.
 
 use crate::error::ConfigError;
+use rainsim_trace::stats::counted;
 use serde::{Deserialize, Serialize};
 
 /// LDPC read retry: a read senses for `timing.read_ns` plus `retries[level]`
@@ -115,10 +116,10 @@ impl Ldpc {
         }
         if let Some(i) = self.retries.windows(2).position(|w| w[1] < w[0]) {
             return err(format!(
-                "ldpc.retries must not decrease (a higher level never reads faster): level {} has {} retries, \
-                 level {} has {}",
+                "ldpc.retries must not decrease (a higher level never reads faster): level {} has {}, level {} \
+                 has {}",
                 i,
-                self.retries[i],
+                counted(self.retries[i].into(), "retry", "retries"),
                 i + 1,
                 self.retries[i + 1]
             ));
@@ -134,10 +135,10 @@ impl Ldpc {
         let t = &self.rber_thresholds;
         if t.len() != n - 1 {
             return err(format!(
-                "ldpc.rber_thresholds has {} entries but ldpc.retries has {n} levels: give one threshold per level \
-                 above 0 ({} entries)",
-                t.len(),
-                n - 1
+                "ldpc.rber_thresholds has {} but ldpc.retries has {}: give one threshold per level above 0 ({})",
+                counted(t.len() as u64, "entry", "entries"),
+                counted(n as u64, "level", "levels"),
+                counted(n as u64 - 1, "entry", "entries")
             ));
         }
         if let Some(v) = t.iter().find(|v| !(v.is_finite() && **v > 0.0)) {
@@ -177,5 +178,35 @@ impl Ldpc {
             return err(format!("ldpc.rber.epsilon = {} is a raw bit error rate: at most 1", r.epsilon));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ldpc;
+
+    fn error(retries: Vec<u32>, rber_thresholds: Vec<f64>) -> String {
+        Ldpc { retries, rber_thresholds, ..Ldpc::default() }.validate().unwrap_err().to_string()
+    }
+
+    /// Counts of one take the singular.
+    #[test]
+    fn table_errors_agree_with_their_counts() {
+        let e = error(vec![1, 0], vec![1e-3]);
+        assert!(e.ends_with("level 0 has 1 retry, level 1 has 0"), "{e}");
+        let e = error(vec![3, 2], vec![1e-3]);
+        assert!(e.ends_with("level 0 has 3 retries, level 1 has 2"), "{e}");
+        let e = error(vec![0], vec![1e-3]);
+        assert!(
+            e.contains("has 1 entry but ldpc.retries has 1 level: give one threshold per level above 0 (0 entries)")
+        );
+        let e = error(vec![0, 1], vec![]);
+        assert!(
+            e.contains("has 0 entries but ldpc.retries has 2 levels: give one threshold per level above 0 (1 entry)")
+        );
+        let e = error(vec![0, 1, 2], vec![1e-3]);
+        assert!(
+            e.contains("has 1 entry but ldpc.retries has 3 levels: give one threshold per level above 0 (2 entries)")
+        );
     }
 }

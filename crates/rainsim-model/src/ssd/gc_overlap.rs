@@ -12,6 +12,7 @@ use crate::ftl::Ftl;
 use crate::metrics::observer::Observer;
 use crate::raid::stripe::StripeLayout;
 use crate::verify::VerifyError;
+use rainsim_trace::stats::counted;
 
 /// Stripes shared by each pair of dies.
 pub(crate) struct GcOverlapCheck {
@@ -92,8 +93,8 @@ impl<O: Observer> Ssd<O> {
             return Err(VerifyError {
                 time_ns: self.q.now(),
                 what: format!(
-                    "rotating GC started a GC on die {die} while die {e}, which shares {} stripes with it, is collecting",
-                    g.shared[die as usize * g.dies + e as usize]
+                    "rotating GC started a GC on die {die} while die {e}, which shares {} with it, is collecting",
+                    counted(g.shared[die as usize * g.dies + e as usize].into(), "stripe", "stripes")
                 ),
             });
         }
@@ -168,19 +169,22 @@ mod tests {
                 .flat_map(|a| (0..8u32).map(move |b| (a, b)))
                 .find(|&(a, b)| a != b && check.shared[(a * 8 + b) as usize] > 0)
                 .expect("two dies share a stripe");
-            let shared = check.shared[(a * 8 + b) as usize];
             assert!(ssd.check_gc_overlap(a, GcGate::Free).is_ok(), "nobody collects yet");
             ssd.flash.start_gc(b, 0, 1_000_000, 0, 0);
             assert!(ssd.check_gc_overlap(a, GcGate::Forced).is_ok(), "a forced overlap is allowed");
-            let free = ssd.check_gc_overlap(a, GcGate::Free);
-            if rotating {
-                let e = free.unwrap_err().to_string();
-                let want = format!("rotating GC started a GC on die {a} while die {b}, which shares {shared} stripes");
-                assert!(e.contains(&want), "{e}");
-            } else {
-                assert!(free.is_ok(), "without rotation an overlap is only counted");
+            // The error counts the stripes the two dies share, 2 then 1.
+            for (shared, stripes) in [(2, "2 stripes"), (1, "1 stripe")] {
+                ssd.gc_overlap.as_mut().unwrap().shared[(a * 8 + b) as usize] = shared;
+                let free = ssd.check_gc_overlap(a, GcGate::Free);
+                if rotating {
+                    let e = free.unwrap_err().to_string();
+                    let want = format!("a GC on die {a} while die {b}, which shares {stripes} with it, is collecting");
+                    assert!(e.contains(&want), "{e}");
+                } else {
+                    assert!(free.is_ok(), "without rotation an overlap is only counted");
+                }
             }
-            assert_eq!(ssd.gc_overlaps_seen(), Some(2));
+            assert_eq!(ssd.gc_overlaps_seen(), Some(3));
         }
     }
 }

@@ -537,12 +537,7 @@ impl<O: Observer> Ssd<O> {
                 } else if replicated > 0 {
                     let high = self.repl.as_ref().map_or(0, |r| r.high_water);
                     let most = self.replicas.as_ref().map_or(0, |t| t.capacity());
-                    format!(
-                        "{replicated} chunks are replicated, each as two copies beside its old slot (kept under \
-                         the parity) until it converts back; conversions start above policy.replicas.high_water \
-                         = {high} replicated chunks and the table holds up to {most}: lower \
-                         policy.replicas.high_water, raise geometry.over_provisioning or lower precondition.valid"
-                    )
+                    stall::replicated_cause(replicated as u64, high.into(), most as u64)
                 } else if self.stripes.parity {
                     "the placement of updates concentrated data there; lower precondition.valid, raise \
                      geometry.over_provisioning or use another update placement"
@@ -560,12 +555,11 @@ impl<O: Observer> Ssd<O> {
             }
             return Err(VerifyError {
                 time_ns: now,
-                what: format!(
-                    "{} requests admitted but {} completed ({} outstanding, {} held) when the event queue ran dry",
+                what: stall::ran_dry(
                     self.totals.admitted,
                     self.totals.completed,
-                    self.host.outstanding(),
-                    self.host.waiting()
+                    self.host.outstanding() as u64,
+                    self.host.waiting() as u64,
                 ),
             }
             .into());

@@ -2,6 +2,7 @@
 //! the die whose bound programs no other die may take.
 
 use crate::flash::address::Layout;
+use rainsim_trace::stats::counted;
 
 /// The first channel with programs queued whose every die is without room
 /// (nothing left to collect: the channel is full of valid data), with how
@@ -37,9 +38,41 @@ pub(crate) fn full_die(
     })
 }
 
+/// Why a channel holding replicated chunks is full: their copies.
+pub(crate) fn replicated_cause(replicated: u64, high: u64, most: u64) -> String {
+    format!(
+        "{} replicated, each as two copies beside its old slot (kept under the parity) until it converts back; \
+         conversions start above policy.replicas.high_water = {} and the table holds up to {most}: lower \
+         policy.replicas.high_water, raise geometry.over_provisioning or lower precondition.valid",
+        counted(replicated, "chunk is", "chunks are"),
+        counted(high, "replicated chunk", "replicated chunks")
+    )
+}
+
+/// The run stalled with requests unfinished, and no channel or die is full.
+pub(crate) fn ran_dry(admitted: u64, completed: u64, outstanding: u64, held: u64) -> String {
+    format!(
+        "{} admitted but {completed} completed ({outstanding} outstanding, {held} held) when the event queue ran dry",
+        counted(admitted, "request", "requests")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts of one take the singular.
+    #[test]
+    fn stall_messages_agree_with_their_counts() {
+        let one = replicated_cause(1, 1, 8);
+        assert!(one.starts_with("1 chunk is replicated, each as two copies"), "{one}");
+        assert!(one.contains("high_water = 1 replicated chunk and the table"), "{one}");
+        let two = replicated_cause(2, 4, 8);
+        assert!(two.starts_with("2 chunks are replicated, each as two copies"), "{two}");
+        assert!(two.contains("high_water = 4 replicated chunks and the table"), "{two}");
+        assert!(ran_dry(1, 0, 1, 0).starts_with("1 request admitted but 0 completed (1 outstanding"));
+        assert!(ran_dry(3, 1, 2, 0).starts_with("3 requests admitted but 1 completed (2 outstanding"));
+    }
 
     /// Four channels of two dies (dies 2ch and 2ch + 1).
     fn layout() -> Layout {
