@@ -155,15 +155,16 @@ pub fn render(r: &Report) -> String {
     if let Some(g) = &r.rotating_gc {
         let _ = writeln!(
             o,
-            "  rotating GC: {} GCs deferred for a stripe partner's GC, {} forced overlaps",
-            g.deferred, g.forced_overlaps
+            "  rotating GC: {} deferred for a stripe partner's GC, {}",
+            counted(g.deferred, "GC", "GCs"),
+            counted(g.forced_overlaps, "forced overlap", "forced overlaps")
         );
     }
     let t = &b.read_tail.p99_9;
     let _ = writeln!(
         o,
-        "  read p99.9 over {} channels: min {}, mean {}, max {}",
-        b.read_tail.channels,
+        "  read p99.9 over {}: min {}, mean {}, max {}",
+        counted(b.read_tail.channels.into(), "channel", "channels"),
         ns(t.min_ns as f64),
         ns(t.mean_ns),
         ns(t.max_ns as f64)
@@ -210,29 +211,35 @@ pub fn render(r: &Report) -> String {
     );
     let _ = writeln!(
         o,
-        "GC: {} collections, {:.1} pages moved per GC, mean GC time {}",
-        r.gc.count,
+        "GC: {}, {:.1} pages moved per GC, mean GC time {}",
+        counted(r.gc.count, "collection", "collections"),
         r.gc.moves_per_gc,
         ns(r.gc.mean_ns)
     );
     let p = &r.precondition;
     let _ = writeln!(
         o,
-        "aged state ({} layout): {} valid / {} invalid pages, victims start at {:.1} valid pages, \
-         {} free blocks per plane at least (GC below {}), {} stripes mapped for the trace",
+        "aged state ({} layout): {} valid / {}, victims start at {:.1} valid pages, {} per plane at least \
+         (GC below {}), {} for the trace",
         p.layout,
         p.valid_pages,
-        p.invalid_pages,
+        counted(p.invalid_pages, "invalid page", "invalid pages"),
         p.victim_valid_mean,
-        p.free_blocks_min,
+        counted(p.free_blocks_min.into(), "free block", "free blocks"),
         p.gc_trigger_blocks,
-        p.stripes_mapped_for_trace
+        counted(p.stripes_mapped_for_trace, "stripe mapped", "stripes mapped")
     );
     if let Some(w) = &r.warmup {
         let _ = writeln!(
             o,
-            "warm-up ({}, {} device writes): {} host pages, {} GCs, {:.1} pages moved per GC in its last tenth, WAF {:.3}",
-            w.workload, w.device_writes, w.host_pages, w.gc_count, w.moves_per_gc_last_tenth, w.waf
+            "warm-up ({}, {} device {}): {}, {}, {:.1} pages moved per GC in its last tenth, WAF {:.3}",
+            w.workload,
+            w.device_writes,
+            if w.device_writes == 1.0 { "write" } else { "writes" },
+            counted(w.host_pages, "host page", "host pages"),
+            counted(w.gc_count, "GC", "GCs"),
+            w.moves_per_gc_last_tenth,
+            w.waf
         );
     }
     if let Some(l) = &r.ldpc {
@@ -265,11 +272,11 @@ pub fn render(r: &Report) -> String {
     if let Some(c) = &r.conflicts {
         let _ = writeln!(
             o,
-            "conflicts (Table 1): {} of {} reads, {} of {} writes, ratio {:.2} %",
+            "conflicts (Table 1): {} of {}, {} of {}, ratio {:.2} %",
             c.read_conflicts,
-            c.reads,
+            counted(c.reads, "read", "reads"),
             c.write_conflicts,
-            c.writes,
+            counted(c.writes, "write", "writes"),
             100.0 * c.ratio
         );
     }
@@ -306,17 +313,17 @@ fn fault_lines(o: &mut String, f: &rainsim_model::metrics::fault_report::FaultRe
     let _ = writeln!(
         o,
         "fault: {unit} failed at {} ({rebuild}): chunks lost {} at the failure, {} after, {} at the end; \
-         {} pages rebuilt (their programs count in WAF), {} rewritten by the host; {} host reads reconstructed, {} writes \
-         kept in parity only, {} parity updates skipped",
+         {} rebuilt (their programs count in WAF), {} rewritten by the host; {} reconstructed, {} kept in parity \
+         only, {} skipped",
         ns(f.failed_at_ns as f64),
         f.chunks_lost_at_failure,
         f.chunks_lost_after_failure,
         f.chunks_lost_at_end,
-        f.pages_rebuilt,
+        counted(f.pages_rebuilt, "page", "pages"),
         f.rewritten_by_host,
-        f.reads_reconstructed,
-        f.writes_absorbed,
-        f.parity_skipped
+        counted(f.reads_reconstructed, "host read", "host reads"),
+        counted(f.writes_absorbed, "write", "writes"),
+        counted(f.parity_skipped, "parity update", "parity updates")
     );
     // A percentile is shown where the phase holds 10 samples beyond it.
     let cell = |l: &rainsim_model::metrics::fault_report::PhaseLatency| {
@@ -334,8 +341,9 @@ fn fault_lines(o: &mut String, f: &rainsim_model::metrics::fault_report::FaultRe
     if let Some(x) = &f.second {
         let what = match x.outcome.as_str() {
             "data_loss" => format!(
-                "before the rebuild ended: {} chunks in {} stripes lost, the run stopped",
-                x.chunks_lost, x.stripes_lost
+                "before the rebuild ended: {} in {} lost, the run stopped",
+                counted(x.chunks_lost, "chunk", "chunks"),
+                counted(x.stripes_lost, "stripe", "stripes")
             ),
             "no_shared_stripe" => "before the rebuild ended, sharing no stripe with it: nothing lost, but two failed \
                                    channels at once are not modelled, the run stopped"

@@ -200,6 +200,62 @@ fn the_queue_depth_note_comes_with_held_requests() {
     assert!(render(&r).contains("\nnote: 1 request waited for the host queue-depth cap\n"), "{}", render(&r));
 }
 
+/// Every count of the device summary agrees with its noun: 1 in the
+/// singular, 2 in the plural.
+#[test]
+fn the_summary_counts_in_words_that_agree() {
+    let text = |n: u64| {
+        let mut r = base();
+        r.rotating_gc = Some(rainsim_model::metrics::report::RotatingGcReport { deferred: n, forced_overlaps: n });
+        r.balance.read_tail.channels = n as u32;
+        r.gc.count = n;
+        let p = &mut r.precondition;
+        (p.invalid_pages, p.free_blocks_min, p.stripes_mapped_for_trace) = (n, n as u32, n);
+        r.warmup = Some(rainsim_model::warmup::WarmupReport {
+            workload: "trace".into(),
+            device_writes: n as f64,
+            host_pages: n,
+            gc_count: n,
+            ..Default::default()
+        });
+        let conflicts = rainsim_model::metrics::pv_report::ConflictReport {
+            reads: n,
+            writes: n,
+            read_conflicts: 0,
+            write_conflicts: 0,
+            ratio: 0.0,
+        };
+        r.conflicts = Some(conflicts);
+        render(&r)
+    };
+    let (one, two) = (text(1), text(2));
+    let lines = [
+        (
+            "  rotating GC: ",
+            "1 GC deferred for a stripe partner's GC, 1 forced overlap",
+            "2 GCs deferred",
+            "2 forced overlaps",
+        ),
+        ("  read p99.9 over ", "over 1 channel:", "over 2 channels:", ""),
+        ("GC: ", "GC: 1 collection,", "GC: 2 collections,", ""),
+        ("aged state ", "/ 1 invalid page, victims", "/ 2 invalid pages, victims", ""),
+        ("aged state ", "1 free block per plane at least", "2 free blocks per plane", ""),
+        ("aged state ", "1 stripe mapped for the trace", "2 stripes mapped for the trace", ""),
+        (
+            "warm-up ",
+            "(trace, 1 device write): 1 host page, 1 GC,",
+            "(trace, 2 device writes): 2 host pages, 2 GCs,",
+            "",
+        ),
+        ("conflicts ", "0 of 1 read, 0 of 1 write,", "0 of 2 reads, 0 of 2 writes,", ""),
+    ];
+    for (start, singular, plural, also) in lines {
+        let (l1, l2) = (line_starting(&one, start.trim_start()), line_starting(&two, start.trim_start()));
+        assert!(l1.contains(singular), "`{singular}` in {l1}");
+        assert!(l2.contains(plural) && l2.contains(also), "`{plural}` in {l2}");
+    }
+}
+
 fn phase(count: u64, mean_us: f64, p99_9_us: Option<f64>) -> PhaseLatency {
     PhaseLatency { count, mean_us, p99_us: None, p99_9_us, p99_99_us: None }
 }
@@ -262,6 +318,14 @@ fn a_failure_says_when_what_and_how_long() {
     );
     let f = FaultReport { replaced_at_ns: None, rebuilt_at_ns: None, ..fault() };
     assert!(render_fault(f).contains("failed at 2.000 ms (no replacement):"));
+    // One of each: the singular.
+    let one =
+        FaultReport { pages_rebuilt: 1, reads_reconstructed: 1, writes_absorbed: 1, parity_skipped: 1, ..fault() };
+    let text = render_fault(one);
+    let line = line_starting(&text, "fault: ");
+    assert!(line.contains("13 at the end; 1 page rebuilt (their programs"), "{line}");
+    assert!(line.contains("by the host; 1 host read reconstructed, 1 write kept in parity only"), "{line}");
+    assert!(line.ends_with(", 1 parity update skipped"), "{line}");
 }
 
 #[test]
@@ -279,6 +343,9 @@ fn a_second_failure_says_its_outcome() {
         ("no_shared_stripe", "before the rebuild ended, sharing no stripe with it: nothing lost, but two failed"),
         ("rebuilt_first", "after the rebuild ended: nothing lost"),
     ];
+    let one = SecondFailure { chunks_lost: 1, stripes_lost: 1, ..second("data_loss") };
+    let text = render_fault(FaultReport { second: Some(one), ..fault() });
+    assert!(text.contains("before the rebuild ended: 1 chunk in 1 stripe lost, the run stopped"), "{text}");
     for (outcome, want) in cases {
         let text = render_fault(FaultReport { second: Some(second(outcome)), ..fault() });
         assert!(text.contains(&format!("\n  second failure: channel 6 at 4.000 ms {want}")), "{outcome}:\n{text}");
