@@ -2,6 +2,7 @@
 
 use crate::summary::{ns, pct};
 use rainsim_model::array::report::ArrayReport;
+use rainsim_trace::stats::counted;
 use std::fmt::Write;
 
 /// The summary of one array run.
@@ -28,12 +29,13 @@ pub fn render(r: &ArrayReport) -> String {
     } else if !a.parity {
         "no parity (array.parity = false): NOT single-failure tolerant".to_string()
     } else {
-        format!("NOT single-failure tolerant ({} stripes hold two chunks on one device)", r.co_resident_stripes)
+        let n = counted(r.co_resident_stripes, "stripe holds", "stripes hold");
+        format!("NOT single-failure tolerant ({n} two chunks on one device)")
     };
     let _ = writeln!(
         o,
-        "{} stripes, capacity {:.1} GiB, {tolerant}",
-        r.stripes,
+        "{}, capacity {:.1} GiB, {tolerant}",
+        counted(r.stripes.into(), "stripe", "stripes"),
         r.capacity_bytes as f64 / (1u64 << 30) as f64
     );
     match (a.fail_device, r.device_failed_at_ns) {
@@ -54,18 +56,17 @@ pub fn render(r: &ArrayReport) -> String {
             };
             let _ = writeln!(
                 o,
-                "device {d} failed at {} (fail-stop, {replaced}): {} degraded reads (a page or chunk rebuilt \
-                 each){}{}",
+                "device {d} failed at {} (fail-stop, {replaced}): {} (a page or chunk rebuilt each){}{}",
                 ns(t as f64),
-                r.raid.degraded_reads,
+                counted(r.raid.degraded_reads, "degraded read", "degraded reads"),
                 match r.raid.programs_dropped {
                     0 => String::new(),
-                    n => format!(", {n} programs for it dropped (their data kept in parity)"),
+                    n => format!(", {} for it dropped (their data kept in parity)", counted(n, "program", "programs")),
                 },
                 match f.filter(|f| f.replaced_at_ns.is_some()) {
                     Some(f) => format!(
-                        "; {} units rebuilt, {} rewritten by the host, {}{} still lost",
-                        f.units_rebuilt,
+                        "; {} rebuilt, {} rewritten by the host, {}{} still lost",
+                        counted(f.units_rebuilt, "unit", "units"),
                         f.rewritten_by_host,
                         match f.units_skipped_empty {
                             0 => String::new(),
@@ -106,11 +107,11 @@ pub fn render(r: &ArrayReport) -> String {
         };
         let _ = writeln!(
             o,
-            "member {} lost {unit} at {} ({rebuilt}): {} chunks lost, {} reads reconstructed, {} still lost",
+            "member {} lost {unit} at {} ({rebuilt}): {} lost, {} reconstructed, {} still lost",
             m.device,
             ns(f.failed_at_ns as f64),
-            f.chunks_lost_at_failure,
-            f.reads_reconstructed,
+            counted(f.chunks_lost_at_failure, "chunk", "chunks"),
+            counted(f.reads_reconstructed, "read", "reads"),
             f.chunks_lost_at_end
         );
     }
@@ -120,8 +121,8 @@ pub fn render(r: &ArrayReport) -> String {
     };
     let _ = writeln!(
         o,
-        "{} requests ({replay}): execution time {}, {:.1} IOPS",
-        r.requests,
+        "{} ({replay}): execution time {}, {:.1} IOPS",
+        counted(r.requests, "request", "requests"),
         ns(r.execution_time_ns as f64),
         r.iops
     );
@@ -138,15 +139,16 @@ pub fn render(r: &ArrayReport) -> String {
     let x = &r.raid;
     let _ = writeln!(
         o,
-        "\narray RAID-5: {} full-stripe, {} RMW, {} RCW, {} pre-reads, {} degraded reads, {} chunks moved{}",
+        "\narray RAID-5: {} full-stripe, {} RMW, {} RCW, {}, {}, {}{}",
         x.full_stripe_writes,
         x.rmw,
         x.rcw,
-        x.prereads,
-        x.degraded_reads,
-        x.moves,
+        counted(x.prereads, "pre-read", "pre-reads"),
+        counted(x.degraded_reads, "degraded read", "degraded reads"),
+        counted(x.moves, "chunk moved", "chunks moved"),
         if x.trims_kept > 0 {
-            format!(" ({} old-slot pages kept valid for the devices' own parity, not trimmed)", x.trims_kept)
+            let n = counted(x.trims_kept, "old-slot page", "old-slot pages");
+            format!(" ({n} kept valid for the devices' own parity, not trimmed)")
         } else {
             String::new()
         }
@@ -257,6 +259,83 @@ mod tests {
             }
         })
         .clone()
+    }
+
+    /// Counts of one take the singular, of two the plural.
+    #[test]
+    fn the_summary_counts_in_words_that_agree() {
+        use rainsim_model::array::report::ArrayFailureReport;
+        use rainsim_model::metrics::fault_report::{FaultReport, PhaseLatency, PhaseReport};
+        let quiet = || {
+            let l = PhaseLatency { count: 0, mean_us: 0.0, p99_us: None, p99_9_us: None, p99_99_us: None };
+            PhaseReport { read: l.clone(), write: l }
+        };
+        let text = |n: u64| {
+            let mut r = base();
+            (r.single_failure_tolerant, r.array.parity, r.co_resident_stripes) = (false, true, n);
+            (r.stripes, r.requests) = (n as u32, n);
+            let x = &mut r.raid;
+            (x.prereads, x.degraded_reads, x.moves, x.trims_kept, x.programs_dropped) = (n, n, n, n, n);
+            (r.array.fail_device, r.device_failed_at_ns) = (Some(1), Some(5_000_000));
+            r.failure = Some(ArrayFailureReport {
+                device: 1,
+                failed_at_ns: 5_000_000,
+                replaced_at_ns: Some(6_000_000),
+                rebuilt_at_ns: None,
+                units_lost_at_failure: 0,
+                units_lost_after_failure: 0,
+                units_lost_at_end: 0,
+                reads_reconstructed: 0,
+                writes_absorbed: 0,
+                parity_skipped: 0,
+                units_rebuilt: n,
+                rewritten_by_host: 0,
+                units_skipped_empty: 0,
+                before: quiet(),
+                during: quiet(),
+                after: quiet(),
+                failed_device: None,
+            });
+            let fault = FaultReport {
+                channel: 2,
+                die: None,
+                failed_at_ns: 0,
+                replaced_at_ns: None,
+                rebuilt_at_ns: None,
+                chunks_lost_at_failure: n,
+                chunks_lost_after_failure: 0,
+                chunks_lost_at_end: 0,
+                reads_reconstructed: n,
+                writes_absorbed: 0,
+                parity_skipped: 0,
+                pages_rebuilt: 0,
+                rewritten_by_host: 0,
+                before: quiet(),
+                during: quiet(),
+                after: quiet(),
+                second: None,
+            };
+            r.member_fault = Some(rainsim_model::array::report::MemberFault { device: 3, fault });
+            render(&r)
+        };
+        let (one, two) = (text(1), text(2));
+        for (singular, plural) in [
+            ("(1 stripe holds two chunks on one device)", "(2 stripes hold two chunks on one device)"),
+            ("\n1 stripe, capacity", "\n2 stripes, capacity"),
+            ("): 1 degraded read (a page or chunk rebuilt each)", "): 2 degraded reads (a page or chunk"),
+            (", 1 program for it dropped (their", ", 2 programs for it dropped (their"),
+            ("; 1 unit rebuilt, 0 rewritten", "; 2 units rebuilt, 0 rewritten"),
+            (
+                "(not rebuilt by the end): 1 chunk lost, 1 read reconstructed,",
+                "): 2 chunks lost, 2 reads reconstructed,",
+            ),
+            ("\n1 request (", "\n2 requests ("),
+            (" RCW, 1 pre-read, 1 degraded read, 1 chunk moved", " RCW, 2 pre-reads, 2 degraded reads, 2 chunks moved"),
+            (" (1 old-slot page kept valid", " (2 old-slot pages kept valid"),
+        ] {
+            assert!(one.contains(singular), "`{singular}` in\n{one}");
+            assert!(two.contains(plural), "`{plural}` in\n{two}");
+        }
     }
 
     /// A failure set for after the last request did not happen, and says so.
