@@ -444,16 +444,26 @@ impl Array {
             }
         }
         let all = self.core.devices.len();
-        seen.into_iter()
-            .map(|(n, ds)| {
-                let who = if ds.len() == all {
-                    "every device".to_string()
-                } else {
-                    let list: Vec<String> = ds.iter().map(|d| d.to_string()).collect();
-                    format!("device {}", list.join(", "))
-                };
-                format!("{who}: {n}")
-            })
-            .collect()
+        seen.into_iter().map(|(n, ds)| format!("{}: {n}", devices(&ds, all))).collect()
+    }
+}
+
+/// Who a member note applies to: "every device", "device 2", "devices 0, 3".
+fn devices(ds: &[usize], all: usize) -> String {
+    let list: Vec<String> = ds.iter().map(|d| d.to_string()).collect();
+    match ds.len() {
+        n if n == all => "every device".to_string(),
+        1 => format!("device {}", list[0]),
+        _ => format!("devices {}", list.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_member_note_names_its_device_or_devices() {
+        assert_eq!(super::devices(&[2], 4), "device 2");
+        assert_eq!(super::devices(&[0, 3], 4), "devices 0, 3");
+        assert_eq!(super::devices(&[0, 1, 2, 3], 4), "every device");
     }
 }

@@ -9,6 +9,7 @@ use crate::metrics::fault_report::SecondFailure;
 use crate::metrics::observer::{FaultEvent, Observer};
 use crate::raid::failure::Phase;
 use crate::sched::ChannelScheduler;
+use rainsim_trace::stats::counted;
 
 /// When the failure's steps happened, and a second failure's outcome.
 #[derive(Debug, Clone, Default)]
@@ -298,9 +299,9 @@ impl<O: Observer> Ssd<O> {
                 )
             } else {
                 format!(
-                    "channel {ch} failed at {now} ns, before the rebuild of channel {first} ended: {} chunks of \
-                     {stripes} stripes are lost for good; the run stopped there",
-                    lost.len()
+                    "channel {ch} failed at {now} ns, before the rebuild of channel {first} ended: {} for good; the \
+                     run stopped there",
+                    lost_chunks(lost.len() as u64, stripes)
                 )
             });
             self.stopped = true;
@@ -338,5 +339,21 @@ impl Ssd<crate::metrics::collector::Collector> {
             after: phase(2),
             second: self.fault_times.second.clone(),
         })
+    }
+}
+
+/// "3 chunks of 2 stripes are lost", agreeing with the counts ("1 chunk of
+/// 1 stripe is lost": a stripe's parity chunk is not counted).
+fn lost_chunks(chunks: u64, stripes: u64) -> String {
+    let are = if chunks == 1 { "is" } else { "are" };
+    format!("{} of {} {are} lost", counted(chunks, "chunk", "chunks"), counted(stripes, "stripe", "stripes"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lost_chunks_agree_with_their_counts() {
+        assert_eq!(super::lost_chunks(1, 1), "1 chunk of 1 stripe is lost");
+        assert_eq!(super::lost_chunks(3, 2), "3 chunks of 2 stripes are lost");
     }
 }

@@ -226,6 +226,8 @@ fn a_second_failure_before_the_rebuild_ends_loses_the_stripes_on_both() {
     assert_eq!(second.outcome, "data_loss");
     assert_eq!((second.chunks_lost, second.stripes_lost), (want.len() as u64, stripes));
     assert_eq!(second.first_chunks, want[..want.len().min(20)]);
+    let lost = format!("ended: {} chunks of {stripes} stripes are lost for good; the run stopped there", want.len());
+    assert!(ssd.notes.iter().any(|n| n.contains(&lost)), "{lost}: {:?}", ssd.notes);
     assert!(ssd.obs.latency_all().count() == 0, "the run stopped at the loss, before the read");
 }
 
