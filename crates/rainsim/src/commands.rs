@@ -495,13 +495,13 @@ fn bench_load(cfg: &Config, path: &Path, runs: u32) -> Result<Trace, Box<dyn std
     cpu.sort_by(f64::total_cmp);
     let mib = info.file_bytes as f64 / (1u64 << 20) as f64;
     outln!(
-        "trace: {} ({}, {:.1} MiB, {} records, {} requests); load best {:.0}, median {:.0} records per CPU-second; \
+        "trace: {} ({}, {:.1} MiB, {}, {}); load best {:.0}, median {:.0} records per CPU-second; \
          SHA-256 alone {:.3} s CPU ({:.0} MiB/s, SHA extensions {})",
         info.path,
         info.format,
         mib,
-        info.records_read,
-        info.requests,
+        counted(info.records_read, "record", "records"),
+        counted(info.requests, "request", "requests"),
         records / cpu[0].max(1e-9),
         records / median(&cpu).max(1e-9),
         b.hash_cpu_s,

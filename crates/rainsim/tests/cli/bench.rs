@@ -22,6 +22,17 @@ fn load_only_reads_every_record_of_a_sample_each_run() {
     assert!(line.contains(&format!(", {mib:.1} MiB, ")), "{mib:.1} MiB: {line}");
 }
 
+/// A trace of one record: "1 record, 1 request".
+#[test]
+fn load_only_of_one_record_says_so_in_the_singular() {
+    let dir = TempDir::new("bench-one");
+    let f = dir.join("one.csv");
+    let first = std::fs::read_to_string(trace("msr_hm_0_slice1000.csv")).unwrap().lines().next().unwrap().to_owned();
+    std::fs::write(&f, first + "\n").unwrap();
+    let o = rainsim(["bench", "--trace", p(&f), "--load-only", "--runs", "1"]).ok();
+    assert!(summary(&o.stdout).contains(", 1 record, 1 request); load best"), "{}", o.stdout);
+}
+
 /// The benchmark hashes the stored bytes apart from the loader and fails if
 /// the two differ; a gzip copy (hash of the compressed bytes) must pass.
 #[test]
