@@ -514,4 +514,21 @@ mod tests {
         assert!(super::co_resident(1).starts_with("1 array stripe holds two chunks on one device:"));
         assert!(super::co_resident(4).starts_with("4 array stripes hold two chunks on one device:"));
     }
+
+    /// Verify mode passes a layout at home and refuses one where stripes
+    /// keep two chunks on one device (a placement bug under `static`),
+    /// counting them.
+    #[test]
+    fn verify_refuses_a_stripe_with_two_chunks_on_one_device() {
+        use crate::array::{params::Allocation, test_config::tiny_array, Array};
+        let mut a = Array::new(&tiny_array(3, Allocation::Static), true).unwrap();
+        assert!(a.verify_stripes().is_ok(), "every chunk at home");
+        // Chunks 1 (stripe 0, device 1, slot 0) and 3 (stripe 1, device 0,
+        // slot 1) swap places: each stripe then keeps two chunks on one device.
+        assert_eq!((a.core.map.get(1), a.core.map.get(3)), (Some((1, 0)), Some((0, 1))));
+        a.core.map.set(1, 0, 1);
+        a.core.map.set(3, 1, 0);
+        let e = a.verify_stripes().expect_err("stripes 0 and 1 co-resident").to_string();
+        assert!(e.contains("2 array stripes hold two chunks on one device: not single-failure tolerant"), "{e}");
+    }
 }
