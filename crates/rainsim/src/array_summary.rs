@@ -297,23 +297,10 @@ mod tests {
                 failed_device: None,
             });
             let fault = FaultReport {
-                channel: 2,
-                die: None,
-                failed_at_ns: 0,
-                replaced_at_ns: None,
                 rebuilt_at_ns: None,
                 chunks_lost_at_failure: n,
-                chunks_lost_after_failure: 0,
-                chunks_lost_at_end: 0,
                 reads_reconstructed: n,
-                writes_absorbed: 0,
-                parity_skipped: 0,
-                pages_rebuilt: 0,
-                rewritten_by_host: 0,
-                before: quiet(),
-                during: quiet(),
-                after: quiet(),
-                second: None,
+                ..crate::summary::tests::fault()
             };
             r.member_fault = Some(rainsim_model::array::report::MemberFault { device: 3, fault });
             render(&r)

@@ -443,4 +443,4 @@ pub fn table<T, F: Fn(&T) -> String>(runs: &[(String, T)], name_width: usize, ro
 
 #[cfg(test)]
 #[path = "summary_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -261,8 +261,9 @@ fn phase(count: u64, mean_us: f64, p99_9_us: Option<f64>) -> PhaseLatency {
 }
 
 /// Die 5 of channel 1 fails at 2 ms, is replaced at 3 ms and rebuilt at
-/// 1.503 s; the phases' latencies are in µs.
-fn fault() -> FaultReport {
+/// 1.503 s; the phases' latencies are in µs. (The array summary's tests
+/// use it for a member's fault.)
+pub(crate) fn fault() -> FaultReport {
     let quiet = PhaseReport { read: phase(0, 0.0, None), write: phase(0, 0.0, None) };
     FaultReport {
         channel: 1,
