@@ -34,6 +34,7 @@ mod raid_layer;
 mod replication;
 mod report_figures;
 mod request_log;
+mod review_h2;
 mod rotating_gc;
 mod setup;
 mod stream;

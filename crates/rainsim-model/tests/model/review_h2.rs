@@ -1,0 +1,100 @@
+//! Findings of a correctness review (helper session h2): each test states
+//! what DESIGN.md defines and checks the model against a hand count. Tests
+//! that fail on the current model are `#[ignore]`d with the reason.
+
+use crate::{report_inputs, scheme, tiny};
+use rainsim_model::flash::op::Origin;
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::metrics::report::Report;
+use rainsim_model::{Config, Ssd};
+use rainsim_trace::{Op, Request};
+
+/// An idle 3+1 device on 4 single-die channels, every stripe written, with
+/// the `[policy]` of scheme `kind`.
+fn three_plus_one(kind: &str) -> Config {
+    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.policy = scheme(kind).policy;
+    c
+}
+
+fn run(c: &Config, reqs: &[Request]) -> Ssd<Collector> {
+    let mut ssd = Ssd::for_requests(c, Collector::new(c.geometry.channels), true, reqs).unwrap();
+    ssd.run(reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    ssd
+}
+
+/// DESIGN.md §8 counts flash operations by origin "(host, pre-read,
+/// degraded, parity, GC, replica)" and reports write amplification. One
+/// host page written once under FusionRAID (a partial-stripe update, so
+/// two copies and nothing else: no conversion happens before the run ends,
+/// no GC) is one host page and two flash programs: WAF 2, one host program.
+/// The model files both copies under `host_program` (there is no replica
+/// origin), so it reports 2 host programs and WAF 1.0.
+#[test]
+#[ignore = "bug: replica copy programs are counted as host programs (no replica origin, DESIGN §8); WAF under replication is understated (1.0 instead of 2.0 here)"]
+fn a_replicated_page_write_is_one_host_program_and_two_flash_programs() {
+    let c = three_plus_one("fusionraid");
+    let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
+    let page = crate::full_stripe(&probe) as u64 * 3;
+    let reqs = [Request { time_ns: 1_000, offset: page * 4096, size: 4096, device: 0, op: Op::Write }];
+    let ssd = run(&c, &reqs);
+    assert_eq!(ssd.obs.replication.replica_writes, 1, "the update was replicated");
+    let programs = ssd.obs.ops(Origin::HostProgram) + ssd.obs.ops(Origin::ParityProgram);
+    assert_eq!(programs, 2, "two copies reach the flash");
+    let r = Report::build(&ssd.obs, &ssd.ftl, report_inputs(1));
+    assert_eq!(
+        (r.flash_ops.host_program, r.waf),
+        (1, 2.0),
+        "one host page programmed as two copies: host programs 1, WAF 2"
+    );
+}
+
+/// Replication combined with the degraded-mode axes (degraded reads and
+/// updates, GC-tolerant reads), whole and partial pages, under verify mode
+/// with GC: every read returns the newest version and every stripe stays
+/// recoverable (combinations no paper tried are a feature, DESIGN §7).
+#[test]
+fn replication_with_degraded_axes_and_partial_pages_verifies() {
+    use rainsim_model::policy::{ReadRoutingKind as R, UpdatePlacementKind as U};
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for kind in ["cr5m", "fusionraid", "rep-raid"] {
+        for (read, place) in [(R::Degraded, U::Degraded), (R::GcTolerant, U::StripeChannel), (R::Normal, U::Degraded)] {
+            let mut c = tiny(4, 2, 1, 32, 16, Some(4));
+            c.precondition.valid = 0.5;
+            c.precondition.invalid = 0.1;
+            c.geometry.over_provisioning = 0.3;
+            c.ftl.gc_threshold = 0.2;
+            c.policy = scheme(kind).policy;
+            (c.policy.read_routing, c.policy.update_placement) = (read, place);
+            c.policy.replicas.high_water = 64;
+            let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
+            let cap = probe.capacity_bytes();
+            let mut reqs = Vec::new();
+            for i in 0..3_000u64 {
+                let size = (512 * (1 + next() % 24)) as u32;
+                let offset = ((next() % (cap / 512)) * 512).min(cap - size as u64);
+                let op = if next() % 10 < 7 { Op::Write } else { Op::Read };
+                reqs.push(Request { time_ns: i * 150_000, offset, size, device: 0, op });
+            }
+            let mut ssd = Ssd::new(&c, Collector::new(4), true).unwrap();
+            let t = ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{kind}, {read:?}, {place:?}: {e}"));
+            assert_eq!(t.completed, reqs.len() as u64);
+            eprintln!(
+                "{kind} {read:?} {place:?}: replica writes {}, degraded reads {}, gc-tolerant {}, degraded updates {}, gc {}",
+                ssd.obs.replication.replica_writes,
+                ssd.obs.raid.degraded_reads,
+                ssd.obs.raid.gc_tolerant_reads,
+                ssd.obs.raid.degraded_updates,
+                ssd.obs.channels.iter().map(|c| c.gc_count).sum::<u64>()
+            );
+        }
+    }
+}
