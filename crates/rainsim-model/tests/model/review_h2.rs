@@ -98,3 +98,60 @@ fn replication_with_degraded_axes_and_partial_pages_verifies() {
         }
     }
 }
+
+/// `raid.prereads` is "Pre-reads issued" (report.rs); without replication
+/// or a failure every pre-read a stripe job issues is planned by a stripe
+/// write or a degraded update, so the counter equals the flash pre-reads,
+/// for every parity-update and placement policy, with partial pages.
+#[test]
+fn planned_prereads_equal_flash_prereads_without_replication() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for kind in ["baseline", "adaptive", "bpu", "degraded", "gc-tolerant-read"] {
+        for k in [3, 4] {
+            let mut c = tiny(4, 2, 1, 32, 16, Some(k));
+            c.precondition.valid = 0.5;
+            c.precondition.invalid = 0.1;
+            c.geometry.over_provisioning = 0.3;
+            c.ftl.gc_threshold = 0.2;
+            c.policy = scheme(kind).policy;
+            c.ftl.rotating_gc = false;
+            let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
+            let cap = probe.capacity_bytes();
+            let reqs: Vec<Request> = (0..2_000u64)
+                .map(|i| {
+                    let size = (512 * (1 + next() % 40)) as u32;
+                    let offset = ((next() % (cap / 512)) * 512).min(cap - size as u64);
+                    let op = if next() % 10 < 7 { Op::Write } else { Op::Read };
+                    Request { time_ns: i * 100_000, offset, size, device: 0, op }
+                })
+                .collect();
+            let ssd = run(&c, &reqs);
+            let r = &ssd.obs.raid;
+            assert!(r.rcw > 0 && (k == 3 || r.rmw > 0), "{kind} k={k}: {r:?}");
+            assert_eq!(r.prereads, ssd.obs.ops(Origin::PreRead), "{kind} k={k}: {r:?}");
+        }
+    }
+}
+
+/// The same count under FusionRAID: a half-page update of a written chunk
+/// is a replica write whose page merge reads the old page first (one flash
+/// pre-read); the report's `raid.prereads` ("Pre-reads issued") stays 0,
+/// since only stripe writes and degraded updates add to it.
+#[test]
+#[ignore = "bug (minor): raid.prereads leaves out the page-merge reads of replica writes (and copy reads of RMW merges), so it is below flash_ops.pre_read under replication"]
+fn a_replica_write_s_merge_read_is_a_counted_preread() {
+    let c = three_plus_one("fusionraid");
+    let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
+    let page = crate::full_stripe(&probe) as u64 * 3;
+    let reqs = [Request { time_ns: 1_000, offset: page * 4096, size: 2048, device: 0, op: Op::Write }];
+    let ssd = run(&c, &reqs);
+    assert_eq!(ssd.obs.replication.replica_writes, 1, "the update was replicated");
+    assert_eq!(ssd.obs.ops(Origin::PreRead), 1, "the old page is read to merge the half page");
+    assert_eq!(ssd.obs.raid.prereads, 1, "raid.prereads counts the pre-read issued");
+}
