@@ -155,3 +155,43 @@ fn a_replica_write_s_merge_read_is_a_counted_preread() {
     assert_eq!(ssd.obs.ops(Origin::PreRead), 1, "the old page is read to merge the half page");
     assert_eq!(ssd.obs.raid.prereads, 1, "raid.prereads counts the pre-read issued");
 }
+
+/// Rebuilds one chunk (as a GC-tolerant read would, its die collecting),
+/// reads the others where they live.
+struct RebuildOne(u32);
+impl rainsim_model::policy::ReadRouting for RebuildOne {
+    fn route(
+        &mut self,
+        _: &rainsim_model::policy::DeviceView,
+        r: &rainsim_model::policy::ReadTarget,
+    ) -> rainsim_model::policy::Route {
+        if r.target.chunk == self.0 {
+            rainsim_model::policy::Route::GcTolerant
+        } else {
+            rainsim_model::policy::Route::Normal
+        }
+    }
+}
+
+/// A read of a whole stripe's data (3+1, all written) with one sub-read
+/// blocked: ttFlash's GC-tolerant read (research/baselines.md §1, [CODE])
+/// drops that sub-read and reads the parity instead, 4 flash reads in all.
+/// The model rebuilds the page from all k − 1 partners, reading again the
+/// two data pages the same request already reads: 2 + 3 = 5 flash reads (on
+/// 7+1 stripes: 7 + 1 against 6 + 7).
+#[test]
+#[ignore = "fidelity (baselines.md §1, not DESIGN §4): a rebuilt page of a multi-page read re-reads the request's own pages instead of only the parity"]
+fn a_whole_stripe_read_with_one_page_rebuilt_reads_only_the_parity_more() {
+    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    let mut ssd = Ssd::new(&c, Collector::new(4), true).unwrap();
+    let s = crate::full_stripe(&ssd) as u64;
+    let (_, first) = ssd.stripe_layout().chunk_of_lpn(s * 3);
+    ssd.set_read_routing(Box::new(RebuildOne(first)));
+    let reqs = [Request { time_ns: 0, offset: s * 3 * 4096, size: 3 * 4096, device: 0, op: Op::Read }];
+    ssd.run(&reqs, &mut |_| {}).unwrap();
+    assert_eq!(ssd.obs.raid.gc_tolerant_reads, 1);
+    let reads = ssd.obs.ops(Origin::HostRead) + ssd.obs.ops(Origin::DegradedRead);
+    assert_eq!(reads, 4, "three data pages, one of them rebuilt from the other two and the parity");
+}
