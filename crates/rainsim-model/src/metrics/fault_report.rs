@@ -123,4 +123,18 @@ mod tests {
         let r = PhaseReport::of(&[one_to(1000), LatencyStats::default()]);
         assert_eq!((r.read.count, r.write.count, r.write.mean_us), (1000, 0, 0.0));
     }
+
+    /// 100,000 samples: p99.99 is the ⌈0.9999 · 100,000⌉ = 99,990th, so
+    /// exactly 10 lie beyond it — the rule above, as 1,000 give p99 and
+    /// 10,000 give p99.9 (and as the summary's `*` rule and
+    /// `scripts/verdict.py`'s `min_samples("99.99")` = 100,000 read it).
+    /// In floating point 1 − 0.9999 is a little under 10⁻⁴, so
+    /// `n · (1 − p) >= 10` fails at n = 100,000.
+    #[test]
+    #[ignore = "bug: n·(1−p) ≥ 10 in floating point withholds p99.99 at exactly 100,000 samples (10 beyond it); the summary and verdict.py give it"]
+    fn p99_99_is_given_with_exactly_ten_samples_beyond() {
+        let p = PhaseLatency::of(&one_to(100_000));
+        assert!(p.p99_9_us.is_some());
+        assert!(p.p99_99_us.is_some(), "p99.99 withheld at n = 100,000");
+    }
 }
