@@ -33,6 +33,7 @@ mod raid_failure;
 mod raid_layer;
 mod replication;
 mod report_figures;
+mod report_semantics;
 mod request_log;
 mod review_h2;
 mod rotating_gc;

@@ -1,0 +1,80 @@
+//! Reported figures held against DESIGN.md §8's definitions on tiny runs
+//! and direct collector inputs worked by hand (review of the report's
+//! semantics; each ignored test names a suspected bug, not yet fixed).
+
+use crate::{full_stripe, report_inputs, scheme, tiny};
+use rainsim_model::config::Config;
+use rainsim_model::flash::op::Origin;
+use rainsim_model::metrics::collector::Collector;
+use rainsim_model::metrics::observer::Observer;
+use rainsim_model::{Report, Ssd};
+use rainsim_trace::{Op, Request};
+
+/// An idle 3+1 device on 4 single-die channels, half its pages written, under `kind`.
+fn three_plus_one(kind: &str) -> Config {
+    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.policy = scheme(kind).policy;
+    c
+}
+
+/// The report of one 4 KiB write to data page 0 of the first fully written
+/// stripe (an update) under `kind`.
+fn one_update(kind: &str) -> Report {
+    let c = three_plus_one(kind);
+    let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
+    let page = full_stripe(&probe) as u64 * 3;
+    let reqs = [Request { time_ns: 1_000, offset: page * 4096, size: 4096, device: 0, op: Op::Write }];
+    let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
+    ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    Report::build(&ssd.obs, &ssd.ftl, report_inputs(1))
+}
+
+/// WAF is flash programs per page the host wrote (DESIGN §8 "write
+/// amplification"; the field's doc: "all programs / host page programs").
+/// One 4 KiB update, no GC: under the baseline's RMW it costs 2 programs
+/// (data + parity), under Rep-RAID (f* = 1) also 2 programs (copies A and B).
+/// Both runs wrote 1 host page with 2 flash programs, so both WAFs are 2.
+/// The report counts copy B as a *host* program (there is no replica
+/// origin, although §8 lists one), so the replica write's WAF reads 1.0.
+#[test]
+#[ignore = "bug: WAF counts a replica's second copy as a host page program (denominator), so replication schemes report WAF ≈ half the flash programs per host page; flash_ops has no replica origin"]
+fn waf_counts_a_replicas_second_copy_as_amplification() {
+    let rmw = one_update("baseline");
+    assert_eq!(rmw.host.bytes_written, 4096);
+    assert_eq!((rmw.flash_ops.host_program, rmw.flash_ops.parity_program, rmw.flash_ops.gc_program), (1, 1, 0));
+    assert_eq!(rmw.waf, 2.0, "RMW: 2 programs for 1 host page");
+
+    let rep = one_update("rep-raid");
+    assert_eq!(rep.host.bytes_written, 4096, "one host page written");
+    let f = &rep.flash_ops;
+    assert_eq!(f.host_program + f.parity_program + f.gc_program, 2, "two flash programs: copies A and B");
+    assert_eq!(rep.waf, 2.0, "replica write: 2 programs for 1 host page (report: {})", rep.waf);
+}
+
+/// `balance.cv_read_p99_9` is the cv across channels of the per-channel read
+/// p99.9 (DESIGN §8: "read tail latency; coefficient of variation across
+/// channels of each"). A channel that served no host read has no read tail;
+/// the same struct's `read_tail` leaves such channels out ("the others are
+/// left out"). Channel 0's reads all take 1,000 ns, channel 1's 2,000 ns
+/// (both exact in the histogram), channel 2 served only a program: over the
+/// two channels with a read tail, μ = 1,500, σ = 500, cv = 1/3. The report
+/// counts channel 2's missing tail as 0 ns: cv of (1000, 2000, 0) = 0.816.
+#[test]
+#[ignore = "bug: cv_read_p99_9 counts a channel without host reads as a 0 ns read tail (read_tail in the same struct leaves it out), inflating the cv"]
+fn cv_of_read_tails_leaves_out_channels_without_reads() {
+    let mut c = Collector::new(3);
+    c.request_done(0, Op::Read, 0, 10_000, 4096);
+    for _ in 0..20 {
+        c.op_done(0, Origin::HostRead, 0, 1_000);
+        c.op_done(1, Origin::HostRead, 0, 2_000);
+    }
+    c.op_done(2, Origin::HostProgram, 0, 5_000);
+    let ftl = rainsim_model::testkit::small_ftl(3, 1, 1, 8);
+    let r = Report::build(&c, &ftl, report_inputs(1));
+    assert_eq!([r.channels[0].read_p99_9_ns, r.channels[1].read_p99_9_ns], [1_000, 2_000]);
+    assert_eq!((r.balance.read_tail.channels, r.balance.read_tail.p99_9.mean_ns), (2, 1_500.0));
+    let got = r.balance.cv_read_p99_9;
+    assert!((got - 1.0 / 3.0).abs() < 1e-12, "cv_read_p99_9 {got}, by hand 1/3");
+}
