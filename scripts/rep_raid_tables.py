@@ -127,6 +127,14 @@ def claims_table(comps, res, unit_label):
     return RP.table(head, rows)
 
 
+def host_data_programs(channel):
+    """A channel's programs of host data: the host's pages and, under
+    replication, their second copies (`replica_program`, absent from reports
+    before 0.2.5, which counted second copies as host programs)."""
+    o = channel["ops_by_origin"]
+    return o["host_program"] + o.get("replica_program", 0)
+
+
 def balance_table(reports, preset, workloads, seeds):
     """Per scheme: host programs of the busiest channel over the median channel's, and which channel."""
     rows = []
@@ -134,7 +142,7 @@ def balance_table(reports, preset, workloads, seeds):
         ratios, where = [], []
         for wl in workloads:
             for r in have(reports, preset, sc, wl, seeds):
-                hp = [c["ops_by_origin"]["host_program"] for c in r["channels"]]
+                hp = [host_data_programs(c) for c in r["channels"]]
                 m = statistics.median(hp)
                 if m:
                     ratios.append(max(hp) / m)
@@ -150,7 +158,7 @@ def balance_ratio(reports, preset, scheme, workloads, seeds):
     xs = []
     for wl in workloads:
         for r in have(reports, preset, scheme, wl, seeds):
-            hp = [c["ops_by_origin"]["host_program"] for c in r["channels"]]
+            hp = [host_data_programs(c) for c in r["channels"]]
             if statistics.median(hp):
                 xs.append(max(hp) / statistics.median(hp))
     return statistics.median(xs) if xs else None

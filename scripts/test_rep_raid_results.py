@@ -229,7 +229,8 @@ def test_channel_balance_and_beyond_the_papers_size():
     reps = grid({rc.F: lambda i, s: {"gcs": 150}})
     for (p, sc, wl, s), r in reps.items():
         if sc == rc.F:
-            r["channels"][0]["ops_by_origin"]["host_program"] *= 6  # copies B piling onto channel 0
+            o = r["channels"][0]["ops_by_origin"]
+            o["replica_program"] = o["host_program"] * 5  # copies B piling onto channel 0
     t = rt.balance_table(reps, rc.PRESET, rc.PROFILES, SEEDS)
     row = next(line for line in t.splitlines() if line.startswith("| FusionRAID |"))
     assert "6.00–6.00 (median 6.00) | channel 0 in 27 of 27 runs |" in row

@@ -47,7 +47,7 @@ def frame(cols: Columns, lib: Optional[str] = None):
     raise ImportError("frames need pandas or polars: pip install 'rainsim[pandas]' or 'rainsim[polars]'")
 
 
-DEVICE_KEYS = ("reads", "data_programs", "parity_programs", "blocked_requests", "blocked_sum", "gc", "erases",
+DEVICE_KEYS = ("reads", "data_programs", "parity_programs", "blocked_requests", "blocked_sum", "avg_blocked", "gc", "erases",
                "pages_moved", "bytes_written", "waf", "predicted_lifetime_s", "life_days_eq12", "use_life_years_eq11",
                "mean_latency_ns")
 
@@ -195,8 +195,8 @@ class Report:
         chan: Columns = {"channel": list(range(len(d["channels"])))}
         for k in CHANNEL_KEYS:
             chan[k] = [c[k] for c in d["channels"]]
-        for k in ("host_read", "host_program", "pre_read", "degraded_read", "parity_program"):
-            chan[f"ops_{k}"] = [c["ops_by_origin"][k] for c in d["channels"]]
+        for k in ("host_read", "host_program", "pre_read", "degraded_read", "parity_program", "replica_program"):
+            chan[f"ops_{k}"] = [c["ops_by_origin"].get(k, 0) for c in d["channels"]]
         cdf = _cdf(d)
         ops = d["flash_ops"]
         flash: Columns = {"origin": list(ops), "count": list(ops.values())}

@@ -153,18 +153,19 @@ pub fn render(r: &ArrayReport) -> String {
             String::new()
         }
     );
-    let _ = writeln!(o, "\ndevice     reads  data  parity  blocked     GC  erases   written   lifetime (erase rate)");
+    let _ =
+        writeln!(o, "\ndevice     reads  data  parity  avg blocked     GC  erases   written   lifetime (erase rate)");
     let failed = r.failure.as_ref().and_then(|f| f.failed_device.as_ref().map(|d| (f.device, d)));
     let rows = r.devices.iter().enumerate().map(|(i, d)| (i.to_string(), d));
     for (i, d) in rows.chain(failed.map(|(i, d)| (format!("{i}*"), d))) {
         let life = d.predicted_lifetime_s.map(|s| format!("{:.1} years", s / 31_557_600.0)).unwrap_or("-".into());
         let _ = writeln!(
             o,
-            "  {i:>3} {:>9} {:>5} {:>7} {:>8} {:>6} {:>7} {:>8.1} MiB  {life}",
+            "  {i:>3} {:>9} {:>5} {:>7} {:>12.2} {:>6} {:>7} {:>8.1} MiB  {life}",
             d.reads,
             d.data_programs,
             d.parity_programs,
-            d.blocked_requests,
+            d.avg_blocked,
             d.gc,
             d.erases,
             d.bytes_written as f64 / (1u64 << 20) as f64
@@ -176,7 +177,7 @@ pub fn render(r: &ArrayReport) -> String {
     let b = &r.balance;
     let _ = writeln!(
         o,
-        "cv across devices: units written {:.3}, bytes written {:.3}, erases {:.3}, GC {:.3}, blocked {:.3}",
+        "cv across devices: units written {:.3}, bytes written {:.3}, erases {:.3}, GC {:.3}, avg blocked {:.3}",
         b.cv_programs, b.cv_bytes_written, b.cv_erases, b.cv_gc, b.cv_blocked
     );
     o
@@ -212,7 +213,7 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
         ("chunks moved", Box::new(|r| r.raid.moves.to_string())),
         ("GC count (all devices)", Box::new(move |r| sum(r, |d| d.gc))),
         ("erases (all devices)", Box::new(move |r| sum(r, |d| d.erases))),
-        ("blocked (all devices)", Box::new(move |r| sum(r, |d| d.blocked_requests))),
+        ("held at queue depth (all devices)", Box::new(move |r| sum(r, |d| d.blocked_requests))),
         (
             "written (all devices)",
             Box::new(|r| {
@@ -224,7 +225,7 @@ pub fn side_by_side(runs: &[(String, ArrayReport)]) -> String {
         ("max/min units written", Box::new(|r| format!("{:.3}", r.balance.max_min_programs))),
         ("cv bytes written", Box::new(|r| format!("{:.3}", r.balance.cv_bytes_written))),
         ("cv erases", Box::new(|r| format!("{:.3}", r.balance.cv_erases))),
-        ("cv blocked", Box::new(|r| format!("{:.3}", r.balance.cv_blocked))),
+        ("cv avg blocked", Box::new(|r| format!("{:.3}", r.balance.cv_blocked))),
         (
             "min lifetime (years)",
             Box::new(|r| r.min_predicted_lifetime_s.map_or("-".into(), |s| format!("{:.2}", s / 31_557_600.0))),

@@ -1,5 +1,6 @@
 //! Human-readable summaries of reports.
 
+use rainsim_model::metrics::latency_stats::tail_samples;
 use rainsim_model::metrics::report::ClassLatency;
 use rainsim_model::Report;
 use rainsim_trace::stats::counted;
@@ -33,20 +34,14 @@ pub const THIN_NOTE: &str = "* fewer than 10 samples lie beyond this percentile:
 pub fn pct(v: u64, q: f64, count: u64) -> String {
     match count {
         0 => "-".to_string(),
-        n if n < thin_below(q) => format!("{}*", ns(v as f64)),
+        n if n < tail_samples(q) => format!("{}*", ns(v as f64)),
         _ => ns(v as f64),
     }
 }
 
-/// The fewest samples that leave 10 beyond percentile `q` (10 / (1 − q),
-/// rounded: 1 − 0.9999 is a little under 10⁻⁴ in floating point).
-fn thin_below(q: f64) -> u64 {
-    (10.0 / (1.0 - q)).round() as u64
-}
-
 /// Whether some percentile of `c` shown in a summary gets a `*`.
 fn thin(c: &ClassLatency) -> bool {
-    c.count > 0 && c.count < thin_below(0.9999)
+    c.count > 0 && c.count < tail_samples(0.9999)
 }
 
 fn class_row(out: &mut String, name: &str, c: &ClassLatency) {
@@ -173,9 +168,13 @@ pub fn render(r: &Report) -> String {
     let _ =
         writeln!(o, "  blocked vs uniform over channels: chi2 {:.1}, dof {}, p {:.3e}", x.statistic, x.dof, x.p_value);
     let f = &r.flash_ops;
+    let replica = match f.replica_program {
+        0 => String::new(),
+        n => format!(", replica program {n}"),
+    };
     let _ = writeln!(
         o,
-        "\nflash ops: host read {}, host program {}, pre-read {}, degraded read {}, parity program {}, GC moves {} \
+        "\nflash ops: host read {}, host program {}, pre-read {}, degraded read {}, parity program {}{replica}, GC moves {} \
          (a read and a program each), erase {}",
         f.host_read, f.host_program, f.pre_read, f.degraded_read, f.parity_program, f.gc_read, f.erase
     );

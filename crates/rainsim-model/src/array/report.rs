@@ -27,6 +27,9 @@ pub struct DeviceSummary {
     pub blocked_requests: u64,
     /// Σ over its channels of the queue length at each completion.
     pub blocked_sum: u64,
+    /// Average blocked requests: `blocked_sum` over its channels' completed
+    /// operations (a device report's `avg_blocked`, over all its channels).
+    pub avg_blocked: f64,
     /// Garbage collections.
     pub gc: u64,
     /// Erases.
@@ -59,7 +62,7 @@ pub struct DeviceBalance {
     pub cv_erases: f64,
     /// cv of GCs.
     pub cv_gc: f64,
-    /// cv of blocked requests.
+    /// cv of the devices' average blocked requests (`avg_blocked`).
     pub cv_blocked: f64,
     /// Largest over smallest chunks written (1: even; 0 when a device took none).
     pub max_min_programs: f64,
@@ -255,7 +258,7 @@ impl Array {
             cv_bytes_written: cv(&col(&|d| d.bytes_written as f64)),
             cv_erases: cv(&col(&|d| d.erases as f64)),
             cv_gc: cv(&col(&|d| d.gc as f64)),
-            cv_blocked: cv(&col(&|d| d.blocked_requests as f64)),
+            cv_blocked: cv(&col(&|d| d.avg_blocked)),
             max_min_programs: if lo > 0.0 { hi / lo } else { 0.0 },
         };
         let span = c.last_completion.saturating_sub(c.first_issue.unwrap_or(0));
@@ -322,17 +325,22 @@ impl Array {
     ) -> DeviceSummary {
         let r = device_report(ssd, cfg, scheme);
         let page = self.core.page_bytes as u64;
-        // Host programs past the pages the array sent are the device's own
-        // (a replicating scheme's second copies).
+        // Host programs past the pages the array sent are the device's own,
+        // as are its replication's programs (a replicating scheme's second
+        // copies and conversions).
+        let f = &r.flash_ops;
         let units = (ops[1] + ops[2]) * (self.core.unit_bytes / page);
-        let own = r.flash_ops.host_program.saturating_sub(units);
-        let bytes = bytes + (r.flash_ops.gc_program + r.flash_ops.parity_program + own) * page;
+        let own = f.host_program.saturating_sub(units);
+        let bytes = bytes + (f.gc_program + f.parity_program + f.replica_program + own) * page;
+        let blocked_sum: u64 = r.channels.iter().map(|x| x.blocked_sum).sum();
+        let completed: u64 = r.channels.iter().map(|x| x.ops).sum();
         DeviceSummary {
             reads: ops[0],
             data_programs: ops[1],
             parity_programs: ops[2],
             blocked_requests: r.host.held_by_queue_depth,
-            blocked_sum: r.channels.iter().map(|x| x.blocked_sum).sum(),
+            blocked_sum,
+            avg_blocked: if completed == 0 { 0.0 } else { blocked_sum as f64 / completed as f64 },
             gc: r.gc.count,
             erases: r.flash_ops.erase,
             pages_moved: r.channels.iter().map(|x| x.pages_moved).sum(),

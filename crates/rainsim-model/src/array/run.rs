@@ -271,6 +271,7 @@ impl Array {
             // The array's RAID layer keeps no replicas (its port has none).
             Owner::ReplicaReadA(_)
             | Owner::ReplicaReadB(_)
+            | Owner::ReplicaProgram(_)
             | Owner::PageProgram(_)
             | Owner::MemberRead(_)
             | Owner::MemberProgram(_) => {

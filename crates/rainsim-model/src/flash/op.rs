@@ -25,16 +25,19 @@ pub enum Origin {
     DegradedRead = 3,
     /// A parity chunk being programmed.
     ParityProgram = 4,
+    /// Replication's own program: a replicated chunk's second copy, or a
+    /// conversion's rewrite of a chunk with no copy on its slot's channel.
+    ReplicaProgram = 5,
 }
 
 impl Origin {
     /// Number of origins.
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
     /// Whether this origin is a read.
     pub fn kind(self) -> OpKind {
         match self {
             Origin::HostRead | Origin::PreRead | Origin::DegradedRead => OpKind::Read,
-            Origin::HostProgram | Origin::ParityProgram => OpKind::Program,
+            Origin::HostProgram | Origin::ParityProgram | Origin::ReplicaProgram => OpKind::Program,
         }
     }
 }
@@ -61,6 +64,10 @@ pub enum Owner {
     HostProgram(u32),
     /// The parity program of stripe job `id`.
     ParityProgram(u32),
+    /// A program of replica job `id` beyond the host's page (its copy B),
+    /// or a data rewrite of conversion job `id`: completes as
+    /// [`Owner::HostProgram`] does, counted apart (write amplification).
+    ReplicaProgram(u32),
     /// A page program of host request `id` with no stripe job around it:
     /// an array's chunk write to a member without RAID inside
     /// (`ssd/direct.rs`).
@@ -84,6 +91,7 @@ impl Owner {
             Owner::DegradedRead(_) => Origin::DegradedRead,
             Owner::HostProgram(_) | Owner::PageProgram(_) | Owner::MemberProgram(_) => Origin::HostProgram,
             Owner::ParityProgram(_) => Origin::ParityProgram,
+            Owner::ReplicaProgram(_) => Origin::ReplicaProgram,
         }
     }
 }
@@ -120,5 +128,6 @@ pub fn tests_owner(origin: Origin) -> Owner {
         Origin::DegradedRead => Owner::DegradedRead(0),
         Origin::HostProgram => Owner::HostProgram(0),
         Origin::ParityProgram => Owner::ParityProgram(0),
+        Origin::ReplicaProgram => Owner::ReplicaProgram(0),
     }
 }

@@ -63,8 +63,8 @@ fn spans_without_requests_or_without_activity() {
 #[test]
 fn operations_count_by_channel_and_origin_with_their_queues() {
     let c = two_requests();
-    assert_eq!(c.channels[0].ops, [1, 0, 1, 0, 0]);
-    assert_eq!(c.channels[1].ops, [0, 1, 0, 1, 1]);
+    assert_eq!(c.channels[0].ops, [1, 0, 1, 0, 0, 0]);
+    assert_eq!(c.channels[1].ops, [0, 1, 0, 1, 1, 0]);
     assert_eq!((c.channels[0].total_ops(), c.channels[1].total_ops()), (2, 3));
     assert_eq!((c.ops(Origin::HostRead), c.ops(Origin::HostProgram), c.ops(Origin::PreRead)), (1, 1, 1));
     assert_eq!((c.channels[0].blocked_sum, c.channels[1].blocked_sum), (3 + 5, 2 + 7));

@@ -20,6 +20,14 @@ use hdrhistogram::Histogram;
 /// bound; `max` and `sum` stay exact) and the report says so.
 pub const HIST_MAX_NS: u64 = 1 << 45;
 
+/// The fewest samples that leave 10 beyond percentile `q`: 10 / (1 − q),
+/// rounded (1 − 0.9999 is a little under 10⁻⁴ in floating point, so the
+/// unrounded quotient would ask for 100,001 samples for p99.99). A
+/// percentile of fewer samples is about the largest few, not a tail.
+pub fn tail_samples(q: f64) -> u64 {
+    (10.0 / (1.0 - q)).round() as u64
+}
+
 /// The histogram's shape for (1, 2^45, 3 digits): 2^11 sub-buckets
 /// (2 × 10^3 rounded up to a power of two), half of them per bucket past
 /// the first, unit 1 ns.

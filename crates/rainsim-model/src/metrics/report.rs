@@ -56,6 +56,8 @@ pub struct OpsByOrigin {
     pub degraded_read: u64,
     /// Parity programs.
     pub parity_program: u64,
+    /// Replication's own programs (second copies, conversions' rewrites).
+    pub replica_program: u64,
 }
 
 impl OpsByOrigin {
@@ -66,6 +68,7 @@ impl OpsByOrigin {
             pre_read: ops[Origin::PreRead as usize],
             degraded_read: ops[Origin::DegradedRead as usize],
             parity_program: ops[Origin::ParityProgram as usize],
+            replica_program: ops[Origin::ReplicaProgram as usize],
         }
     }
 }
@@ -85,7 +88,8 @@ pub struct Balance {
     pub cv_moved: f64,
     /// Of erases.
     pub cv_erases: f64,
-    /// Of per-channel read p99.9 latency.
+    /// Of per-channel read p99.9 latency, over the channels that served
+    /// host reads (as `read_tail`: a channel without any has no tail).
     pub cv_read_p99_9: f64,
     /// Per-channel read tail latencies across channels (Figs. 12–13 of
     /// adaptive-parity-update).
@@ -122,6 +126,9 @@ pub struct FlashOps {
     pub degraded_read: u64,
     /// Parity programs.
     pub parity_program: u64,
+    /// Replication's own programs: a replicated chunk's second copy, a
+    /// conversion's rewrite of a chunk with no copy on its slot's channel.
+    pub replica_program: u64,
     /// GC reads (one per moved page).
     pub gc_read: u64,
     /// GC programs (one per moved page).
@@ -325,7 +332,8 @@ pub struct Report {
     pub flash_ops: FlashOps,
     /// RAID decisions.
     pub raid: RaidReport,
-    /// Write amplification: all programs / host page programs.
+    /// Write amplification: all programs (host, parity, replica, GC) / host
+    /// page programs.
     pub waf: f64,
     /// Garbage collection over the whole device.
     pub gc: GcSummary,
@@ -462,6 +470,7 @@ impl Report {
         let erases: u64 = c.channels.iter().map(|x| x.erases).sum();
         let host_program = c.ops(Origin::HostProgram);
         let parity_program = c.ops(Origin::ParityProgram);
+        let replica_program = c.ops(Origin::ReplicaProgram);
         let (emin, emax, emean) = ftl.erase_spread();
         let all = c.latency_all();
         let count = all.count();
@@ -490,7 +499,7 @@ impl Report {
                 cv_busy: cv(&col(&|r| r.busy_fraction)),
                 cv_moved: cv(&col(&|r| r.pages_moved as f64)),
                 cv_erases: cv(&col(&|r| r.erases as f64)),
-                cv_read_p99_9: cv(&col(&|r| r.read_p99_9_ns as f64)),
+                cv_read_p99_9: cv(&read().map(|r| r.read_p99_9_ns as f64).collect::<Vec<_>>()),
                 read_tail,
                 blocked_chi2,
             },
@@ -501,6 +510,7 @@ impl Report {
                 pre_read: c.ops(Origin::PreRead),
                 degraded_read: c.ops(Origin::DegradedRead),
                 parity_program,
+                replica_program,
                 gc_read: moved,
                 gc_program: moved,
                 erase: erases,
@@ -533,7 +543,7 @@ impl Report {
             waf: if host_program == 0 {
                 0.0
             } else {
-                (host_program + parity_program + moved) as f64 / host_program as f64
+                (host_program + parity_program + replica_program + moved) as f64 / host_program as f64
             },
             wear: Wear {
                 erase_min: emin,

@@ -361,7 +361,7 @@ impl RaidLayer {
             // Direct one-page operations hold no host slot (and no log asks).
             Owner::MemberRead(_) | Owner::MemberProgram(_) => None,
             Owner::DegradedRead(id) => Some((self.degraded_reads[id].req, true)),
-            Owner::PreRead(job) | Owner::HostProgram(job) | Owner::ParityProgram(job) => {
+            Owner::PreRead(job) | Owner::HostProgram(job) | Owner::ReplicaProgram(job) | Owner::ParityProgram(job) => {
                 let j = &self.jobs[job];
                 let rebuilt = j.moved_to != crate::raid::update::NO_CHANNEL || j.lost != crate::raid::failure::NO_POS;
                 use crate::raid::update::JobKind;

@@ -98,8 +98,10 @@ impl RaidLayer {
             let pair = t.get(c).expect("entered when the job started").pair;
             let ids = [t.copy_id(pair, Copy::A), t.copy_id(pair, Copy::B)];
             let channels = port.copy_channels(c, home);
-            for (chunk, channel) in ids.into_iter().zip(channels) {
-                port.act(RaidAction::Program { channel, chunk, owner: Owner::HostProgram(id) });
+            // Copy A is the host's page; copy B is replication's own.
+            let owners = [Owner::HostProgram(id), Owner::ReplicaProgram(id)];
+            for ((chunk, channel), owner) in ids.into_iter().zip(channels).zip(owners) {
+                port.act(RaidAction::Program { channel, chunk, owner });
             }
         }
     }

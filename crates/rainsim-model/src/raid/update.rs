@@ -471,7 +471,7 @@ impl RaidLayer {
             self.jobs[id].pending = 1 + positions(rewrites);
             for pos in crate::raid::replica_job::ones(rewrites) {
                 let channel = self.chunk_channel(port, j.stripe, pos);
-                port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::HostProgram(id) });
+                port.act(RaidAction::Program { channel, chunk: j.stripe * w + pos, owner: Owner::ReplicaProgram(id) });
             }
             let pos = self.stripes.parity_pos(j.stripe);
             let channel = self.chunk_channel(port, j.stripe, pos);

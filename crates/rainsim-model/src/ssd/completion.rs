@@ -29,7 +29,9 @@ impl<O: Observer> Ssd<O> {
                 let t = self.token_at(op.ppn);
                 self.with_raid(|r, s| r.partner_read_done(id, t, s));
             }
-            Owner::HostProgram(job) | Owner::ParityProgram(job) => self.program_done(job, op),
+            Owner::HostProgram(job) | Owner::ReplicaProgram(job) | Owner::ParityProgram(job) => {
+                self.program_done(job, op)
+            }
             Owner::PageProgram(_) | Owner::MemberProgram(_) => self.direct_program_done(op),
             Owner::MemberRead(tag) => self.page_done(tag, Op::Read),
         }

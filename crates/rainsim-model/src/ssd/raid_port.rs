@@ -151,7 +151,7 @@ impl<O: Observer> Ssd<O> {
         // version, and the copies go once the slot holds the new data. (The
         // table is keyed by chunk, so a copy's program never matches.)
         let replicated = self.replicating()
-            && matches!(op.owner, crate::flash::op::Owner::HostProgram(_))
+            && matches!(op.owner, crate::flash::op::Owner::HostProgram(_) | crate::flash::op::Owner::ReplicaProgram(_))
             && self.replicas.as_ref().is_some_and(|t| t.get(op.chunk).is_some());
         // A conversion's data program (a chunk with no copy on its slot's
         // channel) writes the copies' version; the copies go when it ends.

@@ -149,20 +149,22 @@ fn copies_b_of_an_idle_device_spread_over_the_channels() {
     let written: Vec<u32> =
         (0..l.stripes).filter(|&s| (0..l.width).all(|j| probe.ftl.lookup(s * l.width + j).is_some())).take(8).collect();
     assert_eq!(written.len(), 8);
-    let mut want = [0u64; 8];
+    let (mut want_a, mut want_b) = ([0u64; 8], [0u64; 8]);
     let mut reqs = Vec::new();
     for &s in &written {
         for d in 0..3 {
             let home = l.channel(s, l.data_pos(s, d));
-            want[home as usize] += 1;
-            want[((home + 1) % 8) as usize] += 1;
+            want_a[home as usize] += 1;
+            want_b[((home + 1) % 8) as usize] += 1;
             reqs.push(write(1_000 + reqs.len() as u64 * 2_000_000, s as u64 * 3 + d as u64));
         }
     }
     let ssd = run(&c, &reqs);
     assert_eq!(ssd.obs.replication.replica_writes, 24, "every update replicated");
-    let programs: Vec<u64> = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::HostProgram as usize]).collect();
-    assert_eq!(programs, want, "host programs per channel");
+    let per_channel = |o: Origin| ssd.obs.channels.iter().map(|ch| ch.ops[o as usize]).collect::<Vec<u64>>();
+    assert_eq!(per_channel(Origin::HostProgram), want_a, "copies A (host programs) per channel");
+    assert_eq!(per_channel(Origin::ReplicaProgram), want_b, "copies B (replica programs) per channel");
+    let programs: Vec<u64> = want_a.iter().zip(want_b).map(|(a, b)| a + b).collect();
     assert!(*programs.iter().max().unwrap() <= 2 * 48 / 8, "no channel takes twice its share: {programs:?}");
 }
 
@@ -184,10 +186,11 @@ fn cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
     // three copies (no old parity, no old slot).
     let prereads: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::PreRead as usize]).sum();
     assert_eq!(prereads, 3, "whole-stripe conversion reads its copies only");
-    // Six copy programs and one parity program.
-    let programs: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::HostProgram as usize]).sum();
-    let parity: u64 = ssd.obs.channels.iter().map(|ch| ch.ops[Origin::ParityProgram as usize]).sum();
-    assert_eq!((programs, parity), (6, 1));
+    // Six copy programs (three copies A, the host's, and three copies B,
+    // replication's own) and one parity program.
+    let total = |o: Origin| ssd.obs.channels.iter().map(|ch| ch.ops[o as usize]).sum::<u64>();
+    let programs = (total(Origin::HostProgram), total(Origin::ReplicaProgram), total(Origin::ParityProgram));
+    assert_eq!(programs, (3, 3, 1));
     let report = ssd.replication_report("cr5m").unwrap();
     assert_eq!((report.threshold_end, report.counter_bytes_model), (None, 0), "no f* outside Rep-RAID");
     assert!(report.threshold_history.is_empty());

@@ -1,6 +1,6 @@
 //! Reported figures held against DESIGN.md §8's definitions on tiny runs
-//! and direct collector inputs worked by hand (review of the report's
-//! semantics; each ignored test names a suspected bug, not yet fixed).
+//! and direct collector inputs worked by hand: write amplification under
+//! replication, the cv of read tails, an array's cv of blocked requests.
 
 use crate::{full_stripe, report_inputs, scheme, tiny};
 use rainsim_model::config::Config;
@@ -32,25 +32,27 @@ fn one_update(kind: &str) -> Report {
 }
 
 /// WAF is flash programs per page the host wrote (DESIGN §8 "write
-/// amplification"; the field's doc: "all programs / host page programs").
-/// One 4 KiB update, no GC: under the baseline's RMW it costs 2 programs
-/// (data + parity), under Rep-RAID (f* = 1) also 2 programs (copies A and B).
-/// Both runs wrote 1 host page with 2 flash programs, so both WAFs are 2.
-/// The report counts copy B as a *host* program (there is no replica
-/// origin, although §8 lists one), so the replica write's WAF reads 1.0.
+/// amplification", with a replica origin among the counts). One 4 KiB
+/// update, no GC: under the baseline's RMW it costs 2 programs (data +
+/// parity); under Rep-RAID (f* = 1) and FusionRAID also 2 (copies A and B),
+/// copy B being replication's own program. Each run wrote 1 host page with
+/// 2 flash programs: every WAF is 2.
 #[test]
-#[ignore = "bug: WAF counts a replica's second copy as a host page program (denominator), so replication schemes report WAF ≈ half the flash programs per host page; flash_ops has no replica origin"]
 fn waf_counts_a_replicas_second_copy_as_amplification() {
     let rmw = one_update("baseline");
     assert_eq!(rmw.host.bytes_written, 4096);
-    assert_eq!((rmw.flash_ops.host_program, rmw.flash_ops.parity_program, rmw.flash_ops.gc_program), (1, 1, 0));
+    let f = &rmw.flash_ops;
+    assert_eq!((f.host_program, f.parity_program, f.replica_program, f.gc_program), (1, 1, 0, 0));
     assert_eq!(rmw.waf, 2.0, "RMW: 2 programs for 1 host page");
-
-    let rep = one_update("rep-raid");
-    assert_eq!(rep.host.bytes_written, 4096, "one host page written");
-    let f = &rep.flash_ops;
-    assert_eq!(f.host_program + f.parity_program + f.gc_program, 2, "two flash programs: copies A and B");
-    assert_eq!(rep.waf, 2.0, "replica write: 2 programs for 1 host page (report: {})", rep.waf);
+    for kind in ["rep-raid", "fusionraid"] {
+        let rep = one_update(kind);
+        assert_eq!(rep.host.bytes_written, 4096, "{kind}: one host page written");
+        let f = &rep.flash_ops;
+        assert_eq!((f.host_program, f.parity_program, f.replica_program, f.gc_program), (1, 0, 1, 0), "{kind}");
+        assert_eq!(rep.waf, 2.0, "{kind}: 2 programs for 1 host page");
+        let by_channel: u64 = rep.channels.iter().map(|c| c.ops_by_origin.replica_program).sum();
+        assert_eq!(by_channel, 1, "{kind}: the channels' replica programs add up");
+    }
 }
 
 /// `balance.cv_read_p99_9` is the cv across channels of the per-channel read
@@ -62,7 +64,6 @@ fn waf_counts_a_replicas_second_copy_as_amplification() {
 /// two channels with a read tail, μ = 1,500, σ = 500, cv = 1/3. The report
 /// counts channel 2's missing tail as 0 ns: cv of (1000, 2000, 0) = 0.816.
 #[test]
-#[ignore = "bug: cv_read_p99_9 counts a channel without host reads as a 0 ns read tail (read_tail in the same struct leaves it out), inflating the cv"]
 fn cv_of_read_tails_leaves_out_channels_without_reads() {
     let mut c = Collector::new(3);
     c.request_done(0, Op::Read, 0, 10_000, 4096);
@@ -87,11 +88,9 @@ fn cv_of_read_tails_leaves_out_channels_without_reads() {
 /// of it at once, all on one die of device 0. At the reads' completions 19,
 /// 18, …, 0 wait behind them (after the program's 0): device 0's blocked sum
 /// is 190, the other devices' 0, so the cv across devices of average blocked
-/// is that of (190 / 21, 0, 0) = √2. The report's `balance.cv_blocked` is the
-/// cv of `blocked_requests` = requests held by `host.queue_depth`, which is
-/// 0 on every device when no cap is set (as in the dls presets): cv 0.
+/// is that of (190 / 21, 0, 0) = √2 (it was once the cv of the requests
+/// held by `host.queue_depth`: 0 on every device without a cap).
 #[test]
-#[ignore = "bug: the array's cv_blocked (and per-device blocked_requests) count requests held by host.queue_depth, not DESIGN §8's average queue length at completion: 0 whenever no cap is set"]
 fn array_cv_blocked_is_over_the_devices_average_blocked() {
     use rainsim_model::array::params::{Allocation, ArrayParams};
     use rainsim_model::array::Array;
@@ -105,6 +104,7 @@ fn array_cv_blocked_is_over_the_devices_average_blocked() {
     let r = a.report(&cfg, "baseline", serde_json::Value::Null);
     let sums: Vec<u64> = r.devices.iter().map(|d| d.blocked_sum).collect();
     assert_eq!(sums, [190, 0, 0], "19 + 18 + … + 0 behind device 0's reads");
+    assert_eq!(r.devices[0].avg_blocked, 190.0 / 21.0, "over its 21 completions");
     let got = r.balance.cv_blocked;
     assert!(
         (got - 2f64.sqrt()).abs() < 1e-12,

@@ -31,9 +31,19 @@ const CHANNEL_KEYS: [&str; 10] = [
     "read_p99_99_ns",
 ];
 /// Flash operations that channels count in `ops` (GC moves are separate).
-const CHANNEL_ORIGINS: [&str; 5] = ["host_read", "host_program", "pre_read", "degraded_read", "parity_program"];
-const FLASH_KEYS: [&str; 8] =
-    ["host_read", "host_program", "pre_read", "degraded_read", "parity_program", "gc_read", "gc_program", "erase"];
+const CHANNEL_ORIGINS: [&str; 6] =
+    ["host_read", "host_program", "pre_read", "degraded_read", "parity_program", "replica_program"];
+const FLASH_KEYS: [&str; 9] = [
+    "host_read",
+    "host_program",
+    "pre_read",
+    "degraded_read",
+    "parity_program",
+    "replica_program",
+    "gc_read",
+    "gc_program",
+    "erase",
+];
 const RAID_KEYS: [&str; 8] = [
     "full_stripe_writes",
     "rmw",
@@ -185,7 +195,7 @@ pub fn check_report(r: &Value, requests: u64) {
         u(r, &format!("flash_ops.{key}"));
     }
     let flash_sum: u64 = CHANNEL_ORIGINS.iter().map(|o| u(r, &format!("flash_ops.{o}"))).sum();
-    assert_eq!(ops, flash_sum, "sum of channel ops != host_read+host_program+pre_read+degraded_read+parity_program");
+    assert_eq!(ops, flash_sum, "sum of channel ops != the sum of flash_ops by origin");
     for (j, o) in CHANNEL_ORIGINS.iter().enumerate() {
         assert_eq!(
             origin_sums[j],
@@ -219,7 +229,8 @@ pub fn check_report(r: &Value, requests: u64) {
     let hp = u(r, "flash_ops.host_program");
     let waf = f(r, "waf");
     if hp > 0 {
-        let all_programs = hp + u(r, "flash_ops.parity_program") + u(r, "flash_ops.gc_program");
+        let all_programs =
+            hp + u(r, "flash_ops.parity_program") + u(r, "flash_ops.replica_program") + u(r, "flash_ops.gc_program");
         rel_close("waf vs all programs / host programs", waf, all_programs as f64 / hp as f64);
         assert!(waf >= 1.0, "waf {waf} < 1");
     }
