@@ -157,3 +157,77 @@ fn a_commit_that_gives_an_idle_full_die_a_victim_starts_its_collection() {
     assert_eq!((valid, invalid), (chunks as u64 - 1, 0), "its other pages moved, the invalid one went");
     assert!(free >= 2, "the collection freed a block: {free}");
 }
+
+/// Static wear levelling when the just-erased victim is the least worn of
+/// its plane's full blocks while a *free* block lies more than the bound
+/// below it (the plane-wide minimum, which the pre-check reads): the
+/// coldest full block has more erases than the victim, so no swap is due.
+/// `gc.rs` computes `hot - cold_erases` in u32: it underflows (a panic with
+/// overflow checks; in a release build it wraps to ~4e9, "exceeds the
+/// bound", and the data of a more worn block moves into a less worn one,
+/// which is then erased). The variation-aware allocator reaches this state
+/// by itself: middle-speed erased blocks linger in the free list at low
+/// erase counts.
+#[test]
+#[ignore = "bug: ftl/gc.rs:176 `hot - cold_erases` underflows when every full block is more worn than the victim"]
+fn wear_levelling_leaves_alone_a_victim_less_worn_than_every_full_block() {
+    let cfg = tiny(1, 1, 1, 8, 4, None);
+    let spread = 3;
+    let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 32, 0.2, spread);
+    // Blocks 0..5 full with chunks 0..23; chunks 0, 1 rewritten into block
+    // 6, so block 0 (2 valid) is the victim; block 7 stays free.
+    for c in (0..24).chain([0, 1]) {
+        let p = ftl.allocate(0).unwrap();
+        ftl.commit(c, p);
+    }
+    assert_eq!(ftl.victim(0), Some(0));
+    // Victim at 5 erases (6 after this GC); blocks 1..6 at 10; free block 7
+    // at 0, the plane's minimum (6 − 0 > 3 passes the pre-check).
+    ftl.blocks[0].erases = 5;
+    for b in 1..7 {
+        ftl.blocks[b].erases = 10;
+    }
+    (ftl.planes[0].min_erases, ftl.planes[0].at_min) = (0, 1);
+    let work = ftl.collect(0).unwrap();
+    assert_eq!((work.moved, work.erased, work.wl_moved), (2, 1, 0), "only the victim's 2 valid pages move");
+    assert_eq!(ftl.blocks[1].erases, 10, "block 1 (10 erases) must not be erased to level a block at 6");
+}
+
+/// Static wear levelling must not raise the peak wear. One plane of 32
+/// blocks × 8 pages, 200 chunks written once and then overwritten uniformly
+/// at random (200,000 writes; no cold data, so levelling has nothing to
+/// gain). Without levelling the erase counts end at 2151..2256. With a
+/// bound of 16 they end at 2351..4216: `swap_cold_into` refills the worn
+/// victim at once with the coldest full block's data (padded with invalid
+/// pages, never waiting in the free list's queue), so it is collected again
+/// sooner than other blocks, is still beyond the bound, and takes the swap
+/// again (in a probe of this workload, 3 of the 32 blocks took all 11,026
+/// swaps and ended at 3653, 4070 and 4320 erases; the other 29 at 2392..2399).
+#[test]
+#[ignore = "bug: static wear levelling keeps swapping into the same worn blocks, whose erase counts run away (max 4216 vs 2256 without it)"]
+fn wear_levelling_does_not_raise_peak_wear_under_uniform_overwrites() {
+    let cfg = tiny(1, 1, 1, 32, 8, None);
+    let run = |spread: u32| {
+        let mut ftl = Ftl::new(Layout::new(&cfg.geometry), 200, 0.1, spread);
+        let mut x: u64 = 5;
+        for step in 0..200_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let c = if step < 200 { step } else { ((x >> 33) % 200) as u32 };
+            while ftl.die_needs_gc(0).is_some() {
+                if ftl.collect_die(0).unwrap().is_none() {
+                    break;
+                }
+            }
+            let p = ftl.allocate(0).unwrap();
+            ftl.commit(c, p);
+        }
+        let (min, max, _) = ftl.erase_spread();
+        (min, max)
+    };
+    let (min0, max0) = run(0);
+    let (min, max) = run(16);
+    assert!(
+        max <= max0 && max - min <= max0 - min0,
+        "erase counts {min}..{max} with levelling (bound 16), {min0}..{max0} without"
+    );
+}
