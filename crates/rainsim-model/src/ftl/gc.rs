@@ -161,20 +161,17 @@ impl Ftl {
         work.moved = self.moves.len() as u32;
         work.erased += 1;
         let hot = self.blocks[(first + victim) as usize].erases;
-        // The plane-wide minimum bounds the coldest full block from below, so
-        // the scan for it runs only when a swap may be due.
-        if self.wl_spread > 0 && hot - self.planes[plane as usize].min_erases > self.wl_spread {
-            let ppb = self.layout.pages_per_block as u16;
-            let cold = self
-                .plane_blocks(plane)
-                .iter()
-                .enumerate()
-                .filter(|&(_, b)| b.written == ppb)
-                .min_by_key(|&(i, b)| (b.erases, i))
-                .map(|(i, b)| (i as u32, b.erases));
-            if let Some((cold, cold_erases)) = cold {
-                if hot - cold_erases > self.wl_spread {
-                    let moved = self.swap_cold_into(plane, cold, victim);
+        // The plane-wide minimum (free blocks too) bounds the coldest full
+        // block from below, so the scan for it runs only when a swap may be due.
+        if self.wl_spread > 0 && hot.saturating_sub(self.planes[plane as usize].min_erases) > self.wl_spread {
+            if let Some((cold, cold_erases, holds_data)) = self.cold_block(plane) {
+                // Every full block may be more worn than the victim.
+                if hot.saturating_sub(cold_erases) > self.wl_spread {
+                    let moved = if holds_data {
+                        self.swap_cold_into(plane, cold, victim)
+                    } else {
+                        self.collect_cold(plane, cold)?
+                    };
                     work.moved += moved;
                     work.wl_moved += moved;
                     work.erased += 1;
@@ -263,6 +260,31 @@ impl Ftl {
             self.map.move_page(self.moves[i + j].0, new);
             self.moves[i + j].1 = new;
         }
+    }
+
+    /// The least erased of the plane's full blocks: its index, its erase
+    /// count, and whether it holds cold data (every page still valid: the
+    /// least erased block has gone longest without a collection, and none
+    /// of its data changed meanwhile).
+    fn cold_block(&self, plane: u32) -> Option<(u32, u32, bool)> {
+        let ppb = self.layout.pages_per_block as u16;
+        let full = || self.plane_blocks(plane).iter().enumerate().filter(|&(_, b)| b.written == ppb);
+        full().min_by_key(|&(i, b)| (b.erases, i)).map(|(i, b)| (i as u32, b.erases, b.valid == ppb))
+    }
+
+    /// Wear levelling of a least-worn block `cold` whose data is not all
+    /// cold (some of it was overwritten): collected as a victim is (its
+    /// pages to the open block, then erased), so it returns to use, and the
+    /// worn victim stays free. Swapped into the worn block, its pages would
+    /// make that block a victim again soon, skipping the free list's queue
+    /// each time: under uniform overwrites the same few blocks took every
+    /// swap and their erase counts ran away. Returns the pages moved.
+    fn collect_cold(&mut self, plane: u32, cold: u32) -> Result<u32, OutOfSpace> {
+        let start = self.moves.len();
+        self.gather_valid(self.layout.first_block(plane) + cold);
+        self.relocate_to_active(plane, start)?;
+        self.erase(plane, cold);
+        Ok((self.moves.len() - start) as u32)
     }
 
     /// Static wear levelling: the cold block's data moves into the just-erased,

