@@ -590,12 +590,16 @@ fn a_replicating_members_own_copies_count_in_its_bytes_written() {
     let mut a = Array::new(&cfg, false).unwrap();
     a.run(&hot_mix(3000, 48), &mut |_| {}).unwrap();
     let ops = members_count_every_page(&a, &cfg, "rep-raid");
-    let own: u64 = ops.iter().zip(&a.counters().device_bytes).map(|(f, &b)| f.host_program * 4096 - b).sum();
-    assert!(own > 0, "the members programmed copies of their own");
+    // The array's writes are the members' host programs; their second
+    // copies (and conversions' rewrites) are replication's own.
+    for (d, (f, &b)) in ops.iter().zip(&a.counters().device_bytes).enumerate() {
+        assert_eq!(f.host_program * 4096, b, "device {d}: host programs are the array's writes");
+    }
+    assert!(ops.iter().map(|f| f.replica_program).sum::<u64>() > 0, "the members programmed copies of their own");
 }
 
 /// Asserts that each member's bytes written in the array's report are every
-/// page it programmed (host, parity and GC programs), once; returns the
+/// page it programmed (host, parity, replica and GC programs), once; returns the
 /// members' flash operations.
 fn members_count_every_page(a: &Array, cfg: &rainsim_model::Config, scheme: &str) -> Vec<FlashOps> {
     let r = a.report(cfg, scheme, serde_json::Value::Null);
@@ -603,7 +607,7 @@ fn members_count_every_page(a: &Array, cfg: &rainsim_model::Config, scheme: &str
         .map(|d| device_report(&a.devices()[d], &device_config(cfg, d as u32), scheme).flash_ops)
         .collect();
     for (d, f) in ops.iter().enumerate() {
-        let pages = f.host_program + f.parity_program + f.gc_program;
+        let pages = f.host_program + f.parity_program + f.replica_program + f.gc_program;
         assert_eq!(r.devices[d].bytes_written, pages * 4096, "device {d}");
     }
     ops

@@ -395,8 +395,12 @@ fn a_replica_job_takes_one_table_entry_per_chunk_not_yet_replicated() {
         p.table = Some(t);
         raid.submit_replica_job(7, s, 1 << p0 | 1 << p1, 0, &mut p);
         let acts = take(&mut p);
-        let copies =
-            acts.iter().filter(|a| matches!(a, RaidAction::Program { owner: Owner::HostProgram(_), .. })).count();
+        let count = |f: fn(&Owner) -> bool| {
+            acts.iter().filter(|a| matches!(a, RaidAction::Program { owner, .. } if f(owner))).count()
+        };
+        let copies = count(|o| matches!(o, Owner::HostProgram(_) | Owner::ReplicaProgram(_)));
+        // Copy A of each chunk is its host program, copy B replication's own.
+        assert_eq!(count(|o| matches!(o, Owner::HostProgram(_))), copies / 2, "{acts:?}");
         let full = p.probes.iter().filter(|e| **e == ReplicationProbe::TableFull).count();
         let len = p.table.as_ref().unwrap().len();
         if d0_replicated {
@@ -406,7 +410,9 @@ fn a_replica_job_takes_one_table_entry_per_chunk_not_yet_replicated() {
             let mut channels: Vec<u32> = acts
                 .iter()
                 .filter_map(|a| match a {
-                    RaidAction::Program { owner: Owner::HostProgram(_), channel, .. } => Some(*channel),
+                    RaidAction::Program {
+                        owner: Owner::HostProgram(_) | Owner::ReplicaProgram(_), channel, ..
+                    } => Some(*channel),
                     _ => None,
                 })
                 .collect();
@@ -455,7 +461,11 @@ pub(super) fn drive(raid: &mut RaidLayer, p: &mut Recorder) -> Vec<RaidAction> {
                     raid.preread_done(j, op(chunk, o), Some(chunk), p)
                 }
                 RaidAction::Controller { then, .. } => raid.on_event(then, p),
-                RaidAction::Program { channel, chunk, owner: Owner::HostProgram(j) | Owner::ParityProgram(j) } => {
+                RaidAction::Program {
+                    channel,
+                    chunk,
+                    owner: Owner::HostProgram(j) | Owner::ReplicaProgram(j) | Owner::ParityProgram(j),
+                } => {
                     p.landed.push((channel, chunk));
                     raid.committed(j, chunk, channel, channel);
                     raid.program_done(j, p)

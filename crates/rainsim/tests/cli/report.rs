@@ -158,7 +158,7 @@ pub fn check_report(r: &Value, requests: u64) {
     // Channels.
     let channels = at(r, "channels").as_array().expect("channels is an array");
     assert_eq!(channels.len() as u64, u(r, "config.geometry.channels"), "channels.len() != config.geometry.channels");
-    let mut origin_sums = [0u64; 5];
+    let mut origin_sums = [0u64; CHANNEL_ORIGINS.len()];
     let (mut ops, mut moved, mut erases) = (0, 0, 0);
     for (i, ch) in channels.iter().enumerate() {
         for key in CHANNEL_KEYS {
