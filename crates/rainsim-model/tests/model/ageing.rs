@@ -583,3 +583,22 @@ fn steady_state_layout_keeps_two_free_blocks() {
     let ssd = Ssd::new(&cfg, NullObserver, false).expect("8 + 37 pages fit 6 of 8 blocks");
     assert_eq!((ssd.prep.valid_pages, ssd.prep.free_blocks_min), (8, 2), "{:?}", ssd.prep);
 }
+
+/// A steady-state pool whose valid pages are exactly what its utilisation
+/// asks keeps the utilisation's block count (only a pool short of them is
+/// sized by its pages). One plane of 8 blocks × 8 pages: 1 valid and 8
+/// invalid pages at utilisation 0.1 make a pool of round(8 / (8 · 0.9)) = 1
+/// block needing round(0.1 · 8) = 1 valid page: 1 block written (1 valid, 7
+/// invalid), 7 free, where sizing it by its pages would take 2.
+#[test]
+fn a_steady_state_pool_with_just_enough_valid_pages_keeps_its_size() {
+    let mut cfg = tiny(1, 1, 1, 8, 8, None);
+    cfg.geometry.over_provisioning = 0.5;
+    cfg.precondition.layout = AgeLayout::SteadyState;
+    cfg.precondition.valid = 1.0 / 64.0;
+    cfg.precondition.invalid = 8.0 / 64.0;
+    cfg.precondition.hot_utilization = Some(0.1);
+    let ssd = Ssd::new(&cfg, NullObserver, false).expect("9 pages fit");
+    let p = &ssd.prep;
+    assert_eq!((p.valid_pages, p.invalid_pages, p.free_blocks_min), (1, 7, 7), "{p:?}");
+}
