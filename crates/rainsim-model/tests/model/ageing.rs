@@ -574,14 +574,20 @@ fn warm_up_without_writes_is_an_error_naming_the_key() {
 /// free, and nothing checks the plan against the room (`precondition/mod.rs`).
 #[test]
 fn steady_state_layout_keeps_two_free_blocks() {
+    let p = one_steady_plane(8, 37, 0.29);
+    assert_eq!((p.valid_pages, p.free_blocks_min), (8, 2), "{p:?}");
+}
+
+/// The aged state of one plane of 8 blocks × 8 pages without RAID, laid out
+/// steady-state with `valid` and `invalid` pages and a hot pool at `rho`.
+fn one_steady_plane(valid: u32, invalid: u32, rho: f64) -> rainsim_model::ftl::precondition::PreconditionReport {
     let mut cfg = tiny(1, 1, 1, 8, 8, None);
     cfg.geometry.over_provisioning = 0.5;
     cfg.precondition.layout = AgeLayout::SteadyState;
-    cfg.precondition.valid = 8.0 / 64.0;
-    cfg.precondition.invalid = 37.0 / 64.0;
-    cfg.precondition.hot_utilization = Some(0.29);
-    let ssd = Ssd::new(&cfg, NullObserver, false).expect("8 + 37 pages fit 6 of 8 blocks");
-    assert_eq!((ssd.prep.valid_pages, ssd.prep.free_blocks_min), (8, 2), "{:?}", ssd.prep);
+    cfg.precondition.valid = valid as f64 / 64.0;
+    cfg.precondition.invalid = invalid as f64 / 64.0;
+    cfg.precondition.hot_utilization = Some(rho);
+    Ssd::new(&cfg, NullObserver, false).expect("the pages fit the room").prep
 }
 
 /// A steady-state pool whose valid pages are exactly what its utilisation
@@ -592,13 +598,6 @@ fn steady_state_layout_keeps_two_free_blocks() {
 /// invalid), 7 free, where sizing it by its pages would take 2.
 #[test]
 fn a_steady_state_pool_with_just_enough_valid_pages_keeps_its_size() {
-    let mut cfg = tiny(1, 1, 1, 8, 8, None);
-    cfg.geometry.over_provisioning = 0.5;
-    cfg.precondition.layout = AgeLayout::SteadyState;
-    cfg.precondition.valid = 1.0 / 64.0;
-    cfg.precondition.invalid = 8.0 / 64.0;
-    cfg.precondition.hot_utilization = Some(0.1);
-    let ssd = Ssd::new(&cfg, NullObserver, false).expect("9 pages fit");
-    let p = &ssd.prep;
+    let p = one_steady_plane(1, 8, 0.1);
     assert_eq!((p.valid_pages, p.invalid_pages, p.free_blocks_min), (1, 7, 7), "{p:?}");
 }

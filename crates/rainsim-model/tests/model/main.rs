@@ -159,6 +159,25 @@ pub fn scheme(name: &str) -> Config {
     Config::from_toml(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// An idle 3+1 device on 4 channels of `dies` dies, half its pages written
+/// (every stripe preconditioned whole or not at all), with the `[policy]` of
+/// scheme `kind`.
+pub fn three_plus_one(kind: &str, dies: u32) -> Config {
+    let mut c = tiny(4, dies, 1, 64, 16, Some(4));
+    c.precondition.valid = 0.5;
+    c.geometry.over_provisioning = 0.2;
+    c.policy = scheme(kind).policy;
+    c
+}
+
+/// Runs `reqs` on a device of `c` in verify mode; panics on an error.
+pub fn run_verified(c: &Config, reqs: &[Request]) -> Ssd<rainsim_model::metrics::collector::Collector> {
+    let obs = rainsim_model::metrics::collector::Collector::new(c.geometry.channels);
+    let mut ssd = Ssd::for_requests(c, obs, true, reqs).unwrap();
+    ssd.run(reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    ssd
+}
+
 /// `n` requests `gap_ns` apart over the first `pages` 4 KiB pages, drawn
 /// from an xorshift stream started at `x0` (non-zero): a read when the draw
 /// is a multiple of `read_every`, else a write, of `size(draw)` bytes.

@@ -2,23 +2,13 @@
 //! the degraded-mode axes under verify mode, and what a GC-tolerant read
 //! of several pages of one stripe reads.
 
-use crate::{scheme, tiny};
+use crate::{run_verified, scheme, three_plus_one, tiny};
 use rainsim_model::flash::op::Origin;
 use rainsim_model::metrics::collector::Collector;
-use rainsim_model::{Config, Ssd};
+use rainsim_model::Ssd;
 use rainsim_trace::{Op, Request};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-
-/// An idle 3+1 device on 4 single-die channels, every stripe written, with
-/// the `[policy]` of scheme `kind`.
-fn three_plus_one(kind: &str) -> Config {
-    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
-    c.policy = scheme(kind).policy;
-    c
-}
 
 /// `n` requests `gap_ns` apart, 70 % writes, of 1 to `max_sectors` 512-byte
 /// sectors at sector offsets within `cap` bytes: whole and partial pages.
@@ -31,12 +21,6 @@ fn sector_requests(rng: &mut Pcg64Mcg, n: u64, gap_ns: u64, cap: u64, max_sector
             Request { time_ns: i * gap_ns, offset, size, device: 0, op }
         })
         .collect()
-}
-
-fn run(c: &Config, reqs: &[Request]) -> Ssd<Collector> {
-    let mut ssd = Ssd::for_requests(c, Collector::new(c.geometry.channels), true, reqs).unwrap();
-    ssd.run(reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
-    ssd
 }
 
 /// Replication combined with the degraded-mode axes (degraded reads and the
@@ -95,7 +79,7 @@ fn planned_prereads_equal_flash_prereads_without_replication() {
             let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
             let cap = probe.capacity_bytes();
             let reqs = sector_requests(&mut rng, 2_000, 100_000, cap, 40);
-            let ssd = run(&c, &reqs);
+            let ssd = run_verified(&c, &reqs);
             let r = &ssd.obs.raid;
             assert!(r.rcw > 0 && (k == 3 || r.rmw > 0), "{kind} k={k}: {r:?}");
             assert_eq!(r.prereads, ssd.obs.ops(Origin::PreRead), "{kind} k={k}: {r:?}");
@@ -109,11 +93,11 @@ fn planned_prereads_equal_flash_prereads_without_replication() {
 /// stripe writes and degraded updates plan; the README says so).
 #[test]
 fn a_replica_write_s_merge_read_is_a_flash_preread_only() {
-    let c = three_plus_one("fusionraid");
+    let c = three_plus_one("fusionraid", 1);
     let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
     let page = crate::full_stripe(&probe) as u64 * 3;
     let reqs = [Request { time_ns: 1_000, offset: page * 4096, size: 2048, device: 0, op: Op::Write }];
-    let ssd = run(&c, &reqs);
+    let ssd = run_verified(&c, &reqs);
     assert_eq!(ssd.obs.replication.replica_writes, 1, "the update was replicated");
     assert_eq!(ssd.obs.ops(Origin::PreRead), 1, "the old page is read to merge the half page");
     assert_eq!(ssd.obs.raid.prereads, 0, "no stripe write planned it");
@@ -143,9 +127,7 @@ impl rainsim_model::policy::ReadRouting for RebuildOne {
 /// more (4); the README's scheme table states the difference.
 #[test]
 fn a_whole_stripe_read_with_one_page_rebuilt_reads_every_partner() {
-    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
+    let c = three_plus_one("baseline", 1);
     let mut ssd = Ssd::new(&c, Collector::new(4), true).unwrap();
     let s = crate::full_stripe(&ssd) as u64;
     let (_, first) = ssd.stripe_layout().chunk_of_lpn(s * 3);

@@ -5,7 +5,7 @@
 //! four schemes on every shared trace.
 
 use super::*;
-use crate::{preset, scheme, trace_files};
+use crate::{preset, run_verified, scheme, trace_files};
 use rainsim_model::flash::op::Origin;
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::policy::rep_raid::{threshold, window_len, Matching, RepRaid, RepRaidParams, WindowSums};
@@ -72,21 +72,12 @@ fn a_window_roll_resets_the_update_counters() {
     assert_eq!(m.count(7), 3);
 }
 
-/// An idle 3+1 device on 4 single-die channels, every stripe written.
+/// [`crate::three_plus_one`] with the timings this file's hand counts use.
 fn three_plus_one(kind: &str, dies: u32) -> Config {
-    let mut c = tiny(4, dies, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
+    let mut c = crate::three_plus_one(kind, dies);
     (c.timing.read_ns, c.timing.program_ns, c.timing.command_ns) = (T_R, T_PROG, 300);
     (c.timing.xor_ns, c.timing.stripe_overhead_ns) = (T_XOR, T_SOFT);
-    c.policy = scheme(kind).policy;
     c
-}
-
-fn run(c: &Config, reqs: &[Request]) -> Ssd<Collector> {
-    let mut ssd = Ssd::for_requests(c, Collector::new(c.geometry.channels), true, reqs).unwrap();
-    ssd.run(reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
-    ssd
 }
 
 fn write(time_ns: u64, page: u64) -> Request {
@@ -106,10 +97,10 @@ fn page_of(c: &Config, d: u64) -> u64 {
 fn a_replica_write_is_two_parallel_programs_without_preread_or_xor() {
     let base = three_plus_one("baseline", 1);
     let p = page_of(&base, 0);
-    let rmw = run(&base, &[write(1_000, p)]);
+    let rmw = run_verified(&base, &[write(1_000, p)]);
     assert_eq!(rmw.obs.latency[1].max, (T_R + XFER) + (T_XOR + T_SOFT) + (XFER + T_PROG));
     assert_eq!(rmw.obs.raid.xors, 1);
-    let rep = run(&three_plus_one("rep-raid", 1), &[write(1_000, p)]);
+    let rep = run_verified(&three_plus_one("rep-raid", 1), &[write(1_000, p)]);
     assert_eq!(rep.obs.latency[1].max, XFER + T_PROG, "two programs on two channels at once");
     let r = rep.obs.replication;
     assert_eq!((r.replica_writes, r.new_replicas), (1, 1));
@@ -125,9 +116,9 @@ fn cr5m_and_fusionraid_replicate_only_requests_up_to_max_request_bytes() {
         let mut c = three_plus_one(kind, dies);
         c.policy.replicas.max_request_bytes = 4096;
         let p = page_of(&c, 0);
-        let one = run(&c, &[write(1_000, p)]);
+        let one = run_verified(&c, &[write(1_000, p)]);
         assert_eq!((one.obs.replication.replica_writes, one.obs.raid.rmw + one.obs.raid.rcw), (1, 0), "{kind}");
-        let two = run(&c, &[Request { size: 8192, ..write(1_000, p) }]);
+        let two = run_verified(&c, &[Request { size: 8192, ..write(1_000, p) }]);
         assert_eq!((two.obs.replication.replica_writes, two.obs.raid.rmw + two.obs.raid.rcw), (0, 1), "{kind}");
     }
 }
@@ -159,7 +150,7 @@ fn copies_b_of_an_idle_device_spread_over_the_channels() {
             reqs.push(write(1_000 + reqs.len() as u64 * 2_000_000, s as u64 * 3 + d as u64));
         }
     }
-    let ssd = run(&c, &reqs);
+    let ssd = run_verified(&c, &reqs);
     assert_eq!(ssd.obs.replication.replica_writes, 24, "every update replicated");
     let per_channel = |o: Origin| ssd.obs.channels.iter().map(|ch| ch.ops[o as usize]).collect::<Vec<u64>>();
     assert_eq!(per_channel(Origin::HostProgram), want_a, "copies A (host programs) per channel");
@@ -177,7 +168,7 @@ fn cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
     let c = three_plus_one("cr5m", 2);
     let p0 = page_of(&c, 0);
     let reqs: Vec<Request> = (0..3).map(|d| write(1_000 + d * 5_000_000, p0 + d)).collect();
-    let ssd = run(&c, &reqs);
+    let ssd = run_verified(&c, &reqs);
     let r = ssd.obs.replication;
     assert_eq!(r.new_replicas, 3);
     assert_eq!((r.conversions_full_stripe, r.converted_chunks), (1, 3));
@@ -205,7 +196,7 @@ fn cr5m_counts_a_replica_write_waiting_for_its_stripe() {
     let p0 = page_of(&c, 0);
     let times_pages = [(1_000, p0), (5_000_000, p0 + 1), (10_000_000, p0 + 1), (10_001_000, p0 + 2)];
     let reqs: Vec<Request> = times_pages.iter().map(|&(t, p)| write(t, p)).collect();
-    let r = run(&c, &reqs).obs.replication;
+    let r = run_verified(&c, &reqs).obs.replication;
     assert_eq!(r.conversions_full_stripe, 1, "{r:?}");
 }
 
@@ -218,7 +209,7 @@ fn only_cr5m_converts_a_stripe_once_all_its_chunks_are_replicated() {
         let c = three_plus_one(kind, 1);
         let p0 = page_of(&c, 0);
         let reqs: Vec<Request> = (0..3).map(|d| write(1_000 + d * 5_000_000, p0 + d)).collect();
-        let ssd = run(&c, &reqs);
+        let ssd = run_verified(&c, &reqs);
         let r = ssd.obs.replication;
         assert_eq!((r.new_replicas, r.conversions_full_stripe, r.converted_chunks), (3, 0, 0), "{kind}");
         let report = ssd.replication_report(kind).unwrap();
@@ -237,7 +228,7 @@ fn the_oldest_replica_converts_once_the_table_passes_its_high_water_mark() {
     c.policy.replicas.high_water = 2;
     let p0 = page_of(&c, 0);
     let reqs: Vec<Request> = (0..3).map(|d| write(1_000 + d * 5_000_000, p0 + d)).collect();
-    let ssd = run(&c, &reqs);
+    let ssd = run_verified(&c, &reqs);
     let r = ssd.obs.replication;
     assert_eq!((r.new_replicas, r.conversions_high_water, r.converted_chunks), (3, 1, 3));
     assert_eq!(ssd.replication_report("fusionraid").unwrap().entries_end, 0);
@@ -252,12 +243,12 @@ fn fusionraid_converts_during_idle_periods_only() {
     let p = page_of(&c, 0);
     let read = |t: u64| Request { time_ns: t, offset: p * 4096, size: 4096, device: 0, op: Op::Read };
     // 10 ms idle (the default) between the update and the next request.
-    let idle = run(&c, &[write(1_000, p), read(30_000_000)]);
+    let idle = run_verified(&c, &[write(1_000, p), read(30_000_000)]);
     let r = idle.obs.replication;
     assert_eq!((r.conversions_idle, r.converted_chunks), (1, 1));
     assert_eq!(r.replica_reads, 0, "the read found the chunk back in its stripe");
     // 5 ms later: still replicated, the read goes to a copy.
-    let busy = run(&c, &[write(1_000, p), read(5_000_000)]);
+    let busy = run_verified(&c, &[write(1_000, p), read(5_000_000)]);
     let r = busy.obs.replication;
     assert_eq!((r.conversions_idle, r.converted_chunks, r.replica_reads), (0, 0, 1));
     // Updates of three stripes, then one idle period: each conversion, as it
@@ -270,7 +261,7 @@ fn fusionraid_converts_during_idle_periods_only() {
         .map(|s| s as u64 * 3)
         .collect();
     let reqs: Vec<Request> = pages.iter().enumerate().map(|(i, &q)| write(1_000 + i as u64 * 1_000, q)).collect();
-    let three = run(&c, &[reqs, vec![read(30_000_000)]].concat());
+    let three = run_verified(&c, &[reqs, vec![read(30_000_000)]].concat());
     let r = three.obs.replication;
     assert_eq!((r.new_replicas, r.conversions_idle, r.converted_chunks), (3, 3, 3));
     // The table peaked at 3 entries of 8 bytes (a chunk id and a copy pair).
@@ -316,7 +307,7 @@ fn rep_raid_under_gc_keeps_every_stripe_recoverable() {
                 });
             }
         }
-        let ssd = run(&c, &reqs);
+        let ssd = run_verified(&c, &reqs);
         let r = ssd.obs.replication;
         assert!(r.replica_writes > 0, "{r:?}");
         assert!(r.gc_moves_replica > 0 && r.gc_moves_semi_invalid > 0, "GC moved no replication page: {r:?}");
@@ -372,10 +363,10 @@ fn a_stripe_write_over_a_replicated_chunk_retires_its_copies() {
     let c = three_plus_one("rep-raid", 1);
     let p = page_of(&c, 0);
     let read = |t: u64| Request { op: Op::Read, ..write(t, p) };
-    let replicated = run(&c, &[write(1_000, p), read(10_000_000)]);
+    let replicated = run_verified(&c, &[write(1_000, p), read(10_000_000)]);
     assert_eq!(replicated.obs.replication.replica_reads, 1, "the update replicated");
     let full = Request { size: 3 * 4096, ..write(10_000_000, p) };
-    let ssd = run(&c, &[write(1_000, p), full, read(20_000_000)]);
+    let ssd = run_verified(&c, &[write(1_000, p), full, read(20_000_000)]);
     assert_eq!(ssd.obs.raid.full, 1);
     assert_eq!(ssd.obs.replication.replica_reads, 0, "read from a retired copy");
 }
@@ -392,7 +383,7 @@ fn replication_runs_only_with_a_scheme_on_parity_stripes() {
     plain.precondition.valid = 0.5;
     plain.policy = scheme("rep-raid").policy;
     for (c, on) in [(base, false), (plain, false), (three_plus_one("rep-raid", 1), true)] {
-        let ssd = run(&c, &[write(1_000, p)]);
+        let ssd = run_verified(&c, &[write(1_000, p)]);
         assert_eq!(ssd.replication_report("rep-raid").is_some(), on, "{:?}", c.raid);
         assert_eq!(ssd.obs.replication.replica_writes, on as u64);
     }

@@ -2,32 +2,21 @@
 //! and direct collector inputs worked by hand: write amplification under
 //! replication, the cv of read tails, an array's cv of blocked requests.
 
-use crate::{full_stripe, report_inputs, scheme, tiny};
-use rainsim_model::config::Config;
+use crate::{full_stripe, report_inputs, run_verified, three_plus_one, tiny};
 use rainsim_model::flash::op::Origin;
 use rainsim_model::metrics::collector::Collector;
 use rainsim_model::metrics::observer::Observer;
 use rainsim_model::{Report, Ssd};
 use rainsim_trace::{Op, Request};
 
-/// An idle 3+1 device on 4 single-die channels, half its pages written, under `kind`.
-fn three_plus_one(kind: &str) -> Config {
-    let mut c = tiny(4, 1, 1, 64, 16, Some(4));
-    c.precondition.valid = 0.5;
-    c.geometry.over_provisioning = 0.2;
-    c.policy = scheme(kind).policy;
-    c
-}
-
 /// The report of one 4 KiB write to data page 0 of the first fully written
 /// stripe (an update) under `kind`.
 fn one_update(kind: &str) -> Report {
-    let c = three_plus_one(kind);
+    let c = three_plus_one(kind, 1);
     let probe = Ssd::new(&c, Collector::new(4), false).unwrap();
     let page = full_stripe(&probe) as u64 * 3;
     let reqs = [Request { time_ns: 1_000, offset: page * 4096, size: 4096, device: 0, op: Op::Write }];
-    let mut ssd = Ssd::for_requests(&c, Collector::new(4), true, &reqs).unwrap();
-    ssd.run(&reqs, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    let ssd = run_verified(&c, &reqs);
     Report::build(&ssd.obs, &ssd.ftl, report_inputs(1))
 }
 
